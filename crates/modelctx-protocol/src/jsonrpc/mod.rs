@@ -1,0 +1,17 @@
+//! JSON-RPC 2.0 as MCP uses it: ids, the message envelope, error objects, strict parsing,
+//! and the typed request/notification/response wrappers built on a [`RequestMethod`].
+
+mod error;
+mod id;
+mod message;
+mod parse;
+mod typed;
+
+pub use error::{ErrorCode, ErrorObject};
+pub use id::{ProgressToken, RequestId};
+pub use message::{ErrorResponse, JSONRPC_VERSION, Message, Notification, Request, Response};
+pub use parse::{ParseFailure, ParseLimits, parse_message, parse_message_with};
+pub use typed::{
+    JsonRpcErrorResponse, JsonRpcNotification, JsonRpcRequest, JsonRpcResultResponse, JsonRpcVersion,
+    MethodCall, MethodName, MethodTag, NotificationMethod, Params, RequestMethod,
+};

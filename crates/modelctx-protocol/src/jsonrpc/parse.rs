@@ -1,0 +1,348 @@
+//! Strict, bounded parsing of one JSON-RPC message from bytes.
+//!
+//! Rules, each with its own precise error:
+//! - larger than [`ParseLimits::max_message_bytes`] → `-32600`;
+//! - not UTF-8 → `-32700` naming the byte offset; not JSON → `-32700`;
+//! - nested deeper than [`ParseLimits::max_depth`] → `-32600` (checked before parsing, so deep
+//!   input costs one linear scan and no recursion);
+//! - a batch array → `-32600` (MCP forbids batching);
+//! - `jsonrpc` missing or not exactly `"2.0"` → `-32600`;
+//! - a duplicate envelope key, or a case variant of one (`"ID"`, `"Method"`) → `-32600`;
+//! - `params` not an object → `-32602` for an array (MCP params are objects), `-32600` otherwise;
+//! - `id` `null`, fractional, or not a string/integer → `-32600`.
+//!
+//! Whenever the id could be read, the failure carries it so the reply can name the request.
+
+use std::fmt;
+
+use serde::de::{self, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+use serde_json::Value;
+
+use super::error::ErrorObject;
+use super::id::RequestId;
+use super::message::{ErrorResponse, JSONRPC_VERSION, Message, Notification, Request, Response};
+
+/// Bounds applied to every incoming message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParseLimits {
+    /// Largest accepted message, in bytes. Default 4 MiB.
+    pub max_message_bytes: usize,
+    /// Deepest accepted nesting of arrays and objects; the top-level object is depth 1.
+    /// Default 64; values above [`ParseLimits::MAX_DEPTH_CEILING`] act as that ceiling.
+    pub max_depth: usize,
+}
+
+impl ParseLimits {
+    /// The deepest nesting the JSON parser itself can handle without recursing too far.
+    pub const MAX_DEPTH_CEILING: usize = 127;
+}
+
+impl Default for ParseLimits {
+    fn default() -> Self {
+        Self { max_message_bytes: 4 * 1024 * 1024, max_depth: 64 }
+    }
+}
+
+/// Why a message was refused, ready to be sent back as an error response.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParseFailure {
+    /// The id of the offending request, when it could be read.
+    pub id: Option<RequestId>,
+    /// The error to reply with.
+    pub error: ErrorObject,
+}
+
+impl ParseFailure {
+    fn new(id: Option<RequestId>, error: ErrorObject) -> Self {
+        Self { id, error }
+    }
+
+    /// The error response to send back. Failures of notifications and responses must not be
+    /// answered; the caller decides that from the message kind, which may be unknown here.
+    pub fn into_response(self) -> ErrorResponse {
+        ErrorResponse { id: self.id, error: self.error }
+    }
+}
+
+impl fmt::Display for ParseFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.error.fmt(f)
+    }
+}
+
+impl std::error::Error for ParseFailure {}
+
+/// Parses one message with the default [`ParseLimits`].
+pub fn parse_message(bytes: &[u8]) -> Result<Message, ParseFailure> {
+    parse_message_with(bytes, &ParseLimits::default())
+}
+
+/// Parses one message under `limits`.
+pub fn parse_message_with(bytes: &[u8], limits: &ParseLimits) -> Result<Message, ParseFailure> {
+    if bytes.len() > limits.max_message_bytes {
+        return Err(ParseFailure::new(
+            None,
+            ErrorObject::invalid_request(format!(
+                "message is {} bytes; the limit is {} bytes",
+                bytes.len(),
+                limits.max_message_bytes
+            )),
+        ));
+    }
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        ParseFailure::new(
+            None,
+            ErrorObject::parse_error(format!("invalid UTF-8 at byte {}", e.valid_up_to())),
+        )
+    })?;
+    let max_depth = limits.max_depth.min(ParseLimits::MAX_DEPTH_CEILING);
+    if let Some(offset) = exceeds_depth(text.as_bytes(), max_depth) {
+        return Err(ParseFailure::new(
+            None,
+            ErrorObject::invalid_request(format!(
+                "nesting deeper than {max_depth} levels (at byte {offset})"
+            )),
+        ));
+    }
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let raw = RawEnvelope::deserialize(&mut deserializer)
+        .and_then(|raw| deserializer.end().map(|()| raw))
+        .map_err(|e| ParseFailure::new(None, ErrorObject::parse_error(e)))?;
+    raw.classify()
+}
+
+/// Returns the byte offset where nesting first exceeds `max_depth`, scanning once and
+/// skipping string contents.
+fn exceeds_depth(bytes: &[u8], max_depth: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for (offset, &b) in bytes.iter().enumerate() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > max_depth {
+                    return Some(offset);
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The envelope keys, read without judging them yet.
+#[derive(Default)]
+pub(crate) struct RawEnvelope {
+    batch: bool,
+    not_object: bool,
+    jsonrpc: Option<Value>,
+    id: Option<Value>,
+    method: Option<Value>,
+    params: Option<Value>,
+    result: Option<Value>,
+    error: Option<Value>,
+    problem: Option<String>,
+}
+
+const ENVELOPE_KEYS: [&str; 6] = ["jsonrpc", "id", "method", "params", "result", "error"];
+
+impl RawEnvelope {
+    fn slot(&mut self, key: &str) -> Option<&mut Option<Value>> {
+        Some(match key {
+            "jsonrpc" => &mut self.jsonrpc,
+            "id" => &mut self.id,
+            "method" => &mut self.method,
+            "params" => &mut self.params,
+            "result" => &mut self.result,
+            "error" => &mut self.error,
+            _ => return None,
+        })
+    }
+
+    fn note(&mut self, problem: String) {
+        self.problem.get_or_insert(problem);
+    }
+
+    /// Judges the envelope: the kind of message, or why it is not one.
+    pub(crate) fn classify(self) -> Result<Message, ParseFailure> {
+        if self.batch {
+            return Err(ParseFailure::new(
+                None,
+                ErrorObject::invalid_request("batch arrays are not supported; send one message at a time"),
+            ));
+        }
+        if self.not_object {
+            return Err(ParseFailure::new(
+                None,
+                ErrorObject::invalid_request("a message must be a JSON object"),
+            ));
+        }
+        let id = match self.id {
+            None => None,
+            Some(Value::Null) => {
+                return Err(ParseFailure::new(None, ErrorObject::invalid_request("id must not be null")));
+            }
+            Some(value) => Some(RequestId::deserialize(value).map_err(|e| {
+                ParseFailure::new(None, ErrorObject::invalid_request(format!("id: {e}")))
+            })?),
+        };
+        let fail = |error: ErrorObject| Err(ParseFailure::new(id.clone(), error));
+        if let Some(problem) = self.problem {
+            return fail(ErrorObject::invalid_request(problem));
+        }
+        match &self.jsonrpc {
+            Some(Value::String(v)) if v == JSONRPC_VERSION => {}
+            Some(other) => {
+                return fail(ErrorObject::invalid_request(format!(
+                    "\"jsonrpc\" must be \"2.0\", got {other}"
+                )));
+            }
+            None => return fail(ErrorObject::invalid_request("missing \"jsonrpc\": \"2.0\"")),
+        }
+        if let Some(method) = self.method {
+            let Value::String(method) = method else {
+                return fail(ErrorObject::invalid_request("\"method\" must be a string"));
+            };
+            if self.result.is_some() || self.error.is_some() {
+                return fail(ErrorObject::invalid_request(
+                    "a message cannot carry both \"method\" and \"result\"/\"error\"",
+                ));
+            }
+            let params = match self.params {
+                None => None,
+                Some(Value::Object(map)) => Some(map),
+                Some(Value::Array(_)) => {
+                    return fail(ErrorObject::invalid_params(
+                        "params must be an object with named members, not an array",
+                    ));
+                }
+                Some(other) => {
+                    return fail(ErrorObject::invalid_request(format!(
+                        "params must be an object, got {}",
+                        json_kind(&other)
+                    )));
+                }
+            };
+            return Ok(match id {
+                Some(id) => Message::Request(Request { id, method, params }),
+                None => Message::Notification(Notification { method, params }),
+            });
+        }
+        if self.params.is_some() {
+            return fail(ErrorObject::invalid_request("\"params\" without \"method\""));
+        }
+        match (self.result, self.error) {
+            (Some(_), Some(_)) => fail(ErrorObject::invalid_request(
+                "a response cannot carry both \"result\" and \"error\"",
+            )),
+            (Some(Value::Object(result)), None) => match id {
+                Some(id) => Ok(Message::Response(Response { id, result })),
+                None => fail(ErrorObject::invalid_request("a result response needs an \"id\"")),
+            },
+            (Some(other), None) => fail(ErrorObject::invalid_request(format!(
+                "\"result\" must be an object, got {}",
+                json_kind(&other)
+            ))),
+            (None, Some(error)) => match ErrorObject::deserialize(error) {
+                Ok(error) => Ok(Message::Error(ErrorResponse { id, error })),
+                Err(e) => fail(ErrorObject::invalid_request(format!(
+                    "\"error\" must be {{code: integer, message: string, data?}}: {e}"
+                ))),
+            },
+            (None, None) => fail(ErrorObject::invalid_request(
+                "not a request, notification or response: no \"method\", \"result\" or \"error\"",
+            )),
+        }
+    }
+}
+
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+struct EnvelopeVisitor;
+
+impl<'de> Visitor<'de> for EnvelopeVisitor {
+    type Value = RawEnvelope;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON-RPC message object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawEnvelope, A::Error> {
+        let mut raw = RawEnvelope::default();
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            match raw.slot(&key) {
+                Some(slot) if slot.is_some() => {
+                    map.next_value::<IgnoredAny>()?;
+                    raw.note(format!("duplicate key {key:?}"));
+                }
+                Some(slot) => *slot = Some(map.next_value()?),
+                None => {
+                    map.next_value::<IgnoredAny>()?;
+                    if let Some(canonical) =
+                        ENVELOPE_KEYS.iter().find(|k| k.eq_ignore_ascii_case(&key))
+                    {
+                        raw.note(format!("key {key:?} must be spelled {canonical:?}"));
+                    }
+                }
+            }
+        }
+        Ok(raw)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<RawEnvelope, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(RawEnvelope { batch: true, ..RawEnvelope::default() })
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<RawEnvelope, E> {
+        Ok(RawEnvelope { not_object: true, ..RawEnvelope::default() })
+    }
+
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<RawEnvelope, E> {
+        Ok(RawEnvelope { not_object: true, ..RawEnvelope::default() })
+    }
+
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<RawEnvelope, E> {
+        Ok(RawEnvelope { not_object: true, ..RawEnvelope::default() })
+    }
+
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<RawEnvelope, E> {
+        Ok(RawEnvelope { not_object: true, ..RawEnvelope::default() })
+    }
+
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<RawEnvelope, E> {
+        Ok(RawEnvelope { not_object: true, ..RawEnvelope::default() })
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<RawEnvelope, E> {
+        Ok(RawEnvelope { not_object: true, ..RawEnvelope::default() })
+    }
+}
+
+impl<'de> Deserialize<'de> for RawEnvelope {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(EnvelopeVisitor)
+    }
+}

@@ -1,0 +1,174 @@
+//! String constants as types: a field that must hold exactly one string (`"type": "text"`)
+//! and tagged unions that pick a variant by one key.
+
+/// Declares a zero-sized type that serialises as one fixed string and refuses any other.
+macro_rules! literal {
+    ($(#[$meta:meta])* $vis:vis $name:ident = $value:literal) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+        $vis struct $name;
+
+        impl $name {
+            /// The string this type stands for.
+            pub const VALUE: &'static str = $value;
+        }
+
+        impl ::serde::Serialize for $name {
+            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str($value)
+            }
+        }
+
+        impl<'de> ::serde::Deserialize<'de> for $name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let text = <::std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+                if text == $value {
+                    Ok(Self)
+                } else {
+                    Err(<D::Error as ::serde::de::Error>::custom(format!(
+                        "expected {:?}, got {:?}", $value, text
+                    )))
+                }
+            }
+        }
+    };
+}
+
+/// Declares an enum whose variant is chosen by the string value of one key (`"type"`,
+/// `"method"`, `"resultType"`), with a precise error naming the key and the known values.
+/// Each variant's type carries the key itself, so serialisation simply delegates.
+macro_rules! tagged_union {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident by $key:literal {
+            $( $(#[$vmeta:meta])* $tag:literal => $variant:ident($ty:ty) ),+ $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug, PartialEq)]
+        $vis enum $name {
+            $( $(#[$vmeta])* $variant($ty), )+
+        }
+
+        impl ::serde::Serialize for $name {
+            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                match self {
+                    $( Self::$variant(inner) => inner.serialize(serializer), )+
+                }
+            }
+        }
+
+        impl<'de> ::serde::Deserialize<'de> for $name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                use ::serde::de::Error as _;
+                let value = ::serde_json::Value::deserialize(deserializer)?;
+                let tag = value
+                    .get($key)
+                    .and_then(::serde_json::Value::as_str)
+                    .ok_or_else(|| D::Error::custom(concat!("missing string member \"", $key, "\"")))?;
+                match tag {
+                    $( $tag => <$ty as ::serde::Deserialize>::deserialize(value)
+                        .map(Self::$variant)
+                        .map_err(D::Error::custom), )+
+                    other => Err(D::Error::custom(format!(
+                        concat!("unknown \"", $key, "\" {:?}; expected one of: ", $($tag, " "),+),
+                        other
+                    ))),
+                }
+            }
+        }
+    };
+}
+
+/// Declares a string enum with known values and an `Other(String)` catch-all, for values the
+/// spec leaves open (`resultType`, `stopReason`).
+macro_rules! open_enum {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident {
+            $( $(#[$vmeta:meta])* $value:literal => $variant:ident ),+ $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+        $vis enum $name {
+            $( $(#[$vmeta])* $variant, )+
+            /// A value this crate does not know.
+            Other(String),
+        }
+
+        impl $name {
+            /// The wire string.
+            pub fn as_str(&self) -> &str {
+                match self {
+                    $( Self::$variant => $value, )+
+                    Self::Other(other) => other,
+                }
+            }
+        }
+
+        impl From<&str> for $name {
+            fn from(text: &str) -> Self {
+                match text {
+                    $( $value => Self::$variant, )+
+                    other => Self::Other(other.to_owned()),
+                }
+            }
+        }
+
+        impl ::serde::Serialize for $name {
+            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> ::serde::Deserialize<'de> for $name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let text = <::std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+                Ok(Self::from(&*text))
+            }
+        }
+    };
+}
+
+/// Declares request method marker types: `Name = "wire/name", params P, result R;`.
+macro_rules! request_methods {
+    ($( $(#[$meta:meta])* $name:ident = $wire:literal, params $params:ty, result $result:ty; )+) => {$(
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+        pub struct $name;
+
+        impl $crate::jsonrpc::MethodName for $name {
+            const NAME: &'static str = $wire;
+        }
+
+        impl $crate::jsonrpc::RequestMethod for $name {
+            type Params = $params;
+            type Result = $result;
+        }
+    )+};
+}
+
+/// Declares notification method marker types: `Name = "wire/name", params P;`.
+macro_rules! notification_methods {
+    ($( $(#[$meta:meta])* $name:ident = $wire:literal, params $params:ty; )+) => {$(
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+        pub struct $name;
+
+        impl $crate::jsonrpc::MethodName for $name {
+            const NAME: &'static str = $wire;
+        }
+
+        impl $crate::jsonrpc::NotificationMethod for $name {
+            type Params = $params;
+        }
+    )+};
+}
+
+/// Marks types as always-present `params` members.
+macro_rules! params_types {
+    ($($ty:ty),+ $(,)?) => {$( impl $crate::jsonrpc::Params for $ty {} )+};
+}
+
+pub(crate) use {literal, notification_methods, open_enum, params_types, request_methods, tagged_union};

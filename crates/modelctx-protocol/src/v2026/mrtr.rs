@@ -1,0 +1,227 @@
+//! Multi round-trip requests: what a 2026-07-28 server may ask of the client inside an
+//! `InputRequiredResult`, and the answers the client sends back on its retry.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
+
+use super::methods::{CreateMessageRequest, ElicitRequest, ListRootsRequest};
+use super::tool::Tool;
+use crate::macros::{literal, open_enum, params_types, tagged_union};
+use crate::types::{
+    ElicitAction, ElicitValue, IncludeContext, ModelPreferences, RequestedSchema, Role, Root,
+    SamplingContent, SamplingMessage, ToolChoice,
+};
+use crate::{JsonObject, Meta};
+
+/// Params of a sampling input request (`CreateMessageRequestParams`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateMessageRequestParams {
+    /// The conversation.
+    pub messages: Vec<SamplingMessage>,
+    /// Model selection preferences.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_preferences: Option<ModelPreferences>,
+    /// A system prompt the client may change or ignore.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_prompt: Option<String>,
+    /// Context to include (deprecated beyond `none`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub include_context: Option<IncludeContext>,
+    /// Sampling temperature.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
+    /// The most tokens to sample.
+    pub max_tokens: u64,
+    /// Sequences that stop sampling.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_sequences: Option<Vec<String>>,
+    /// Provider-specific metadata.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<JsonObject>,
+    /// Tools the model may call (needs the client's `sampling.tools`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<Vec<Tool>>,
+    /// How the model may use them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_choice: Option<ToolChoice>,
+}
+
+open_enum! {
+    /// Why sampling stopped.
+    pub enum StopReason {
+        /// The model finished its turn.
+        "endTurn" => EndTurn,
+        /// A stop sequence was produced.
+        "stopSequence" => StopSequence,
+        /// `maxTokens` was reached.
+        "maxTokens" => MaxTokens,
+        /// The model wants to call tools.
+        "toolUse" => ToolUse,
+    }
+}
+
+/// The client's sampling answer (`CreateMessageResult`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateMessageResult {
+    /// Who speaks (normally `assistant`).
+    pub role: Role,
+    /// What was sampled.
+    pub content: SamplingContent,
+    /// The model that produced it.
+    pub model: String,
+    /// Why sampling stopped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_reason: Option<StopReason>,
+    /// Extra metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+literal!(
+    /// `"mode": "form"`.
+    pub FormMode = "form"
+);
+literal!(
+    /// `"mode": "url"`.
+    pub UrlMode = "url"
+);
+
+/// Ask the user to fill in a form (`ElicitRequestFormParams`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ElicitRequestFormParams {
+    /// `"form"`, or absent (which means form).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<FormMode>,
+    /// What to tell the user.
+    pub message: String,
+    /// The form.
+    pub requested_schema: RequestedSchema,
+}
+
+/// Ask the user to visit a URL (`ElicitRequestURLParams`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ElicitRequestURLParams {
+    /// Always `"url"`.
+    pub mode: UrlMode,
+    /// What to tell the user.
+    pub message: String,
+    /// Where to send them.
+    pub url: String,
+}
+
+/// Form or URL elicitation (`ElicitRequestParams`), by `mode` (absent means form).
+#[derive(Clone, Debug, PartialEq)]
+pub enum ElicitRequestParams {
+    /// Form mode.
+    Form(ElicitRequestFormParams),
+    /// URL mode.
+    Url(ElicitRequestURLParams),
+}
+
+impl Serialize for ElicitRequestParams {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Form(p) => p.serialize(serializer),
+            Self::Url(p) => p.serialize(serializer),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ElicitRequestParams {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let value = Value::deserialize(deserializer)?;
+        match value.get("mode").and_then(Value::as_str) {
+            Some("url") => ElicitRequestURLParams::deserialize(value).map(Self::Url),
+            _ => ElicitRequestFormParams::deserialize(value).map(Self::Form),
+        }
+        .map_err(D::Error::custom)
+    }
+}
+
+/// The user's answer (`ElicitResult`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ElicitResult {
+    /// What the user did.
+    pub action: ElicitAction,
+    /// The submitted form, for `accept` in form mode.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<BTreeMap<String, ElicitValue>>,
+}
+
+/// Params of a roots input request.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ListRootsRequestParams {
+    /// Extra metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+/// The client's roots (`ListRootsResult`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ListRootsResult {
+    /// The roots.
+    pub roots: Vec<Root>,
+}
+
+params_types!(CreateMessageRequestParams, ElicitRequestParams, ListRootsRequestParams);
+
+tagged_union! {
+    /// One thing the server asks of the client (`InputRequest`).
+    pub enum InputRequest by "method" {
+        /// Sample from the client's model.
+        "sampling/createMessage" => CreateMessage(CreateMessageRequest),
+        /// List the client's roots.
+        "roots/list" => ListRoots(ListRootsRequest),
+        /// Ask the user.
+        "elicitation/create" => Elicit(ElicitRequest),
+    }
+}
+
+/// The input requests of one round, by server-chosen key (`InputRequests`).
+pub type InputRequests = BTreeMap<String, InputRequest>;
+
+/// One answer to an input request (`InputResponse`); these carry no tag, so the shape tells
+/// them apart: `action` is an elicitation, `roots` a roots list, otherwise a sampling result.
+#[derive(Clone, Debug, PartialEq)]
+pub enum InputResponse {
+    /// A sampling result.
+    CreateMessage(CreateMessageResult),
+    /// A roots list.
+    ListRoots(ListRootsResult),
+    /// An elicitation answer.
+    Elicit(ElicitResult),
+}
+
+impl Serialize for InputResponse {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::CreateMessage(r) => r.serialize(serializer),
+            Self::ListRoots(r) => r.serialize(serializer),
+            Self::Elicit(r) => r.serialize(serializer),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for InputResponse {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let value = Value::deserialize(deserializer)?;
+        if value.get("action").is_some() {
+            ElicitResult::deserialize(value).map(Self::Elicit)
+        } else if value.get("roots").is_some() {
+            ListRootsResult::deserialize(value).map(Self::ListRoots)
+        } else {
+            CreateMessageResult::deserialize(value).map(Self::CreateMessage)
+        }
+        .map_err(D::Error::custom)
+    }
+}
+
+/// The answers of one round, keyed like the requests (`InputResponses`).
+pub type InputResponses = BTreeMap<String, InputResponse>;

@@ -1,0 +1,381 @@
+//! 2026-07-28 results: every one carries `resultType`; cacheable ones carry `ttlMs` and
+//! `cacheScope`.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
+
+use super::capabilities::ServerCapabilities;
+use super::meta::{ResultMetaObject, SubscriptionsListenResultMetaObject};
+use super::mrtr::InputRequests;
+use super::tool::Tool;
+use crate::macros::open_enum;
+use crate::types::{Completion, ContentBlock, Prompt, PromptMessage, Resource, ResourceTemplate, TextOrBlob};
+
+open_enum! {
+    /// What kind of result this is (`ResultType`). Absent on the wire means `complete`.
+    pub enum ResultType {
+        /// The request finished.
+        "complete" => Complete,
+        /// The server needs input before it can finish (MRTR).
+        "input_required" => InputRequired,
+        /// The tasks extension: the request continues as a task.
+        "task" => Task,
+    }
+}
+
+impl Default for ResultType {
+    fn default() -> Self {
+        Self::Complete
+    }
+}
+
+/// Who may reuse a cached result.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CacheScope {
+    /// Holds no user data; any client or gateway may share it.
+    Public,
+    /// Reusable only within the same authorization context. The default when absent.
+    #[default]
+    Private,
+}
+
+/// A result with nothing but its type (`Result`, `EmptyResult`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EmptyResult {
+    /// Always `complete` for an empty result.
+    #[serde(default)]
+    pub result_type: ResultType,
+    /// Result metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<ResultMetaObject>,
+}
+
+/// What a client answers (`ClientResult`); 2026-07-28 clients send no responses, so only the
+/// empty result remains.
+pub type ClientResult = EmptyResult;
+
+/// The cache hint mixin (`CacheableResult`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CacheableResult {
+    /// The result type.
+    #[serde(default)]
+    pub result_type: ResultType,
+    /// Milliseconds the result stays fresh (absent counts as 0).
+    #[serde(default)]
+    pub ttl_ms: u64,
+    /// Who may reuse it.
+    #[serde(default)]
+    pub cache_scope: CacheScope,
+    /// Result metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<ResultMetaObject>,
+}
+
+/// The pagination mixin (`PaginatedResult`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PaginatedResult {
+    /// The result type.
+    #[serde(default)]
+    pub result_type: ResultType,
+    /// Where the next page starts; absent on the last page (an empty string is a cursor).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+    /// Result metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<ResultMetaObject>,
+}
+
+/// Declares a cacheable, paginated list result holding `items` under `wire` name.
+macro_rules! list_result {
+    ($(#[$meta:meta])* $name:ident, $field:ident: $item:ty, $wire:literal) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        pub struct $name {
+            /// The result type.
+            #[serde(default)]
+            pub result_type: ResultType,
+            /// This page.
+            #[serde(rename = $wire)]
+            pub $field: Vec<$item>,
+            /// Where the next page starts; absent on the last page.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub next_cursor: Option<String>,
+            /// Milliseconds this page stays fresh.
+            #[serde(default)]
+            pub ttl_ms: u64,
+            /// Who may reuse it.
+            #[serde(default)]
+            pub cache_scope: CacheScope,
+            /// Result metadata.
+            #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+            pub meta: Option<ResultMetaObject>,
+        }
+    };
+}
+
+list_result!(
+    /// A page of `tools/list` (`ListToolsResult`).
+    ListToolsResult, tools: Tool, "tools"
+);
+list_result!(
+    /// A page of `prompts/list` (`ListPromptsResult`).
+    ListPromptsResult, prompts: Prompt, "prompts"
+);
+list_result!(
+    /// A page of `resources/list` (`ListResourcesResult`).
+    ListResourcesResult, resources: Resource, "resources"
+);
+list_result!(
+    /// A page of `resources/templates/list` (`ListResourceTemplatesResult`).
+    ListResourceTemplatesResult, resource_templates: ResourceTemplate, "resourceTemplates"
+);
+
+/// The answer to `resources/read` (`ReadResourceResult`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReadResourceResult {
+    /// The result type.
+    #[serde(default)]
+    pub result_type: ResultType,
+    /// The contents (several for a composite resource).
+    pub contents: Vec<TextOrBlob>,
+    /// Milliseconds the contents stay fresh.
+    #[serde(default)]
+    pub ttl_ms: u64,
+    /// Who may reuse them.
+    #[serde(default)]
+    pub cache_scope: CacheScope,
+    /// Result metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<ResultMetaObject>,
+}
+
+/// The answer to `server/discover` (`DiscoverResult`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DiscoverResult {
+    /// The result type.
+    #[serde(default)]
+    pub result_type: ResultType,
+    /// Every protocol version the server serves.
+    pub supported_versions: Vec<String>,
+    /// What the server offers.
+    pub capabilities: ServerCapabilities,
+    /// How to use the server, for the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
+    /// Milliseconds this answer stays fresh.
+    #[serde(default)]
+    pub ttl_ms: u64,
+    /// Who may reuse it.
+    #[serde(default)]
+    pub cache_scope: CacheScope,
+    /// Result metadata, with `io.modelcontextprotocol/serverInfo`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<ResultMetaObject>,
+}
+
+/// The answer to `tools/call` (`CallToolResult`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallToolResult {
+    /// The result type.
+    #[serde(default)]
+    pub result_type: ResultType,
+    /// Unstructured output.
+    pub content: Vec<ContentBlock>,
+    /// Structured output: any JSON value, conforming to the tool's `outputSchema`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured_content: Option<Value>,
+    /// Whether the tool failed (the model sees the failure).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_error: Option<bool>,
+    /// Result metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<ResultMetaObject>,
+}
+
+/// The answer to `prompts/get` (`GetPromptResult`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GetPromptResult {
+    /// The result type.
+    #[serde(default)]
+    pub result_type: ResultType,
+    /// What the prompt is for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The messages.
+    pub messages: Vec<PromptMessage>,
+    /// Result metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<ResultMetaObject>,
+}
+
+/// The answer to `completion/complete` (`CompleteResult`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompleteResult {
+    /// The result type.
+    #[serde(default)]
+    pub result_type: ResultType,
+    /// The suggestions.
+    pub completion: Completion,
+    /// Result metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<ResultMetaObject>,
+}
+
+/// The final answer on a `subscriptions/listen` stream when the server closes it
+/// gracefully (`SubscriptionsListenResult`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SubscriptionsListenResult {
+    /// The result type.
+    #[serde(default)]
+    pub result_type: ResultType,
+    /// Carries the subscription id.
+    #[serde(rename = "_meta")]
+    pub meta: SubscriptionsListenResultMetaObject,
+}
+
+/// The server needs the client to fulfil requests before it can finish
+/// (`InputRequiredResult`). At least one of the two members is present.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InputRequiredResult {
+    /// Always `input_required`.
+    pub result_type: ResultType,
+    /// What the client should do, by key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_requests: Option<InputRequests>,
+    /// Opaque state to echo on the retry.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_state: Option<String>,
+    /// Result metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<ResultMetaObject>,
+}
+
+/// The result of a request that may need more rounds: `tools/call`, `prompts/get`,
+/// `resources/read`. Chosen by `resultType`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MultiRoundResult<T> {
+    /// The request finished.
+    Complete(T),
+    /// The server needs input first.
+    InputRequired(InputRequiredResult),
+}
+
+impl<T: Serialize> Serialize for MultiRoundResult<T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Complete(result) => result.serialize(serializer),
+            Self::InputRequired(result) => result.serialize(serializer),
+        }
+    }
+}
+
+impl<'de, T: serde::de::DeserializeOwned> Deserialize<'de> for MultiRoundResult<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let value = Value::deserialize(deserializer)?;
+        if value.get("resultType").and_then(Value::as_str) == Some("input_required") {
+            InputRequiredResult::deserialize(value).map(Self::InputRequired).map_err(D::Error::custom)
+        } else {
+            T::deserialize(value).map(Self::Complete).map_err(D::Error::custom)
+        }
+    }
+}
+
+/// Any result a server sends (`ServerResult`), told apart by `resultType` and by the member
+/// that only one result shape has. Prefer the method's own result type when it is known.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ServerResult {
+    /// `input_required`.
+    InputRequired(InputRequiredResult),
+    /// `server/discover`.
+    Discover(DiscoverResult),
+    /// `completion/complete`.
+    Complete(CompleteResult),
+    /// `prompts/get`.
+    GetPrompt(GetPromptResult),
+    /// `prompts/list`.
+    ListPrompts(ListPromptsResult),
+    /// `resources/templates/list`.
+    ListResourceTemplates(ListResourceTemplatesResult),
+    /// `resources/list`.
+    ListResources(ListResourcesResult),
+    /// `resources/read`.
+    ReadResource(ReadResourceResult),
+    /// `tools/call`.
+    CallTool(CallToolResult),
+    /// `tools/list`.
+    ListTools(ListToolsResult),
+    /// The graceful end of `subscriptions/listen`.
+    SubscriptionsListen(SubscriptionsListenResult),
+    /// Anything else: an empty result.
+    Empty(EmptyResult),
+}
+
+impl Serialize for ServerResult {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::InputRequired(r) => r.serialize(serializer),
+            Self::Discover(r) => r.serialize(serializer),
+            Self::Complete(r) => r.serialize(serializer),
+            Self::GetPrompt(r) => r.serialize(serializer),
+            Self::ListPrompts(r) => r.serialize(serializer),
+            Self::ListResourceTemplates(r) => r.serialize(serializer),
+            Self::ListResources(r) => r.serialize(serializer),
+            Self::ReadResource(r) => r.serialize(serializer),
+            Self::CallTool(r) => r.serialize(serializer),
+            Self::ListTools(r) => r.serialize(serializer),
+            Self::SubscriptionsListen(r) => r.serialize(serializer),
+            Self::Empty(r) => r.serialize(serializer),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ServerResult {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let value = Value::deserialize(deserializer)?;
+        let has = |key: &str| value.get(key).is_some();
+        let is_listen_end = value
+            .get("_meta")
+            .and_then(|meta| meta.get(crate::meta::SUBSCRIPTION_ID))
+            .is_some();
+        let parsed = if value.get("resultType").and_then(Value::as_str) == Some("input_required") {
+            InputRequiredResult::deserialize(value).map(Self::InputRequired)
+        } else if has("supportedVersions") {
+            DiscoverResult::deserialize(value).map(Self::Discover)
+        } else if has("completion") {
+            CompleteResult::deserialize(value).map(Self::Complete)
+        } else if has("messages") {
+            GetPromptResult::deserialize(value).map(Self::GetPrompt)
+        } else if has("prompts") {
+            ListPromptsResult::deserialize(value).map(Self::ListPrompts)
+        } else if has("resourceTemplates") {
+            ListResourceTemplatesResult::deserialize(value).map(Self::ListResourceTemplates)
+        } else if has("resources") {
+            ListResourcesResult::deserialize(value).map(Self::ListResources)
+        } else if has("contents") {
+            ReadResourceResult::deserialize(value).map(Self::ReadResource)
+        } else if has("content") {
+            CallToolResult::deserialize(value).map(Self::CallTool)
+        } else if has("tools") {
+            ListToolsResult::deserialize(value).map(Self::ListTools)
+        } else if is_listen_end {
+            SubscriptionsListenResult::deserialize(value).map(Self::SubscriptionsListen)
+        } else {
+            EmptyResult::deserialize(value).map(Self::Empty)
+        };
+        parsed.map_err(D::Error::custom)
+    }
+}
