@@ -116,7 +116,11 @@ pub struct InvalidProtocolVersion(pub String);
 
 impl fmt::Display for InvalidProtocolVersion {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "`{}` is not a protocol version of the form YYYY-MM-DD", self.0)
+        write!(
+            f,
+            "`{}` is not a protocol version of the form YYYY-MM-DD",
+            self.0
+        )
     }
 }
 
@@ -153,13 +157,27 @@ mod tests {
         assert!(ProtocolVersion::V2024_11_05 < ProtocolVersion::V2025_03_26);
         assert_eq!(ProtocolVersion::V2025_11_25.era(), Era::Legacy);
         assert_eq!(ProtocolVersion::V2026_07_28.era(), Era::Modern);
-        assert_eq!(ProtocolVersion::parse("2027-01-01").unwrap().era(), Era::Modern);
+        assert_eq!(
+            ProtocolVersion::parse("2027-01-01").unwrap().era(),
+            Era::Modern
+        );
     }
 
     #[test]
     fn parses_only_well_formed_dates() {
-        assert_eq!(ProtocolVersion::parse("2026-07-28"), Some(ProtocolVersion::V2026_07_28));
-        for bad in ["", "2026-7-28", "2026-13-01", "2026-00-10", "2026-07-32", "2026/07/28", "２026-07-28"] {
+        assert_eq!(
+            ProtocolVersion::parse("2026-07-28"),
+            Some(ProtocolVersion::V2026_07_28)
+        );
+        for bad in [
+            "",
+            "2026-7-28",
+            "2026-13-01",
+            "2026-00-10",
+            "2026-07-32",
+            "2026/07/28",
+            "２026-07-28",
+        ] {
             assert_eq!(ProtocolVersion::parse(bad), None, "{bad}");
         }
         assert_eq!(ProtocolVersion::V2025_03_26.to_string(), "2025-03-26");

@@ -63,7 +63,9 @@ impl<'de> Deserialize<'de> for JsonRpcVersion {
         if text == JSONRPC_VERSION {
             Ok(Self)
         } else {
-            Err(de::Error::custom(format!("\"jsonrpc\" must be \"2.0\", got {text:?}")))
+            Err(de::Error::custom(format!(
+                "\"jsonrpc\" must be \"2.0\", got {text:?}"
+            )))
         }
     }
 }
@@ -116,7 +118,10 @@ impl<'de, M: MethodName> Deserialize<'de> for MethodTag<M> {
         if text == M::NAME {
             Ok(Self::new())
         } else {
-            Err(de::Error::custom(format!("expected method {:?}, got {text:?}", M::NAME)))
+            Err(de::Error::custom(format!(
+                "expected method {:?}, got {text:?}",
+                M::NAME
+            )))
         }
     }
 }
@@ -139,7 +144,12 @@ pub struct JsonRpcRequest<M: RequestMethod> {
 impl<M: RequestMethod> JsonRpcRequest<M> {
     /// A request with the given id and params.
     pub fn new(id: impl Into<RequestId>, params: M::Params) -> Self {
-        Self { jsonrpc: JsonRpcVersion, id: id.into(), method: MethodTag::new(), params }
+        Self {
+            jsonrpc: JsonRpcVersion,
+            id: id.into(),
+            method: MethodTag::new(),
+            params,
+        }
     }
 }
 
@@ -161,7 +171,12 @@ where
     M::Params: Clone,
 {
     fn clone(&self) -> Self {
-        Self { jsonrpc: JsonRpcVersion, id: self.id.clone(), method: MethodTag::new(), params: self.params.clone() }
+        Self {
+            jsonrpc: JsonRpcVersion,
+            id: self.id.clone(),
+            method: MethodTag::new(),
+            params: self.params.clone(),
+        }
     }
 }
 
@@ -189,7 +204,10 @@ pub struct MethodCall<M: RequestMethod> {
 impl<M: RequestMethod> MethodCall<M> {
     /// A call with the given params.
     pub fn new(params: M::Params) -> Self {
-        Self { method: MethodTag::new(), params }
+        Self {
+            method: MethodTag::new(),
+            params,
+        }
     }
 }
 
@@ -198,7 +216,10 @@ where
     M::Params: fmt::Debug,
 {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("MethodCall").field("method", &M::NAME).field("params", &self.params).finish()
+        f.debug_struct("MethodCall")
+            .field("method", &M::NAME)
+            .field("params", &self.params)
+            .finish()
     }
 }
 
@@ -236,7 +257,11 @@ pub struct JsonRpcNotification<N: NotificationMethod> {
 impl<N: NotificationMethod> JsonRpcNotification<N> {
     /// A notification with the given params.
     pub fn new(params: N::Params) -> Self {
-        Self { jsonrpc: JsonRpcVersion, method: MethodTag::new(), params }
+        Self {
+            jsonrpc: JsonRpcVersion,
+            method: MethodTag::new(),
+            params,
+        }
     }
 }
 
@@ -245,7 +270,10 @@ where
     N::Params: fmt::Debug,
 {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("JsonRpcNotification").field("method", &N::NAME).field("params", &self.params).finish()
+        f.debug_struct("JsonRpcNotification")
+            .field("method", &N::NAME)
+            .field("params", &self.params)
+            .finish()
     }
 }
 
@@ -281,7 +309,11 @@ pub struct JsonRpcResultResponse<R> {
 impl<R> JsonRpcResultResponse<R> {
     /// A response to `id` carrying `result`.
     pub fn new(id: impl Into<RequestId>, result: R) -> Self {
-        Self { jsonrpc: JsonRpcVersion, id: id.into(), result }
+        Self {
+            jsonrpc: JsonRpcVersion,
+            id: id.into(),
+            result,
+        }
     }
 }
 
@@ -300,6 +332,35 @@ pub struct JsonRpcErrorResponse {
 impl JsonRpcErrorResponse {
     /// An error response to `id`.
     pub fn new(id: Option<RequestId>, error: ErrorObject) -> Self {
-        Self { jsonrpc: JsonRpcVersion, id, error }
+        Self {
+            jsonrpc: JsonRpcVersion,
+            id,
+            error,
+        }
     }
+}
+
+/// A request of any method whose params have a known shape, as the schema's
+/// `PaginatedRequest` describes every list request.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AnyMethodRequest<P> {
+    /// Always `"2.0"`.
+    pub jsonrpc: JsonRpcVersion,
+    /// The request id.
+    pub id: RequestId,
+    /// The method name.
+    pub method: String,
+    /// The params.
+    pub params: P,
+}
+
+/// A method name with its params and no envelope: the schema's base `Request` and
+/// `Notification` shapes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MethodAndParams {
+    /// The method name.
+    pub method: String,
+    /// The params object, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub params: Option<crate::JsonObject>,
 }

@@ -25,16 +25,16 @@ pub use completion::{
     PromptReferenceType, ResourceTemplateReference, ResourceTemplateReferenceType,
 };
 pub use content::{
-    AudioContent, AudioType, BlobResourceContents, ContentBlock, EmbeddedResource, EmbeddedResourceType,
-    ImageContent, ImageType, ResourceContents, ResourceLink, ResourceLinkType, TextContent, TextOrBlob,
-    TextResourceContents, TextType,
+    AudioContent, AudioType, BlobResourceContents, ContentBlock, EmbeddedResource,
+    EmbeddedResourceType, ImageContent, ImageType, ResourceContents, ResourceLink,
+    ResourceLinkType, TextContent, TextOrBlob, TextResourceContents, TextType,
 };
 pub use elicitation::{
-    ArrayType, BooleanSchema, ElicitAction, ElicitValue, ObjectType, RequestedSchema, BooleanType, EnumOption, EnumSchema, LegacyTitledEnumSchema,
-    MultiSelectEnumSchema, NumberSchema, NumberType, PrimitiveSchemaDefinition, SingleSelectEnumSchema,
-    StringFormat, StringSchema, StringType, TitledMultiSelectEnumSchema, TitledMultiSelectItems,
-    TitledSingleSelectEnumSchema, UntitledMultiSelectEnumSchema, UntitledMultiSelectItems,
-    UntitledSingleSelectEnumSchema,
+    ArrayType, BooleanSchema, BooleanType, ElicitAction, ElicitValue, EnumOption, EnumSchema,
+    LegacyTitledEnumSchema, MultiSelectEnumSchema, NumberSchema, NumberType, ObjectType,
+    PrimitiveSchemaDefinition, RequestedSchema, SingleSelectEnumSchema, StringFormat, StringSchema,
+    StringType, TitledMultiSelectEnumSchema, TitledMultiSelectItems, TitledSingleSelectEnumSchema,
+    UntitledMultiSelectEnumSchema, UntitledMultiSelectItems, UntitledSingleSelectEnumSchema,
 };
 pub use notifications::{
     LoggingMessageNotificationParams, NotificationParams, ProgressNotificationParams,

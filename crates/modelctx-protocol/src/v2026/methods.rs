@@ -5,7 +5,9 @@ use super::mrtr::{
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
     ListRootsRequestParams, ListRootsResult,
 };
-use super::notifications::{CancelledNotificationParams, SubscriptionsAcknowledgedNotificationParams};
+use super::notifications::{
+    CancelledNotificationParams, SubscriptionsAcknowledgedNotificationParams,
+};
 use super::params::{
     CallToolRequestParams, CompleteRequestParams, GetPromptRequestParams, PaginatedRequestParams,
     ReadResourceRequestParams, RequestParams, SubscriptionsListenRequestParams,
@@ -15,7 +17,9 @@ use super::results::{
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, MultiRoundResult,
     ReadResourceResult, SubscriptionsListenResult,
 };
-use crate::jsonrpc::{JsonRpcNotification, JsonRpcRequest, JsonRpcResultResponse, MethodCall};
+use crate::jsonrpc::{
+    AnyMethodRequest, JsonRpcNotification, JsonRpcRequest, JsonRpcResultResponse, MethodCall,
+};
 use crate::macros::{notification_methods, request_methods, tagged_union};
 use crate::types::{
     LoggingMessageNotificationParams, NotificationParams, ProgressNotificationParams,
@@ -70,6 +74,8 @@ notification_methods! {
     SubscriptionsAcknowledged = "notifications/subscriptions/acknowledged", params SubscriptionsAcknowledgedNotificationParams;
 }
 
+/// `PaginatedRequest`: any list request.
+pub type PaginatedRequest = AnyMethodRequest<PaginatedRequestParams>;
 /// `DiscoverRequest`.
 pub type DiscoverRequest = JsonRpcRequest<Discover>;
 /// `ListResourcesRequest`.

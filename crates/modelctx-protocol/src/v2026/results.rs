@@ -8,8 +8,10 @@ use super::capabilities::ServerCapabilities;
 use super::meta::{ResultMetaObject, SubscriptionsListenResultMetaObject};
 use super::mrtr::InputRequests;
 use super::tool::Tool;
-use crate::macros::open_enum;
-use crate::types::{Completion, ContentBlock, Prompt, PromptMessage, Resource, ResourceTemplate, TextOrBlob};
+use crate::macros::{list_result, open_enum};
+use crate::types::{
+    Completion, ContentBlock, Prompt, PromptMessage, Resource, ResourceTemplate, TextOrBlob,
+};
 
 open_enum! {
     /// What kind of result this is (`ResultType`). Absent on the wire means `complete`.
@@ -35,7 +37,7 @@ impl Default for ResultType {
 pub enum CacheScope {
     /// Holds no user data; any client or gateway may share it.
     Public,
-    /// Reusable only within the same authorization context. The default when absent.
+    /// Reusable only within the same authorization context; what an absent scope means.
     #[default]
     Private,
 }
@@ -63,12 +65,13 @@ pub struct CacheableResult {
     /// The result type.
     #[serde(default)]
     pub result_type: ResultType,
-    /// Milliseconds the result stays fresh (absent counts as 0).
-    #[serde(default)]
-    pub ttl_ms: u64,
-    /// Who may reuse it.
-    #[serde(default)]
-    pub cache_scope: CacheScope,
+    /// Milliseconds the result stays fresh. Servers always send it; absent (an older
+    /// server) counts as 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl_ms: Option<u64>,
+    /// Who may reuse it. Servers always send it; absent counts as private.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_scope: Option<CacheScope>,
     /// Result metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<ResultMetaObject>,
@@ -89,51 +92,28 @@ pub struct PaginatedResult {
     pub meta: Option<ResultMetaObject>,
 }
 
-/// Declares a cacheable, paginated list result holding `items` under `wire` name.
-macro_rules! list_result {
-    ($(#[$meta:meta])* $name:ident, $field:ident: $item:ty, $wire:literal) => {
-        $(#[$meta])*
-        #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-        #[serde(rename_all = "camelCase")]
-        pub struct $name {
-            /// The result type.
-            #[serde(default)]
-            pub result_type: ResultType,
-            /// This page.
-            #[serde(rename = $wire)]
-            pub $field: Vec<$item>,
-            /// Where the next page starts; absent on the last page.
-            #[serde(default, skip_serializing_if = "Option::is_none")]
-            pub next_cursor: Option<String>,
-            /// Milliseconds this page stays fresh.
-            #[serde(default)]
-            pub ttl_ms: u64,
-            /// Who may reuse it.
-            #[serde(default)]
-            pub cache_scope: CacheScope,
-            /// Result metadata.
-            #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-            pub meta: Option<ResultMetaObject>,
-        }
+list_result! {
+    meta ResultMetaObject,
+    extra {
+        /// The result type.
+        #[serde(default)]
+        pub result_type: ResultType,
+        /// Milliseconds this page stays fresh.
+        #[serde(default)]
+        pub ttl_ms: u64,
+        /// Who may reuse it.
+        #[serde(default)]
+        pub cache_scope: CacheScope,
     };
-}
-
-list_result!(
     /// A page of `tools/list` (`ListToolsResult`).
-    ListToolsResult, tools: Tool, "tools"
-);
-list_result!(
+    ListToolsResult { tools: Tool = "tools" }
     /// A page of `prompts/list` (`ListPromptsResult`).
-    ListPromptsResult, prompts: Prompt, "prompts"
-);
-list_result!(
+    ListPromptsResult { prompts: Prompt = "prompts" }
     /// A page of `resources/list` (`ListResourcesResult`).
-    ListResourcesResult, resources: Resource, "resources"
-);
-list_result!(
+    ListResourcesResult { resources: Resource = "resources" }
     /// A page of `resources/templates/list` (`ListResourceTemplatesResult`).
-    ListResourceTemplatesResult, resource_templates: ResourceTemplate, "resourceTemplates"
-);
+    ListResourceTemplatesResult { resource_templates: ResourceTemplate = "resourceTemplates" }
+}
 
 /// The answer to `resources/read` (`ReadResourceResult`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -144,12 +124,12 @@ pub struct ReadResourceResult {
     pub result_type: ResultType,
     /// The contents (several for a composite resource).
     pub contents: Vec<TextOrBlob>,
-    /// Milliseconds the contents stay fresh.
-    #[serde(default)]
-    pub ttl_ms: u64,
-    /// Who may reuse them.
-    #[serde(default)]
-    pub cache_scope: CacheScope,
+    /// Milliseconds the contents stay fresh. Absent (an older server) counts as 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl_ms: Option<u64>,
+    /// Who may reuse them; absent counts as private.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_scope: Option<CacheScope>,
     /// Result metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<ResultMetaObject>,
@@ -169,12 +149,12 @@ pub struct DiscoverResult {
     /// How to use the server, for the model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions: Option<String>,
-    /// Milliseconds this answer stays fresh.
-    #[serde(default)]
-    pub ttl_ms: u64,
-    /// Who may reuse it.
-    #[serde(default)]
-    pub cache_scope: CacheScope,
+    /// Milliseconds this answer stays fresh. Absent (an older server) counts as 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl_ms: Option<u64>,
+    /// Who may reuse it; absent counts as private.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_scope: Option<CacheScope>,
     /// Result metadata, with `io.modelcontextprotocol/serverInfo`.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<ResultMetaObject>,
@@ -286,9 +266,13 @@ impl<'de, T: serde::de::DeserializeOwned> Deserialize<'de> for MultiRoundResult<
         use serde::de::Error;
         let value = Value::deserialize(deserializer)?;
         if value.get("resultType").and_then(Value::as_str) == Some("input_required") {
-            InputRequiredResult::deserialize(value).map(Self::InputRequired).map_err(D::Error::custom)
+            InputRequiredResult::deserialize(value)
+                .map(Self::InputRequired)
+                .map_err(D::Error::custom)
         } else {
-            T::deserialize(value).map(Self::Complete).map_err(D::Error::custom)
+            T::deserialize(value)
+                .map(Self::Complete)
+                .map_err(D::Error::custom)
         }
     }
 }
