@@ -30,14 +30,14 @@
 
 pub(crate) mod macros;
 
-// TODO pub mod era;
-// TODO pub mod headers;
+pub mod era;
+pub mod headers;
 pub mod jsonrpc;
 pub mod meta;
-// TODO pub mod model;
-// TODO pub mod tasks;
+pub mod model;
+pub mod tasks;
 pub mod types;
-// TODO pub mod v2025;
+pub mod v2025;
 pub mod v2026;
 pub mod version;
 

@@ -171,4 +171,38 @@ macro_rules! params_types {
     ($($ty:ty),+ $(,)?) => {$( impl $crate::jsonrpc::Params for $ty {} )+};
 }
 
-pub(crate) use {literal, notification_methods, open_enum, params_types, request_methods, tagged_union};
+/// Declares paginated list results: `Name { field: Item = "wireName" }` each, holding one page
+/// of items, `nextCursor` and `_meta` of the given type, plus the `extra` fields (the same for
+/// every result of the invocation; `{}` for none).
+macro_rules! list_result {
+    (
+        meta $meta_ty:ty, extra $extra:tt;
+        $( $(#[$attr:meta])* $name:ident { $field:ident: $item:ty = $wire:literal } )+
+    ) => {$(
+        $crate::macros::list_result!(@one $meta_ty, $extra, $(#[$attr])* $name, $field, $item, $wire);
+    )+};
+    (
+        @one $meta_ty:ty, { $($extra:tt)* },
+        $(#[$attr:meta])* $name:ident, $field:ident, $item:ty, $wire:literal
+    ) => {
+        $(#[$attr])*
+        #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        pub struct $name {
+            /// This page.
+            #[serde(rename = $wire)]
+            pub $field: Vec<$item>,
+            /// Where the next page starts; absent on the last page (an empty string is a cursor).
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub next_cursor: Option<String>,
+            $($extra)*
+            /// Result metadata.
+            #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+            pub meta: Option<$meta_ty>,
+        }
+    };
+}
+
+pub(crate) use {
+    list_result, literal, notification_methods, open_enum, params_types, request_methods, tagged_union,
+};

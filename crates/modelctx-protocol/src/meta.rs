@@ -75,14 +75,8 @@ pub fn validate_key(key: &str) -> Result<(), MetaKeyError> {
     let name_ok = name.is_empty()
         || (name.starts_with(|c: char| c.is_ascii_alphanumeric())
             && name.ends_with(|c: char| c.is_ascii_alphanumeric())
-            && name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')));
-    if name_ok {
-        Ok(())
-    } else {
-        Err(MetaKeyError::BadName)
-    }
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')));
+    if name_ok { Ok(()) } else { Err(MetaKeyError::BadName) }
 }
 
 /// Whether a key's prefix is reserved for MCP (second label `modelcontextprotocol` or `mcp`).
@@ -108,23 +102,11 @@ mod tests {
 
     #[test]
     fn key_syntax() {
-        for good in [
-            PROTOCOL_VERSION,
-            PROGRESS_TOKEN,
-            "com.example/a.b-c_d",
-            "x/",
-            "a",
-        ] {
+        for good in [PROTOCOL_VERSION, PROGRESS_TOKEN, "com.example/a.b-c_d", "x/", "a"] {
             assert_eq!(validate_key(good), Ok(()), "{good}");
         }
-        assert!(matches!(
-            validate_key("1com/x"),
-            Err(MetaKeyError::BadPrefixLabel(_))
-        ));
-        assert!(matches!(
-            validate_key("com-/x"),
-            Err(MetaKeyError::BadPrefixLabel(_))
-        ));
+        assert!(matches!(validate_key("1com/x"), Err(MetaKeyError::BadPrefixLabel(_))));
+        assert!(matches!(validate_key("com-/x"), Err(MetaKeyError::BadPrefixLabel(_))));
         assert_eq!(validate_key("com/-x"), Err(MetaKeyError::BadName));
         assert_eq!(validate_key("com/x y"), Err(MetaKeyError::BadName));
     }

@@ -48,13 +48,8 @@ impl ProtocolVersion {
     /// The newest revision that uses the `initialize` handshake.
     pub const LATEST_LEGACY: Self = Self::V2025_11_25;
     /// Every revision this crate recognises, oldest first.
-    pub const KNOWN: [Self; 5] = [
-        Self::V2024_11_05,
-        Self::V2025_03_26,
-        Self::V2025_06_18,
-        Self::V2025_11_25,
-        Self::V2026_07_28,
-    ];
+    pub const KNOWN: [Self; 5] =
+        [Self::V2024_11_05, Self::V2025_03_26, Self::V2025_06_18, Self::V2025_11_25, Self::V2026_07_28];
 
     const fn new(year: u16, month: u8, day: u8) -> Self {
         Self { year, month, day }
@@ -67,9 +62,9 @@ impl ProtocolVersion {
             return None;
         }
         let digits = |range: std::ops::Range<usize>| -> Option<u16> {
-            bytes[range].iter().try_fold(0u16, |acc, b| {
-                b.is_ascii_digit().then(|| acc * 10 + u16::from(b - b'0'))
-            })
+            bytes[range]
+                .iter()
+                .try_fold(0u16, |acc, b| b.is_ascii_digit().then(|| acc * 10 + u16::from(b - b'0')))
         };
         let year = digits(0..4)?;
         let month = u8::try_from(digits(5..7)?).ok()?;
@@ -84,11 +79,7 @@ impl ProtocolVersion {
 
     /// The era whose rules this revision follows: everything from 2026-07-28 on is modern.
     pub fn era(self) -> Era {
-        if self >= Self::V2026_07_28 {
-            Era::Modern
-        } else {
-            Era::Legacy
-        }
+        if self >= Self::V2026_07_28 { Era::Modern } else { Era::Legacy }
     }
 
     /// Whether Streamable HTTP clients of this revision send `MCP-Protocol-Version`
@@ -116,11 +107,7 @@ pub struct InvalidProtocolVersion(pub String);
 
 impl fmt::Display for InvalidProtocolVersion {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "`{}` is not a protocol version of the form YYYY-MM-DD",
-            self.0
-        )
+        write!(f, "`{}` is not a protocol version of the form YYYY-MM-DD", self.0)
     }
 }
 
@@ -157,27 +144,13 @@ mod tests {
         assert!(ProtocolVersion::V2024_11_05 < ProtocolVersion::V2025_03_26);
         assert_eq!(ProtocolVersion::V2025_11_25.era(), Era::Legacy);
         assert_eq!(ProtocolVersion::V2026_07_28.era(), Era::Modern);
-        assert_eq!(
-            ProtocolVersion::parse("2027-01-01").unwrap().era(),
-            Era::Modern
-        );
+        assert_eq!(ProtocolVersion::parse("2027-01-01").unwrap().era(), Era::Modern);
     }
 
     #[test]
     fn parses_only_well_formed_dates() {
-        assert_eq!(
-            ProtocolVersion::parse("2026-07-28"),
-            Some(ProtocolVersion::V2026_07_28)
-        );
-        for bad in [
-            "",
-            "2026-7-28",
-            "2026-13-01",
-            "2026-00-10",
-            "2026-07-32",
-            "2026/07/28",
-            "２026-07-28",
-        ] {
+        assert_eq!(ProtocolVersion::parse("2026-07-28"), Some(ProtocolVersion::V2026_07_28));
+        for bad in ["", "2026-7-28", "2026-13-01", "2026-00-10", "2026-07-32", "2026/07/28", "２026-07-28"] {
             assert_eq!(ProtocolVersion::parse(bad), None, "{bad}");
         }
         assert_eq!(ProtocolVersion::V2025_03_26.to_string(), "2025-03-26");

@@ -184,10 +184,7 @@ fn entry<'r>(registry: &'r [Entry], definition: &str) -> &'r Entry {
 fn every_schema_definition_has_a_rust_type() {
     let schema = schema(REVISION);
     let missing = support::missing_definitions(&schema, &registry());
-    assert!(
-        missing.is_empty(),
-        "definitions without a Rust type: {missing:?}"
-    );
+    assert!(missing.is_empty(), "definitions without a Rust type: {missing:?}");
     assert_eq!(
         support::definitions(&schema).len(),
         registry().len(),
@@ -197,7 +194,10 @@ fn every_schema_definition_has_a_rust_type() {
 
 /// Examples that contradict `schema.ts`, with the spec-correct form we expect back instead.
 /// Each fix must change its example, so a corrected spec makes this list fail loudly.
-const EXAMPLE_DEFECTS: &[(&str, &str, fn(&mut Value))] = &[(
+/// An example file, why it contradicts the schema, and the fix that makes it spec-correct.
+type ExampleDefect = (&'static str, &'static str, fn(&mut Value));
+
+const EXAMPLE_DEFECTS: &[ExampleDefect] = &[(
     "list-roots-request.json",
     "2026-07-28 input requests are `{method, params}` without a JSON-RPC id (schema.ts \
      `ListRootsRequest`); the example still carries the 2025-11-25 `id`",
@@ -209,10 +209,7 @@ const EXAMPLE_DEFECTS: &[(&str, &str, fn(&mut Value))] = &[(
 fn expected_round_trip(file: &std::path::Path, example: &Value) -> Value {
     let name = file.file_name().unwrap().to_string_lossy();
     let mut expected = example.clone();
-    if let Some((_, why, fix)) = EXAMPLE_DEFECTS
-        .iter()
-        .find(|(defect, _, _)| *defect == name)
-    {
+    if let Some((_, why, fix)) = EXAMPLE_DEFECTS.iter().find(|(defect, _, _)| *defect == name) {
         fix(&mut expected);
         assert_ne!(
             &expected, example,
@@ -235,10 +232,7 @@ fn every_example_round_trips_to_equal_json_that_validates() {
         match (entry.roundtrip)(value.clone()) {
             Ok(back) if json_eq(&back, &expected) => {
                 if let Some(errors) = schema_errors(&schema, definition, &back) {
-                    failures.push(format!(
-                        "{}: serialised output invalid: {errors}",
-                        file.display()
-                    ));
+                    failures.push(format!("{}: serialised output invalid: {errors}", file.display()));
                 }
             }
             Ok(back) => failures.push(format!(
@@ -269,9 +263,7 @@ fn generated_instances_of_every_definition_round_trip_and_validate() {
         let entry = entry(&registry, definition);
         for instance in generator.instances(definition) {
             if let Some(errors) = schema_errors(&schema, definition, &instance) {
-                failures.push(format!(
-                    "generator produced an invalid {definition}: {errors}\n  {instance}"
-                ));
+                failures.push(format!("generator produced an invalid {definition}: {errors}\n  {instance}"));
                 continue;
             }
             checked += 1;
@@ -281,10 +273,9 @@ fn generated_instances_of_every_definition_round_trip_and_validate() {
                     "{definition} as {}: changed:\n  in:  {instance}\n  out: {back}",
                     entry.rust_type
                 )),
-                Err(e) => failures.push(format!(
-                    "{definition} as {}: {e}\n  in: {instance}",
-                    entry.rust_type
-                )),
+                Err(e) => {
+                    failures.push(format!("{definition} as {}: {e}\n  in: {instance}", entry.rust_type))
+                }
             }
         }
     }
@@ -323,8 +314,5 @@ fn typed_constructors_serialise_to_valid_messages() {
     );
     let value = serde_json::to_value(&result).unwrap();
     assert_eq!(value["result"]["resultType"], "complete");
-    assert_eq!(
-        schema_errors(&schema, "CallToolResultResponse", &value),
-        None
-    );
+    assert_eq!(schema_errors(&schema, "CallToolResultResponse", &value), None);
 }

@@ -71,19 +71,20 @@ pub struct ErrorObject {
     pub code: ErrorCode,
     /// A short description a person can act on.
     pub message: String,
-    /// Extra machine-readable detail.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Extra machine-readable detail; `Some(Value::Null)` when the peer sent `"data": null`.
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
     pub data: Option<Value>,
+}
+
+/// Reads a member that is present as `Some`, even when it is `null`.
+fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(deserializer).map(Some)
 }
 
 impl ErrorObject {
     /// An error with the given code and message and no data.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        Self {
-            code,
-            message: message.into(),
-            data: None,
-        }
+        Self { code, message: message.into(), data: None }
     }
 
     /// Attaches `data`.
@@ -99,42 +100,27 @@ impl ErrorObject {
 
     /// `-32600`: the message is not a valid JSON-RPC 2.0 message.
     pub fn invalid_request(detail: impl fmt::Display) -> Self {
-        Self::new(
-            ErrorCode::INVALID_REQUEST,
-            format!("Invalid request: {detail}"),
-        )
+        Self::new(ErrorCode::INVALID_REQUEST, format!("Invalid request: {detail}"))
     }
 
     /// `-32601`: no such method (or its capability is not offered).
     pub fn method_not_found(method: &str) -> Self {
-        Self::new(
-            ErrorCode::METHOD_NOT_FOUND,
-            format!("Method not found: {method}"),
-        )
+        Self::new(ErrorCode::METHOD_NOT_FOUND, format!("Method not found: {method}"))
     }
 
     /// `-32602`: invalid parameters.
     pub fn invalid_params(detail: impl fmt::Display) -> Self {
-        Self::new(
-            ErrorCode::INVALID_PARAMS,
-            format!("Invalid params: {detail}"),
-        )
+        Self::new(ErrorCode::INVALID_PARAMS, format!("Invalid params: {detail}"))
     }
 
     /// `-32603`: an internal failure of the receiver.
     pub fn internal(detail: impl fmt::Display) -> Self {
-        Self::new(
-            ErrorCode::INTERNAL_ERROR,
-            format!("Internal error: {detail}"),
-        )
+        Self::new(ErrorCode::INTERNAL_ERROR, format!("Internal error: {detail}"))
     }
 
     /// `-32020`: an HTTP header disagrees with the body, or is missing or malformed.
     pub fn header_mismatch(detail: impl fmt::Display) -> Self {
-        Self::new(
-            ErrorCode::HEADER_MISMATCH,
-            format!("Header mismatch: {detail}"),
-        )
+        Self::new(ErrorCode::HEADER_MISMATCH, format!("Header mismatch: {detail}"))
     }
 
     /// `-32021`: the request needs client capabilities it did not declare.
@@ -152,10 +138,7 @@ impl ErrorObject {
         let list: Vec<String> = supported.iter().map(ToString::to_string).collect();
         Self::new(
             ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
-            format!(
-                "Unsupported protocol version {requested:?}; supported: {}",
-                list.join(", ")
-            ),
+            format!("Unsupported protocol version {requested:?}; supported: {}", list.join(", ")),
         )
         .with_data(json!({ "supported": list, "requested": requested }))
     }
@@ -163,11 +146,8 @@ impl ErrorObject {
     /// `-32002`, the 2025-11-25 resource-not-found error (modern requests use
     /// [`ErrorObject::invalid_params`] instead).
     pub fn legacy_resource_not_found(uri: &str) -> Self {
-        Self::new(
-            ErrorCode::RESOURCE_NOT_FOUND,
-            format!("Resource not found: {uri}"),
-        )
-        .with_data(json!({ "uri": uri }))
+        Self::new(ErrorCode::RESOURCE_NOT_FOUND, format!("Resource not found: {uri}"))
+            .with_data(json!({ "uri": uri }))
     }
 
     /// `-32602`, the 2026-07-28 resource-not-found error.

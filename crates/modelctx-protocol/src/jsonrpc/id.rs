@@ -77,9 +77,7 @@ impl Visitor<'_> for IdVisitor {
         if v.fract() == 0.0 && v.abs() < 9_007_199_254_740_992.0 {
             Ok(RequestId::Number(v as i64))
         } else {
-            Err(E::custom(
-                "id must be a string or an integer, not a fractional number",
-            ))
+            Err(E::custom("id must be a string or an integer, not a fractional number"))
         }
     }
 

@@ -161,7 +161,6 @@ impl<'de> Deserialize<'de> for Message {
     /// limits (which need the raw input).
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let raw = super::parse::RawEnvelope::deserialize(deserializer)?;
-        raw.classify()
-            .map_err(|failure| serde::de::Error::custom(failure.error.message))
+        raw.classify().map_err(|failure| serde::de::Error::custom(failure.error.message))
     }
 }

@@ -12,7 +12,7 @@ pub use id::{ProgressToken, RequestId};
 pub use message::{ErrorResponse, JSONRPC_VERSION, Message, Notification, Request, Response};
 pub use parse::{ParseFailure, ParseLimits, parse_message, parse_message_with};
 pub use typed::{
-    AnyMethodRequest, JsonRpcErrorResponse, JsonRpcNotification, JsonRpcRequest,
-    JsonRpcResultResponse, JsonRpcVersion, MethodAndParams, MethodCall, MethodName, MethodTag,
-    NotificationMethod, Params, RequestMethod,
+    AnyMethodRequest, JsonRpcErrorResponse, JsonRpcNotification, JsonRpcRequest, JsonRpcResultResponse,
+    JsonRpcVersion, MethodAndParams, MethodCall, MethodName, MethodTag, NotificationMethod, Params,
+    RequestMethod,
 };

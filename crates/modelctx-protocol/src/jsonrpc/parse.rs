@@ -40,10 +40,7 @@ impl ParseLimits {
 
 impl Default for ParseLimits {
     fn default() -> Self {
-        Self {
-            max_message_bytes: 4 * 1024 * 1024,
-            max_depth: 64,
-        }
+        Self { max_message_bytes: 4 * 1024 * 1024, max_depth: 64 }
     }
 }
 
@@ -64,10 +61,7 @@ impl ParseFailure {
     /// The error response to send back. Failures of notifications and responses must not be
     /// answered; the caller decides that from the message kind, which may be unknown here.
     pub fn into_response(self) -> ErrorResponse {
-        ErrorResponse {
-            id: self.id,
-            error: self.error,
-        }
+        ErrorResponse { id: self.id, error: self.error }
     }
 }
 
@@ -187,9 +181,7 @@ impl RawEnvelope {
         if self.batch {
             return Err(ParseFailure::new(
                 None,
-                ErrorObject::invalid_request(
-                    "batch arrays are not supported; send one message at a time",
-                ),
+                ErrorObject::invalid_request("batch arrays are not supported; send one message at a time"),
             ));
         }
         if self.not_object {
@@ -201,14 +193,12 @@ impl RawEnvelope {
         let id = match self.id {
             None => None,
             Some(Value::Null) => {
-                return Err(ParseFailure::new(
-                    None,
-                    ErrorObject::invalid_request("id must not be null"),
-                ));
+                return Err(ParseFailure::new(None, ErrorObject::invalid_request("id must not be null")));
             }
-            Some(value) => Some(RequestId::deserialize(value).map_err(|e| {
-                ParseFailure::new(None, ErrorObject::invalid_request(format!("id: {e}")))
-            })?),
+            Some(value) => Some(
+                RequestId::deserialize(value)
+                    .map_err(|e| ParseFailure::new(None, ErrorObject::invalid_request(format!("id: {e}"))))?,
+            ),
         };
         let fail = |error: ErrorObject| Err(ParseFailure::new(id.clone(), error));
         if let Some(problem) = self.problem {
@@ -253,19 +243,15 @@ impl RawEnvelope {
             });
         }
         if self.params.is_some() {
-            return fail(ErrorObject::invalid_request(
-                "\"params\" without \"method\"",
-            ));
+            return fail(ErrorObject::invalid_request("\"params\" without \"method\""));
         }
         match (self.result, self.error) {
-            (Some(_), Some(_)) => fail(ErrorObject::invalid_request(
-                "a response cannot carry both \"result\" and \"error\"",
-            )),
+            (Some(_), Some(_)) => {
+                fail(ErrorObject::invalid_request("a response cannot carry both \"result\" and \"error\""))
+            }
             (Some(Value::Object(result)), None) => match id {
                 Some(id) => Ok(Message::Response(Response { id, result })),
-                None => fail(ErrorObject::invalid_request(
-                    "a result response needs an \"id\"",
-                )),
+                None => fail(ErrorObject::invalid_request("a result response needs an \"id\"")),
             },
             (Some(other), None) => fail(ErrorObject::invalid_request(format!(
                 "\"result\" must be an object, got {}",
@@ -315,9 +301,7 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
                 Some(slot) => *slot = Some(map.next_value()?),
                 None => {
                     map.next_value::<IgnoredAny>()?;
-                    if let Some(canonical) =
-                        ENVELOPE_KEYS.iter().find(|k| k.eq_ignore_ascii_case(&key))
-                    {
+                    if let Some(canonical) = ENVELOPE_KEYS.iter().find(|k| k.eq_ignore_ascii_case(&key)) {
                         raw.note(format!("key {key:?} must be spelled {canonical:?}"));
                     }
                 }
@@ -328,52 +312,31 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<RawEnvelope, A::Error> {
         while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(RawEnvelope {
-            batch: true,
-            ..RawEnvelope::default()
-        })
+        Ok(RawEnvelope { batch: true, ..RawEnvelope::default() })
     }
 
     fn visit_bool<E: de::Error>(self, _: bool) -> Result<RawEnvelope, E> {
-        Ok(RawEnvelope {
-            not_object: true,
-            ..RawEnvelope::default()
-        })
+        Ok(RawEnvelope { not_object: true, ..RawEnvelope::default() })
     }
 
     fn visit_i64<E: de::Error>(self, _: i64) -> Result<RawEnvelope, E> {
-        Ok(RawEnvelope {
-            not_object: true,
-            ..RawEnvelope::default()
-        })
+        Ok(RawEnvelope { not_object: true, ..RawEnvelope::default() })
     }
 
     fn visit_u64<E: de::Error>(self, _: u64) -> Result<RawEnvelope, E> {
-        Ok(RawEnvelope {
-            not_object: true,
-            ..RawEnvelope::default()
-        })
+        Ok(RawEnvelope { not_object: true, ..RawEnvelope::default() })
     }
 
     fn visit_f64<E: de::Error>(self, _: f64) -> Result<RawEnvelope, E> {
-        Ok(RawEnvelope {
-            not_object: true,
-            ..RawEnvelope::default()
-        })
+        Ok(RawEnvelope { not_object: true, ..RawEnvelope::default() })
     }
 
     fn visit_str<E: de::Error>(self, _: &str) -> Result<RawEnvelope, E> {
-        Ok(RawEnvelope {
-            not_object: true,
-            ..RawEnvelope::default()
-        })
+        Ok(RawEnvelope { not_object: true, ..RawEnvelope::default() })
     }
 
     fn visit_unit<E: de::Error>(self) -> Result<RawEnvelope, E> {
-        Ok(RawEnvelope {
-            not_object: true,
-            ..RawEnvelope::default()
-        })
+        Ok(RawEnvelope { not_object: true, ..RawEnvelope::default() })
     }
 }
 

@@ -63,9 +63,7 @@ impl<'de> Deserialize<'de> for JsonRpcVersion {
         if text == JSONRPC_VERSION {
             Ok(Self)
         } else {
-            Err(de::Error::custom(format!(
-                "\"jsonrpc\" must be \"2.0\", got {text:?}"
-            )))
+            Err(de::Error::custom(format!("\"jsonrpc\" must be \"2.0\", got {text:?}")))
         }
     }
 }
@@ -118,10 +116,7 @@ impl<'de, M: MethodName> Deserialize<'de> for MethodTag<M> {
         if text == M::NAME {
             Ok(Self::new())
         } else {
-            Err(de::Error::custom(format!(
-                "expected method {:?}, got {text:?}",
-                M::NAME
-            )))
+            Err(de::Error::custom(format!("expected method {:?}, got {text:?}", M::NAME)))
         }
     }
 }
@@ -144,12 +139,7 @@ pub struct JsonRpcRequest<M: RequestMethod> {
 impl<M: RequestMethod> JsonRpcRequest<M> {
     /// A request with the given id and params.
     pub fn new(id: impl Into<RequestId>, params: M::Params) -> Self {
-        Self {
-            jsonrpc: JsonRpcVersion,
-            id: id.into(),
-            method: MethodTag::new(),
-            params,
-        }
+        Self { jsonrpc: JsonRpcVersion, id: id.into(), method: MethodTag::new(), params }
     }
 }
 
@@ -204,10 +194,7 @@ pub struct MethodCall<M: RequestMethod> {
 impl<M: RequestMethod> MethodCall<M> {
     /// A call with the given params.
     pub fn new(params: M::Params) -> Self {
-        Self {
-            method: MethodTag::new(),
-            params,
-        }
+        Self { method: MethodTag::new(), params }
     }
 }
 
@@ -216,10 +203,7 @@ where
     M::Params: fmt::Debug,
 {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("MethodCall")
-            .field("method", &M::NAME)
-            .field("params", &self.params)
-            .finish()
+        f.debug_struct("MethodCall").field("method", &M::NAME).field("params", &self.params).finish()
     }
 }
 
@@ -257,11 +241,7 @@ pub struct JsonRpcNotification<N: NotificationMethod> {
 impl<N: NotificationMethod> JsonRpcNotification<N> {
     /// A notification with the given params.
     pub fn new(params: N::Params) -> Self {
-        Self {
-            jsonrpc: JsonRpcVersion,
-            method: MethodTag::new(),
-            params,
-        }
+        Self { jsonrpc: JsonRpcVersion, method: MethodTag::new(), params }
     }
 }
 
@@ -270,10 +250,7 @@ where
     N::Params: fmt::Debug,
 {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("JsonRpcNotification")
-            .field("method", &N::NAME)
-            .field("params", &self.params)
-            .finish()
+        f.debug_struct("JsonRpcNotification").field("method", &N::NAME).field("params", &self.params).finish()
     }
 }
 
@@ -309,11 +286,7 @@ pub struct JsonRpcResultResponse<R> {
 impl<R> JsonRpcResultResponse<R> {
     /// A response to `id` carrying `result`.
     pub fn new(id: impl Into<RequestId>, result: R) -> Self {
-        Self {
-            jsonrpc: JsonRpcVersion,
-            id: id.into(),
-            result,
-        }
+        Self { jsonrpc: JsonRpcVersion, id: id.into(), result }
     }
 }
 
@@ -332,25 +305,23 @@ pub struct JsonRpcErrorResponse {
 impl JsonRpcErrorResponse {
     /// An error response to `id`.
     pub fn new(id: Option<RequestId>, error: ErrorObject) -> Self {
-        Self {
-            jsonrpc: JsonRpcVersion,
-            id,
-            error,
-        }
+        Self { jsonrpc: JsonRpcVersion, id, error }
     }
 }
 
 /// A request of any method whose params have a known shape, as the schema's
 /// `PaginatedRequest` describes every list request.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct AnyMethodRequest<P> {
+#[serde(bound = "")]
+pub struct AnyMethodRequest<P: Params> {
     /// Always `"2.0"`.
     pub jsonrpc: JsonRpcVersion,
     /// The request id.
     pub id: RequestId,
     /// The method name.
     pub method: String,
-    /// The params.
+    /// The params; absent from the message when `P` is an `Option` that is `None`.
+    #[serde(skip_serializing_if = "Params::is_absent")]
     pub params: P,
 }
 

@@ -99,11 +99,7 @@ pub struct Implementation {
 impl Implementation {
     /// An implementation with just a name and a version.
     pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
-        Self {
-            name: name.into(),
-            version: version.into(),
-            ..Self::default()
-        }
+        Self { name: name.into(), version: version.into(), ..Self::default() }
     }
 }
 

@@ -49,12 +49,7 @@ pub struct TextContent {
 impl TextContent {
     /// Plain text with no annotations.
     pub fn new(text: impl Into<String>) -> Self {
-        Self {
-            kind: TextType,
-            text: text.into(),
-            annotations: None,
-            meta: None,
-        }
+        Self { kind: TextType, text: text.into(), annotations: None, meta: None }
     }
 }
 
@@ -186,17 +181,11 @@ impl<'de> Deserialize<'de> for TextOrBlob {
         use serde::de::Error;
         let value = Value::deserialize(deserializer)?;
         if value.get("text").is_some() {
-            TextResourceContents::deserialize(value)
-                .map(Self::Text)
-                .map_err(D::Error::custom)
+            TextResourceContents::deserialize(value).map(Self::Text).map_err(D::Error::custom)
         } else if value.get("blob").is_some() {
-            BlobResourceContents::deserialize(value)
-                .map(Self::Blob)
-                .map_err(D::Error::custom)
+            BlobResourceContents::deserialize(value).map(Self::Blob).map_err(D::Error::custom)
         } else {
-            Err(D::Error::custom(
-                "resource contents need a \"text\" or a \"blob\" member",
-            ))
+            Err(D::Error::custom("resource contents need a \"text\" or a \"blob\" member"))
         }
     }
 }

@@ -311,17 +311,8 @@ macro_rules! delegate_serialize {
 
 delegate_serialize!(SingleSelectEnumSchema { Untitled, Titled });
 delegate_serialize!(MultiSelectEnumSchema { Untitled, Titled });
-delegate_serialize!(EnumSchema {
-    Single,
-    Multi,
-    LegacyTitled
-});
-delegate_serialize!(PrimitiveSchemaDefinition {
-    String,
-    Number,
-    Boolean,
-    Enum
-});
+delegate_serialize!(EnumSchema { Single, Multi, LegacyTitled });
+delegate_serialize!(PrimitiveSchemaDefinition { String, Number, Boolean, Enum });
 
 fn from_value<T: serde::de::DeserializeOwned, E: serde::de::Error>(value: Value) -> Result<T, E> {
     T::deserialize(value).map_err(E::custom)
@@ -339,11 +330,7 @@ impl SingleSelectEnumSchema {
 
 impl MultiSelectEnumSchema {
     fn from_json<E: serde::de::Error>(value: Value) -> Result<Self, E> {
-        if value
-            .get("items")
-            .and_then(|items| items.get("anyOf"))
-            .is_some()
-        {
+        if value.get("items").and_then(|items| items.get("anyOf")).is_some() {
             from_value(value).map(Self::Titled)
         } else {
             from_value(value).map(Self::Untitled)
@@ -389,12 +376,7 @@ macro_rules! deserialize_via_json {
     )+};
 }
 
-deserialize_via_json!(
-    SingleSelectEnumSchema,
-    MultiSelectEnumSchema,
-    EnumSchema,
-    PrimitiveSchemaDefinition
-);
+deserialize_via_json!(SingleSelectEnumSchema, MultiSelectEnumSchema, EnumSchema, PrimitiveSchemaDefinition);
 
 literal!(
     /// `"type": "object"`.

@@ -12,6 +12,7 @@ mod notifications;
 mod prompts;
 mod resources;
 mod sampling;
+mod tasks;
 mod tools;
 
 pub use capabilities::{
@@ -25,9 +26,9 @@ pub use completion::{
     PromptReferenceType, ResourceTemplateReference, ResourceTemplateReferenceType,
 };
 pub use content::{
-    AudioContent, AudioType, BlobResourceContents, ContentBlock, EmbeddedResource,
-    EmbeddedResourceType, ImageContent, ImageType, ResourceContents, ResourceLink,
-    ResourceLinkType, TextContent, TextOrBlob, TextResourceContents, TextType,
+    AudioContent, AudioType, BlobResourceContents, ContentBlock, EmbeddedResource, EmbeddedResourceType,
+    ImageContent, ImageType, ResourceContents, ResourceLink, ResourceLinkType, TextContent, TextOrBlob,
+    TextResourceContents, TextType,
 };
 pub use elicitation::{
     ArrayType, BooleanSchema, BooleanType, ElicitAction, ElicitValue, EnumOption, EnumSchema,
@@ -47,4 +48,6 @@ pub use sampling::{
     SamplingMessageContentBlock, ToolChoice, ToolChoiceMode, ToolResultContent, ToolResultType,
     ToolUseContent, ToolUseType,
 };
+pub use tasks::TaskStatus;
+pub(crate) use tasks::required_nullable;
 pub use tools::ToolAnnotations;

@@ -102,9 +102,7 @@ impl<'de> Deserialize<'de> for SamplingContent {
                 .collect::<Result<_, _>>()
                 .map(Self::Many)
                 .map_err(D::Error::custom),
-            other => SamplingMessageContentBlock::deserialize(other)
-                .map(Self::One)
-                .map_err(D::Error::custom),
+            other => SamplingMessageContentBlock::deserialize(other).map(Self::One).map_err(D::Error::custom),
         }
     }
 }

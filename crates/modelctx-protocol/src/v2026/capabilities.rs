@@ -5,9 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::JsonObject;
-use crate::types::{
-    ElicitationCapability, ListChangedCapability, ResourcesCapability, SamplingCapability,
-};
+use crate::types::{ElicitationCapability, ListChangedCapability, ResourcesCapability, SamplingCapability};
 
 /// What a client supports for one request (`ClientCapabilities`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

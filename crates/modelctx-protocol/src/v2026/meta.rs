@@ -15,31 +15,19 @@ pub type MetaObject = Meta;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RequestMetaObject {
     /// Opts into `notifications/progress`.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "progressToken", default, skip_serializing_if = "Option::is_none")]
     pub progress_token: Option<ProgressToken>,
     /// The protocol version of this request.
     #[serde(rename = "io.modelcontextprotocol/protocolVersion")]
     pub protocol_version: ProtocolVersion,
     /// The client software.
-    #[serde(
-        rename = "io.modelcontextprotocol/clientInfo",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "io.modelcontextprotocol/clientInfo", default, skip_serializing_if = "Option::is_none")]
     pub client_info: Option<Implementation>,
     /// The client's capabilities for this request.
     #[serde(rename = "io.modelcontextprotocol/clientCapabilities")]
     pub client_capabilities: ClientCapabilities,
     /// The log level for this request; absent means no `notifications/message`.
-    #[serde(
-        rename = "io.modelcontextprotocol/logLevel",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "io.modelcontextprotocol/logLevel", default, skip_serializing_if = "Option::is_none")]
     pub log_level: Option<LoggingLevel>,
     /// Every other key.
     #[serde(flatten)]
@@ -79,11 +67,7 @@ pub struct NotificationMetaObject {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ResultMetaObject {
     /// The server software.
-    #[serde(
-        rename = "io.modelcontextprotocol/serverInfo",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "io.modelcontextprotocol/serverInfo", default, skip_serializing_if = "Option::is_none")]
     pub server_info: Option<Implementation>,
     /// Every other key.
     #[serde(flatten)]
@@ -97,11 +81,7 @@ pub struct SubscriptionsListenResultMetaObject {
     #[serde(rename = "io.modelcontextprotocol/subscriptionId")]
     pub subscription_id: RequestId,
     /// The server software.
-    #[serde(
-        rename = "io.modelcontextprotocol/serverInfo",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "io.modelcontextprotocol/serverInfo", default, skip_serializing_if = "Option::is_none")]
     pub server_info: Option<Implementation>,
     /// Every other key.
     #[serde(flatten)]

@@ -5,17 +5,15 @@ use super::mrtr::{
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
     ListRootsRequestParams, ListRootsResult,
 };
-use super::notifications::{
-    CancelledNotificationParams, SubscriptionsAcknowledgedNotificationParams,
-};
+use super::notifications::{CancelledNotificationParams, SubscriptionsAcknowledgedNotificationParams};
 use super::params::{
     CallToolRequestParams, CompleteRequestParams, GetPromptRequestParams, PaginatedRequestParams,
     ReadResourceRequestParams, RequestParams, SubscriptionsListenRequestParams,
 };
 use super::results::{
     CallToolResult, CompleteResult, DiscoverResult, GetPromptResult, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, MultiRoundResult,
-    ReadResourceResult, SubscriptionsListenResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, MultiRoundResult, ReadResourceResult,
+    SubscriptionsListenResult,
 };
 use crate::jsonrpc::{
     AnyMethodRequest, JsonRpcNotification, JsonRpcRequest, JsonRpcResultResponse, MethodCall,

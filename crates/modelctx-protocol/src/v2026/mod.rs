@@ -17,9 +17,8 @@ pub use crate::jsonrpc::{ErrorObject as Error, ProgressToken, RequestId};
 pub use crate::types::*;
 pub use capabilities::{ClientCapabilities, ServerCapabilities};
 pub use errors::{
-    HeaderMismatchError, InternalError, InvalidParamsError, InvalidRequestError,
-    MethodNotFoundError, MissingRequiredClientCapabilityError, ParseError,
-    UnsupportedProtocolVersionError,
+    HeaderMismatchError, InternalError, InvalidParamsError, InvalidRequestError, MethodNotFoundError,
+    MissingRequiredClientCapabilityError, ParseError, UnsupportedProtocolVersionError,
 };
 pub use meta::{
     MetaObject, NotificationMetaObject, RequestMetaObject, ResultMetaObject,
@@ -36,14 +35,14 @@ pub use notifications::{
     SubscriptionsAcknowledgedNotificationParams,
 };
 pub use params::{
-    CallToolRequestParams, CompleteRequestParams, GetPromptRequestParams,
-    InputResponseRequestParams, PaginatedRequestParams, ReadResourceRequestParams, RequestParams,
-    ResourceRequestParams, SubscriptionsListenRequestParams,
+    CallToolRequestParams, CompleteRequestParams, GetPromptRequestParams, InputResponseRequestParams,
+    PaginatedRequestParams, ReadResourceRequestParams, RequestParams, ResourceRequestParams,
+    SubscriptionsListenRequestParams,
 };
 pub use results::{
-    CacheScope, CacheableResult, CallToolResult, ClientResult, CompleteResult, DiscoverResult,
-    EmptyResult, GetPromptResult, InputRequiredResult, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, MultiRoundResult,
-    PaginatedResult, ReadResourceResult, ResultType, ServerResult, SubscriptionsListenResult,
+    CacheScope, CacheableResult, CallToolResult, ClientResult, CompleteResult, DiscoverResult, EmptyResult,
+    GetPromptResult, InputRequiredResult, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, MultiRoundResult, PaginatedResult, ReadResourceResult, ResultType,
+    ServerResult, SubscriptionsListenResult,
 };
 pub use tool::Tool;

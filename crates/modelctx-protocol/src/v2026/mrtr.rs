@@ -169,11 +169,7 @@ pub struct ListRootsResult {
     pub roots: Vec<Root>,
 }
 
-params_types!(
-    CreateMessageRequestParams,
-    ElicitRequestParams,
-    ListRootsRequestParams
-);
+params_types!(CreateMessageRequestParams, ElicitRequestParams, ListRootsRequestParams);
 
 tagged_union! {
     /// One thing the server asks of the client (`InputRequest`).

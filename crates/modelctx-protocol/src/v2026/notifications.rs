@@ -4,9 +4,9 @@ use serde::{Deserialize, Serialize};
 
 use super::meta::NotificationMetaObject;
 use super::methods::{
-    CancelledNotification, LoggingMessageNotification, ProgressNotification,
-    PromptListChangedNotification, ResourceListChangedNotification, ResourceUpdatedNotification,
-    SubscriptionsAcknowledgedNotification, ToolListChangedNotification,
+    CancelledNotification, LoggingMessageNotification, ProgressNotification, PromptListChangedNotification,
+    ResourceListChangedNotification, ResourceUpdatedNotification, SubscriptionsAcknowledgedNotification,
+    ToolListChangedNotification,
 };
 use crate::jsonrpc::RequestId;
 use crate::macros::{params_types, tagged_union};
@@ -57,10 +57,7 @@ pub struct SubscriptionsAcknowledgedNotificationParams {
     pub meta: Option<NotificationMetaObject>,
 }
 
-params_types!(
-    CancelledNotificationParams,
-    SubscriptionsAcknowledgedNotificationParams,
-);
+params_types!(CancelledNotificationParams, SubscriptionsAcknowledgedNotificationParams,);
 
 /// What a 2026-07-28 client sends as a notification (`ClientNotification`).
 pub type ClientNotification = CancelledNotification;

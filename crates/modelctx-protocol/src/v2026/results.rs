@@ -9,25 +9,19 @@ use super::meta::{ResultMetaObject, SubscriptionsListenResultMetaObject};
 use super::mrtr::InputRequests;
 use super::tool::Tool;
 use crate::macros::{list_result, open_enum};
-use crate::types::{
-    Completion, ContentBlock, Prompt, PromptMessage, Resource, ResourceTemplate, TextOrBlob,
-};
+use crate::types::{Completion, ContentBlock, Prompt, PromptMessage, Resource, ResourceTemplate, TextOrBlob};
 
 open_enum! {
     /// What kind of result this is (`ResultType`). Absent on the wire means `complete`.
+    #[derive(Default)]
     pub enum ResultType {
         /// The request finished.
+        #[default]
         "complete" => Complete,
         /// The server needs input before it can finish (MRTR).
         "input_required" => InputRequired,
         /// The tasks extension: the request continues as a task.
         "task" => Task,
-    }
-}
-
-impl Default for ResultType {
-    fn default() -> Self {
-        Self::Complete
     }
 }
 
@@ -98,12 +92,12 @@ list_result! {
         /// The result type.
         #[serde(default)]
         pub result_type: ResultType,
-        /// Milliseconds this page stays fresh.
-        #[serde(default)]
-        pub ttl_ms: u64,
-        /// Who may reuse it.
-        #[serde(default)]
-        pub cache_scope: CacheScope,
+        /// Milliseconds this page stays fresh. Absent (an older server) counts as 0.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub ttl_ms: Option<u64>,
+        /// Who may reuse it; absent counts as private.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub cache_scope: Option<CacheScope>,
     };
     /// A page of `tools/list` (`ListToolsResult`).
     ListToolsResult { tools: Tool = "tools" }
@@ -245,6 +239,10 @@ pub struct InputRequiredResult {
 /// The result of a request that may need more rounds: `tools/call`, `prompts/get`,
 /// `resources/read`. Chosen by `resultType`.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "the complete result is as large in practice; boxing would allocate for every result"
+)]
 pub enum MultiRoundResult<T> {
     /// The request finished.
     Complete(T),
@@ -266,13 +264,9 @@ impl<'de, T: serde::de::DeserializeOwned> Deserialize<'de> for MultiRoundResult<
         use serde::de::Error;
         let value = Value::deserialize(deserializer)?;
         if value.get("resultType").and_then(Value::as_str) == Some("input_required") {
-            InputRequiredResult::deserialize(value)
-                .map(Self::InputRequired)
-                .map_err(D::Error::custom)
+            InputRequiredResult::deserialize(value).map(Self::InputRequired).map_err(D::Error::custom)
         } else {
-            T::deserialize(value)
-                .map(Self::Complete)
-                .map_err(D::Error::custom)
+            T::deserialize(value).map(Self::Complete).map_err(D::Error::custom)
         }
     }
 }
@@ -331,10 +325,8 @@ impl<'de> Deserialize<'de> for ServerResult {
         use serde::de::Error;
         let value = Value::deserialize(deserializer)?;
         let has = |key: &str| value.get(key).is_some();
-        let is_listen_end = value
-            .get("_meta")
-            .and_then(|meta| meta.get(crate::meta::SUBSCRIPTION_ID))
-            .is_some();
+        let is_listen_end =
+            value.get("_meta").and_then(|meta| meta.get(crate::meta::SUBSCRIPTION_ID)).is_some();
         let parsed = if value.get("resultType").and_then(Value::as_str) == Some("input_required") {
             InputRequiredResult::deserialize(value).map(Self::InputRequired)
         } else if has("supportedVersions") {

@@ -38,7 +38,7 @@ macro_rules! registry {
 }
 
 pub fn spec_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/spec")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../spec")
 }
 
 /// The revision's `schema.json`.
@@ -65,10 +65,8 @@ pub fn validator(schema: &Value, definition: &str) -> jsonschema::Validator {
 /// All validation errors of `instance` against `definition`, joined.
 pub fn schema_errors(schema: &Value, definition: &str, instance: &Value) -> Option<String> {
     let validator = validator(schema, definition);
-    let errors: Vec<String> = validator
-        .iter_errors(instance)
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect();
+    let errors: Vec<String> =
+        validator.iter_errors(instance).map(|e| format!("{} at {}", e, e.instance_path())).collect();
     (!errors.is_empty()).then(|| errors.join("; "))
 }
 
@@ -80,9 +78,7 @@ pub fn json_eq(a: &Value, b: &Value) -> bool {
             x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_eq(p, q))
         }
         (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .all(|(k, v)| y.get(k).is_some_and(|w| json_eq(v, w)))
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| json_eq(v, w)))
         }
         _ => a == b,
     }
@@ -120,19 +116,12 @@ const MAX_DEPTH: usize = 7;
 
 impl<'a> Generator<'a> {
     pub fn new(schema: &'a Value, protocol_version: &'static str) -> Self {
-        Self {
-            defs: definitions(schema),
-            protocol_version,
-            turn: 0,
-        }
+        Self { defs: definitions(schema), protocol_version, turn: 0 }
     }
 
     pub fn instances(&mut self, definition: &str) -> Vec<Value> {
         let schema = &self.defs[definition];
-        let branches = schema
-            .get("anyOf")
-            .and_then(Value::as_array)
-            .map_or(1, Vec::len);
+        let branches = schema.get("anyOf").and_then(Value::as_array).map_or(1, Vec::len);
         let mut out = Vec::new();
         for branch in 0..branches {
             for fill in [Fill::Minimal, Fill::Maximal] {
@@ -150,14 +139,7 @@ impl<'a> Generator<'a> {
         out
     }
 
-    fn generate(
-        &mut self,
-        schema: &Value,
-        fill: Fill,
-        depth: usize,
-        def: &str,
-        key: Option<&str>,
-    ) -> Value {
+    fn generate(&mut self, schema: &Value, fill: Fill, depth: usize, def: &str, key: Option<&str>) -> Value {
         if let Some(reference) = schema.get("$ref").and_then(Value::as_str) {
             let name = reference.trim_start_matches("#/$defs/");
             let target = self.defs[name].clone();
@@ -185,10 +167,7 @@ impl<'a> Generator<'a> {
         }
         match schema.get("type") {
             Some(Value::Array(kinds)) => {
-                let kind = kinds[self.turn % kinds.len()]
-                    .as_str()
-                    .unwrap_or("string")
-                    .to_owned();
+                let kind = kinds[self.turn % kinds.len()].as_str().unwrap_or("string").to_owned();
                 self.generate_kind(&kind, schema, fill, depth, def, key)
             }
             Some(Value::String(kind)) => {
@@ -215,17 +194,9 @@ impl<'a> Generator<'a> {
         match kind {
             "object" => self.generate_object(schema, fill, depth, def),
             "array" => {
-                let count = if fill == Fill::Maximal && depth < MAX_DEPTH {
-                    2
-                } else {
-                    1
-                };
+                let count = if fill == Fill::Maximal && depth < MAX_DEPTH { 2 } else { 1 };
                 let items = schema.get("items").cloned().unwrap_or(json!({}));
-                Value::Array(
-                    (0..count)
-                        .map(|_| self.generate(&items, fill, depth + 1, def, None))
-                        .collect(),
-                )
+                Value::Array((0..count).map(|_| self.generate(&items, fill, depth + 1, def, None)).collect())
             }
             "string" => Value::String(self.string_for(schema, def, key)),
             "integer" => {
@@ -233,10 +204,7 @@ impl<'a> Generator<'a> {
                 json!(low.max(0) + if fill == Fill::Maximal { 3 } else { 1 })
             }
             "number" => {
-                let high = schema
-                    .get("maximum")
-                    .and_then(Value::as_f64)
-                    .unwrap_or(10.0);
+                let high = schema.get("maximum").and_then(Value::as_f64).unwrap_or(10.0);
                 json!(high.min(10.0) / 4.0)
             }
             "boolean" => json!(fill == Fill::Maximal),
@@ -255,8 +223,8 @@ impl<'a> Generator<'a> {
         match schema.get("properties").and_then(Value::as_object) {
             Some(properties) => {
                 for (name, property) in properties.clone() {
-                    let wanted = required.contains(&name.as_str())
-                        || (fill == Fill::Maximal && depth < MAX_DEPTH);
+                    let wanted =
+                        required.contains(&name.as_str()) || (fill == Fill::Maximal && depth < MAX_DEPTH);
                     if wanted {
                         let value = self.generate(&property, fill, depth + 1, def, Some(&name));
                         out.insert(name, value);
