@@ -36,11 +36,18 @@ macro_rules! literal {
 
 /// Declares an enum whose variant is chosen by the string value of one key (`"type"`,
 /// `"method"`, `"resultType"`), with a precise error naming the key and the known values.
+/// `by "mode" or "form"` reads a missing key as `"form"`.
 /// Each variant's type carries the key itself, so serialisation simply delegates.
 macro_rules! tagged_union {
+    (@missing $key:literal) => {
+        return Err(D::Error::custom(concat!("missing string member \"", $key, "\"")))
+    };
+    (@missing $key:literal $default:literal) => {
+        $default
+    };
     (
         $(#[$meta:meta])*
-        $vis:vis enum $name:ident by $key:literal {
+        $vis:vis enum $name:ident by $key:literal $(or $default:literal)? {
             $( $(#[$vmeta:meta])* $tag:literal => $variant:ident($ty:ty) ),+ $(,)?
         }
     ) => {
@@ -62,10 +69,12 @@ macro_rules! tagged_union {
             fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                 use ::serde::de::Error as _;
                 let value = ::serde_json::Value::deserialize(deserializer)?;
-                let tag = value
-                    .get($key)
-                    .and_then(::serde_json::Value::as_str)
-                    .ok_or_else(|| D::Error::custom(concat!("missing string member \"", $key, "\"")))?;
+                let tag = match value.get($key) {
+                    Some(tag) => tag
+                        .as_str()
+                        .ok_or_else(|| D::Error::custom(concat!("\"", $key, "\" must be a string")))?,
+                    None => $crate::macros::tagged_union!(@missing $key $($default)?),
+                };
                 match tag {
                     $( $tag => <$ty as ::serde::Deserialize>::deserialize(value)
                         .map(Self::$variant)
@@ -203,6 +212,76 @@ macro_rules! list_result {
     };
 }
 
+/// Declares an enum whose variant is told apart by the members the JSON has — for the
+/// schema's unions that carry no tag. Each arm's predicate (see [`sniff`]) is tried in order;
+/// the last variant is taken when none matches. Variants serialise as their own shape.
+macro_rules! sniffed_union {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident $(<$g:ident>)? {
+            $( $(#[$vmeta:meta])* $variant:ident($ty:ty) if $pred:expr, )+
+            _ => $(#[$fmeta:meta])* $fallback:ident($fty:ty) $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug, PartialEq)]
+        $vis enum $name $(<$g>)? {
+            $( $(#[$vmeta])* $variant($ty), )+
+            $(#[$fmeta])* $fallback($fty),
+        }
+
+        impl$(<$g: ::serde::Serialize>)? ::serde::Serialize for $name $(<$g>)? {
+            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                match self {
+                    $( Self::$variant(inner) => inner.serialize(serializer), )+
+                    Self::$fallback(inner) => inner.serialize(serializer),
+                }
+            }
+        }
+
+        impl<'de $(, $g: ::serde::de::DeserializeOwned)?> ::serde::Deserialize<'de> for $name $(<$g>)? {
+            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                use ::serde::de::Error as _;
+                let value = ::serde_json::Value::deserialize(deserializer)?;
+                $(
+                    if ($pred)(&value) {
+                        return <$ty as ::serde::Deserialize>::deserialize(value)
+                            .map(Self::$variant)
+                            .map_err(D::Error::custom);
+                    }
+                )+
+                <$fty as ::serde::Deserialize>::deserialize(value).map(Self::$fallback).map_err(D::Error::custom)
+            }
+        }
+    };
+}
+
+/// Predicates for [`sniffed_union!`] arms.
+pub(crate) mod sniff {
+    use serde_json::Value;
+
+    /// The object has member `key`.
+    pub(crate) fn has(key: &'static str) -> impl Fn(&Value) -> bool {
+        move |value| value.get(key).is_some()
+    }
+
+    /// The object's member `key` is the string `expected`.
+    pub(crate) fn string_is(key: &'static str, expected: &'static str) -> impl Fn(&Value) -> bool {
+        move |value| value.get(key).and_then(Value::as_str) == Some(expected)
+    }
+
+    /// The object's member `outer` is an object with member `inner`.
+    pub(crate) fn nested(outer: &'static str, inner: &'static str) -> impl Fn(&Value) -> bool {
+        move |value| value.get(outer).and_then(|o| o.get(inner)).is_some()
+    }
+
+    /// The object has no member but `_meta`.
+    pub(crate) fn only_meta(value: &Value) -> bool {
+        value.as_object().is_some_and(|members| members.keys().all(|key| key == "_meta"))
+    }
+}
+
 pub(crate) use {
-    list_result, literal, notification_methods, open_enum, params_types, request_methods, tagged_union,
+    list_result, literal, notification_methods, open_enum, params_types, request_methods, sniffed_union,
+    tagged_union,
 };

@@ -14,7 +14,7 @@ use modelctx_protocol::v2025 as v;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
-use support::{Entry, Generator, json_eq, schema_errors};
+use support::{Entry, json_eq, schema_errors};
 
 const REVISION: &str = "2025-11-25";
 
@@ -170,13 +170,6 @@ fn registry() -> Vec<Entry> {
     ]
 }
 
-fn entry<'r>(registry: &'r [Entry], definition: &str) -> &'r Entry {
-    registry
-        .iter()
-        .find(|e| e.definition == definition)
-        .unwrap_or_else(|| panic!("no Rust type registered for {definition}"))
-}
-
 /// The schema, read once for the hand-written cases.
 fn schema() -> &'static Value {
     static SCHEMA: OnceLock<Value> = OnceLock::new();
@@ -215,50 +208,12 @@ fn sample_task(ttl: Value) -> Value {
 
 #[test]
 fn every_schema_definition_has_a_rust_type() {
-    let schema = support::schema(REVISION);
-    let missing = support::missing_definitions(&schema, &registry());
-    assert!(missing.is_empty(), "definitions without a Rust type: {missing:?}");
-    assert_eq!(
-        support::definitions(&schema).len(),
-        registry().len(),
-        "registry rows name unknown definitions"
-    );
+    support::assert_registry_complete(&support::schema(REVISION), &registry());
 }
 
 #[test]
 fn generated_instances_of_every_definition_round_trip_and_validate() {
-    let schema = support::schema(REVISION);
-    let registry = registry();
-    let mut generator = Generator::new(&schema, "2025-11-25");
-    let mut failures = Vec::new();
-    let mut checked = 0;
-    for definition in support::definitions(&schema).keys() {
-        let entry = entry(&registry, definition);
-        for instance in generator.instances(definition) {
-            if let Some(errors) = schema_errors(&schema, definition, &instance) {
-                failures.push(format!("generator produced an invalid {definition}: {errors}\n  {instance}"));
-                continue;
-            }
-            checked += 1;
-            match (entry.roundtrip)(instance.clone()) {
-                Ok(back) if json_eq(&back, &instance) => {}
-                Ok(back) => failures.push(format!(
-                    "{definition} as {}: changed:\n  in:  {instance}\n  out: {back}",
-                    entry.rust_type
-                )),
-                Err(e) => {
-                    failures.push(format!("{definition} as {}: {e}\n  in: {instance}", entry.rust_type))
-                }
-            }
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "{} failures over {checked} instances:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
-    assert!(checked > 300, "only {checked} instances were checked");
+    support::assert_generated_instances_round_trip(&support::schema(REVISION), &registry(), REVISION);
 }
 
 // Requests of both sides, typed and as unions.

@@ -9,7 +9,7 @@ use modelctx_protocol::jsonrpc::Message;
 use modelctx_protocol::v2026::*;
 use modelctx_protocol::{JsonObject, ProtocolVersion};
 use serde_json::Value;
-use support::{Entry, Generator, json_eq, schema, schema_errors};
+use support::{Entry, json_eq, schema, schema_errors};
 
 const REVISION: &str = "2026-07-28";
 
@@ -173,23 +173,9 @@ fn registry() -> Vec<Entry> {
     ]
 }
 
-fn entry<'r>(registry: &'r [Entry], definition: &str) -> &'r Entry {
-    registry
-        .iter()
-        .find(|e| e.definition == definition)
-        .unwrap_or_else(|| panic!("no Rust type registered for {definition}"))
-}
-
 #[test]
 fn every_schema_definition_has_a_rust_type() {
-    let schema = schema(REVISION);
-    let missing = support::missing_definitions(&schema, &registry());
-    assert!(missing.is_empty(), "definitions without a Rust type: {missing:?}");
-    assert_eq!(
-        support::definitions(&schema).len(),
-        registry().len(),
-        "registry rows name unknown definitions"
-    );
+    support::assert_registry_complete(&support::schema(REVISION), &registry());
 }
 
 /// Examples that contradict `schema.ts`, with the spec-correct form we expect back instead.
@@ -227,7 +213,7 @@ fn every_example_round_trips_to_equal_json_that_validates() {
     assert_eq!(examples.len(), 129, "the spec ships 129 examples");
     let mut failures = Vec::new();
     for (definition, file, value) in &examples {
-        let entry = entry(&registry, definition);
+        let entry = support::entry(&registry, definition);
         let expected = expected_round_trip(file, value);
         match (entry.roundtrip)(value.clone()) {
             Ok(back) if json_eq(&back, &expected) => {
@@ -254,38 +240,7 @@ fn every_example_round_trips_to_equal_json_that_validates() {
 
 #[test]
 fn generated_instances_of_every_definition_round_trip_and_validate() {
-    let schema = schema(REVISION);
-    let registry = registry();
-    let mut generator = Generator::new(&schema, "2026-07-28");
-    let mut failures = Vec::new();
-    let mut checked = 0;
-    for definition in support::definitions(&schema).keys() {
-        let entry = entry(&registry, definition);
-        for instance in generator.instances(definition) {
-            if let Some(errors) = schema_errors(&schema, definition, &instance) {
-                failures.push(format!("generator produced an invalid {definition}: {errors}\n  {instance}"));
-                continue;
-            }
-            checked += 1;
-            match (entry.roundtrip)(instance.clone()) {
-                Ok(back) if json_eq(&back, &instance) => {}
-                Ok(back) => failures.push(format!(
-                    "{definition} as {}: changed:\n  in:  {instance}\n  out: {back}",
-                    entry.rust_type
-                )),
-                Err(e) => {
-                    failures.push(format!("{definition} as {}: {e}\n  in: {instance}", entry.rust_type))
-                }
-            }
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "{} failures over {checked} instances:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
-    assert!(checked > 300, "only {checked} instances were checked");
+    support::assert_generated_instances_round_trip(&support::schema(REVISION), &registry(), REVISION);
 }
 
 #[test]

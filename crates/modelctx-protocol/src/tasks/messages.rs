@@ -1,13 +1,15 @@
 //! The extension's messages: the `CreateTaskResult` a task-augmented request may return,
 //! `tasks/get`, `tasks/update`, `tasks/cancel`, and `notifications/tasks`.
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use serde_json::Value;
+use serde::{Deserialize, Serialize};
 
 use super::task::{DetailedTask, Task};
 use crate::JsonObject;
 use crate::jsonrpc::{JsonRpcNotification, JsonRpcRequest, JsonRpcResultResponse};
-use crate::macros::{literal, notification_methods, params_types, request_methods, tagged_union};
+use crate::macros::sniff::string_is;
+use crate::macros::{
+    literal, notification_methods, params_types, request_methods, sniffed_union, tagged_union,
+};
 use crate::v2026::{
     CallToolResult, InputResponses, MultiRoundResult, NotificationMetaObject, RequestMetaObject,
     ResultMetaObject, ResultType,
@@ -70,39 +72,20 @@ impl CreateTaskResult {
     }
 }
 
-/// The answer to a request that may be task-augmented: the request's standard result, or a
-/// [`CreateTaskResult`] (chosen by `resultType: "task"`). Clients that declared the
-/// extension must accept both (TX-02).
-#[derive(Clone, Debug, PartialEq)]
-// Clippy sizes the generic `T` as zero; the standard results it stands for (a
-// `CallToolResult` with its `_meta`) are as large as a task handle, so boxing would buy
-// nothing.
-#[allow(clippy::large_enum_variant)]
-pub enum MaybeTask<T> {
-    /// The server runs the request as a task.
-    Task(CreateTaskResult),
-    /// The request's own result (which may itself be an `InputRequiredResult`).
-    Standard(T),
-}
-
-impl<T: Serialize> Serialize for MaybeTask<T> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Self::Task(result) => result.serialize(serializer),
-            Self::Standard(result) => result.serialize(serializer),
-        }
-    }
-}
-
-impl<'de, T: serde::de::DeserializeOwned> Deserialize<'de> for MaybeTask<T> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        use serde::de::Error;
-        let value = Value::deserialize(deserializer)?;
-        if value.get("resultType").and_then(Value::as_str) == Some(ResultType::Task.as_str()) {
-            CreateTaskResult::deserialize(value).map(Self::Task).map_err(D::Error::custom)
-        } else {
-            T::deserialize(value).map(Self::Standard).map_err(D::Error::custom)
-        }
+sniffed_union! {
+    /// The answer to a request that may be task-augmented: the request's standard result, or
+    /// a [`CreateTaskResult`] (chosen by `resultType: "task"`). Clients that declared the
+    /// extension must accept both (TX-02).
+    // Clippy sizes the generic `T` as zero; the standard results it stands for (a
+    // `CallToolResult` with its `_meta`) are as large as a task handle, so boxing would buy
+    // nothing.
+    #[allow(clippy::large_enum_variant)]
+    pub enum MaybeTask<T> {
+        /// The server runs the request as a task.
+        Task(CreateTaskResult) if string_is("resultType", "task"),
+        _ =>
+        /// The request's own result (which may itself be an `InputRequiredResult`).
+        Standard(T),
     }
 }
 

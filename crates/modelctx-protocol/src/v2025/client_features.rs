@@ -3,13 +3,12 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use serde_json::Value;
+use serde::{Deserialize, Serialize};
 
 use super::params::RequestMeta;
 use super::tasks::TaskMetadata;
 use super::tool::Tool;
-use crate::macros::params_types;
+use crate::macros::{params_types, tagged_union};
 use crate::types::{
     ElicitAction, ElicitValue, IncludeContext, ModelPreferences, RequestedSchema, Root, SamplingMessage,
     ToolChoice,
@@ -98,33 +97,13 @@ pub struct ElicitRequestURLParams {
     pub url: String,
 }
 
-/// Form or URL elicitation (`ElicitRequestParams`), by `mode` (absent means form).
-#[derive(Clone, Debug, PartialEq)]
-pub enum ElicitRequestParams {
-    /// Form mode.
-    Form(ElicitRequestFormParams),
-    /// URL mode.
-    Url(ElicitRequestURLParams),
-}
-
-impl Serialize for ElicitRequestParams {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Self::Form(p) => p.serialize(serializer),
-            Self::Url(p) => p.serialize(serializer),
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for ElicitRequestParams {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        use serde::de::Error;
-        let value = Value::deserialize(deserializer)?;
-        match value.get("mode").and_then(Value::as_str) {
-            Some("url") => ElicitRequestURLParams::deserialize(value).map(Self::Url),
-            _ => ElicitRequestFormParams::deserialize(value).map(Self::Form),
-        }
-        .map_err(D::Error::custom)
+tagged_union! {
+    /// Form or URL elicitation (`ElicitRequestParams`), by `mode` (absent means form).
+    pub enum ElicitRequestParams by "mode" or "form" {
+        /// Form mode.
+        "form" => Form(ElicitRequestFormParams),
+        /// URL mode.
+        "url" => Url(ElicitRequestURLParams),
     }
 }
 

@@ -1,12 +1,11 @@
 //! The schema's JSON-RPC and base names (`JSONRPCMessage`, `Request`, `Cursor`, …) as the
 //! crate's envelope types.
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use serde_json::Value;
-
 use super::params::PaginatedRequestParams;
 use super::results::Result as AnyResult;
 use crate::jsonrpc::{AnyMethodRequest, JsonRpcErrorResponse, JsonRpcResultResponse, MethodAndParams};
+use crate::macros::sniff::has;
+use crate::macros::sniffed_union;
 
 /// An opaque pagination position (`Cursor`).
 pub type Cursor = String;
@@ -32,33 +31,13 @@ pub type JSONRPCErrorResponse = JsonRpcErrorResponse;
 /// A list request of any method (`PaginatedRequest`); params may be absent.
 pub type PaginatedRequest = AnyMethodRequest<Option<PaginatedRequestParams>>;
 
-/// A response, successful or not (`JSONRPCResponse`), told apart by the `error` member.
-#[derive(Clone, Debug, PartialEq)]
-pub enum JSONRPCResponse {
-    /// A result.
-    Result(JSONRPCResultResponse),
-    /// An error.
-    Error(JSONRPCErrorResponse),
-}
-
-impl Serialize for JSONRPCResponse {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Self::Result(response) => response.serialize(serializer),
-            Self::Error(response) => response.serialize(serializer),
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for JSONRPCResponse {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        use serde::de::Error;
-        let value = Value::deserialize(deserializer)?;
-        if value.get("error").is_some() {
-            JSONRPCErrorResponse::deserialize(value).map(Self::Error)
-        } else {
-            JSONRPCResultResponse::deserialize(value).map(Self::Result)
-        }
-        .map_err(D::Error::custom)
+sniffed_union! {
+    /// A response, successful or not (`JSONRPCResponse`), told apart by the `error` member.
+    pub enum JSONRPCResponse {
+        /// An error.
+        Error(JSONRPCErrorResponse) if has("error"),
+        _ =>
+        /// A result.
+        Result(JSONRPCResultResponse),
     }
 }

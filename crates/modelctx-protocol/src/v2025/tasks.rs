@@ -2,12 +2,12 @@
 //! `CreateTaskResult`, and the requester polls `tasks/get`, fetches `tasks/result`, and may
 //! `tasks/cancel` or `tasks/list`. (2026-07-28 moved tasks into an extension: `crate::tasks`.)
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use serde_json::Value;
+use serde::{Deserialize, Serialize};
 
 use super::params::RequestMeta;
 use crate::Meta;
-use crate::macros::{list_result, params_types};
+use crate::macros::sniff::has;
+use crate::macros::{list_result, params_types, sniffed_union};
 use crate::types::{TaskStatus, required_nullable};
 
 /// The `task` member of a task-augmented request (`TaskMetadata`).
@@ -112,34 +112,15 @@ list_result! {
     ListTasksResult { tasks: Task = "tasks" }
 }
 
-/// The answer to a request that may run as a task (`tools/call`, `sampling/createMessage`,
-/// `elicitation/create`): the result itself, or a [`CreateTaskResult`] when the request
-/// carried `task`. Told apart by the `task` member.
-#[derive(Clone, Debug, PartialEq)]
-pub enum TaskAugmentedResult<T> {
-    /// The request ran to completion.
-    Complete(T),
-    /// The request runs as a task.
-    Task(CreateTaskResult),
-}
-
-impl<T: Serialize> Serialize for TaskAugmentedResult<T> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Self::Complete(result) => result.serialize(serializer),
-            Self::Task(result) => result.serialize(serializer),
-        }
-    }
-}
-
-impl<'de, T: serde::de::DeserializeOwned> Deserialize<'de> for TaskAugmentedResult<T> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        use serde::de::Error;
-        let value = Value::deserialize(deserializer)?;
-        if value.get("task").is_some_and(Value::is_object) {
-            CreateTaskResult::deserialize(value).map(Self::Task).map_err(D::Error::custom)
-        } else {
-            T::deserialize(value).map(Self::Complete).map_err(D::Error::custom)
-        }
+sniffed_union! {
+    /// The answer to a request that may run as a task (`tools/call`, `sampling/createMessage`,
+    /// `elicitation/create`): the result itself, or a [`CreateTaskResult`] when the request
+    /// carried `task`. Told apart by the `task` member.
+    pub enum TaskAugmentedResult<T> {
+        /// The request runs as a task.
+        Task(CreateTaskResult) if has("task"),
+        _ =>
+        /// The request ran to completion.
+        Complete(T),
     }
 }

@@ -3,12 +3,12 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use serde_json::Value;
+use serde::{Deserialize, Serialize};
 
 use super::methods::{CreateMessageRequest, ElicitRequest, ListRootsRequest};
 use super::tool::Tool;
-use crate::macros::{literal, open_enum, params_types, tagged_union};
+use crate::macros::sniff::has;
+use crate::macros::{literal, open_enum, params_types, sniffed_union, tagged_union};
 use crate::types::{
     ElicitAction, ElicitValue, IncludeContext, ModelPreferences, RequestedSchema, Role, Root,
     SamplingContent, SamplingMessage, ToolChoice,
@@ -114,33 +114,13 @@ pub struct ElicitRequestURLParams {
     pub url: String,
 }
 
-/// Form or URL elicitation (`ElicitRequestParams`), by `mode` (absent means form).
-#[derive(Clone, Debug, PartialEq)]
-pub enum ElicitRequestParams {
-    /// Form mode.
-    Form(ElicitRequestFormParams),
-    /// URL mode.
-    Url(ElicitRequestURLParams),
-}
-
-impl Serialize for ElicitRequestParams {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Self::Form(p) => p.serialize(serializer),
-            Self::Url(p) => p.serialize(serializer),
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for ElicitRequestParams {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        use serde::de::Error;
-        let value = Value::deserialize(deserializer)?;
-        match value.get("mode").and_then(Value::as_str) {
-            Some("url") => ElicitRequestURLParams::deserialize(value).map(Self::Url),
-            _ => ElicitRequestFormParams::deserialize(value).map(Self::Form),
-        }
-        .map_err(D::Error::custom)
+tagged_union! {
+    /// Form or URL elicitation (`ElicitRequestParams`), by `mode` (absent means form).
+    pub enum ElicitRequestParams by "mode" or "form" {
+        /// Form mode.
+        "form" => Form(ElicitRequestFormParams),
+        /// URL mode.
+        "url" => Url(ElicitRequestURLParams),
     }
 }
 
@@ -186,40 +166,18 @@ tagged_union! {
 /// The input requests of one round, by server-chosen key (`InputRequests`).
 pub type InputRequests = BTreeMap<String, InputRequest>;
 
-/// One answer to an input request (`InputResponse`); these carry no tag, so the shape tells
-/// them apart: `action` is an elicitation, `roots` a roots list, otherwise a sampling result.
-#[derive(Clone, Debug, PartialEq)]
-pub enum InputResponse {
-    /// A sampling result.
-    CreateMessage(CreateMessageResult),
-    /// A roots list.
-    ListRoots(ListRootsResult),
-    /// An elicitation answer.
-    Elicit(ElicitResult),
-}
-
-impl Serialize for InputResponse {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Self::CreateMessage(r) => r.serialize(serializer),
-            Self::ListRoots(r) => r.serialize(serializer),
-            Self::Elicit(r) => r.serialize(serializer),
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for InputResponse {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        use serde::de::Error;
-        let value = Value::deserialize(deserializer)?;
-        if value.get("action").is_some() {
-            ElicitResult::deserialize(value).map(Self::Elicit)
-        } else if value.get("roots").is_some() {
-            ListRootsResult::deserialize(value).map(Self::ListRoots)
-        } else {
-            CreateMessageResult::deserialize(value).map(Self::CreateMessage)
-        }
-        .map_err(D::Error::custom)
+sniffed_union! {
+    /// One answer to an input request (`InputResponse`); these carry no tag, so the shape
+    /// tells them apart: `action` is an elicitation, `roots` a roots list, otherwise a
+    /// sampling result.
+    pub enum InputResponse {
+        /// An elicitation answer.
+        Elicit(ElicitResult) if has("action"),
+        /// A roots list.
+        ListRoots(ListRootsResult) if has("roots"),
+        _ =>
+        /// A sampling result.
+        CreateMessage(CreateMessageResult),
     }
 }
 

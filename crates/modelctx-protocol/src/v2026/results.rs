@@ -1,14 +1,15 @@
 //! 2026-07-28 results: every one carries `resultType`; cacheable ones carry `ttlMs` and
 //! `cacheScope`.
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::capabilities::ServerCapabilities;
 use super::meta::{ResultMetaObject, SubscriptionsListenResultMetaObject};
 use super::mrtr::InputRequests;
 use super::tool::Tool;
-use crate::macros::{list_result, open_enum};
+use crate::macros::sniff::{has, nested, string_is};
+use crate::macros::{list_result, open_enum, sniffed_union};
 use crate::types::{Completion, ContentBlock, Prompt, PromptMessage, Resource, ResourceTemplate, TextOrBlob};
 
 open_enum! {
@@ -236,122 +237,51 @@ pub struct InputRequiredResult {
     pub meta: Option<ResultMetaObject>,
 }
 
-/// The result of a request that may need more rounds: `tools/call`, `prompts/get`,
-/// `resources/read`. Chosen by `resultType`.
-#[derive(Clone, Debug, PartialEq)]
-#[allow(
-    clippy::large_enum_variant,
-    reason = "the complete result is as large in practice; boxing would allocate for every result"
-)]
-pub enum MultiRoundResult<T> {
-    /// The request finished.
-    Complete(T),
-    /// The server needs input first.
-    InputRequired(InputRequiredResult),
-}
-
-impl<T: Serialize> Serialize for MultiRoundResult<T> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Self::Complete(result) => result.serialize(serializer),
-            Self::InputRequired(result) => result.serialize(serializer),
-        }
+sniffed_union! {
+    /// The result of a request that may need more rounds: `tools/call`, `prompts/get`,
+    /// `resources/read`. Chosen by `resultType`.
+    #[allow(
+        clippy::large_enum_variant,
+        reason = "the complete result is as large in practice; boxing would allocate for every result"
+    )]
+    pub enum MultiRoundResult<T> {
+        /// The server needs input first.
+        InputRequired(InputRequiredResult) if string_is("resultType", "input_required"),
+        _ =>
+        /// The request finished.
+        Complete(T),
     }
 }
 
-impl<'de, T: serde::de::DeserializeOwned> Deserialize<'de> for MultiRoundResult<T> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        use serde::de::Error;
-        let value = Value::deserialize(deserializer)?;
-        if value.get("resultType").and_then(Value::as_str) == Some("input_required") {
-            InputRequiredResult::deserialize(value).map(Self::InputRequired).map_err(D::Error::custom)
-        } else {
-            T::deserialize(value).map(Self::Complete).map_err(D::Error::custom)
-        }
-    }
-}
-
-/// Any result a server sends (`ServerResult`), told apart by `resultType` and by the member
-/// that only one result shape has. Prefer the method's own result type when it is known.
-#[derive(Clone, Debug, PartialEq)]
-pub enum ServerResult {
-    /// `input_required`.
-    InputRequired(InputRequiredResult),
-    /// `server/discover`.
-    Discover(DiscoverResult),
-    /// `completion/complete`.
-    Complete(CompleteResult),
-    /// `prompts/get`.
-    GetPrompt(GetPromptResult),
-    /// `prompts/list`.
-    ListPrompts(ListPromptsResult),
-    /// `resources/templates/list`.
-    ListResourceTemplates(ListResourceTemplatesResult),
-    /// `resources/list`.
-    ListResources(ListResourcesResult),
-    /// `resources/read`.
-    ReadResource(ReadResourceResult),
-    /// `tools/call`.
-    CallTool(CallToolResult),
-    /// `tools/list`.
-    ListTools(ListToolsResult),
-    /// The graceful end of `subscriptions/listen`.
-    SubscriptionsListen(SubscriptionsListenResult),
-    /// Anything else: an empty result.
-    Empty(EmptyResult),
-}
-
-impl Serialize for ServerResult {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Self::InputRequired(r) => r.serialize(serializer),
-            Self::Discover(r) => r.serialize(serializer),
-            Self::Complete(r) => r.serialize(serializer),
-            Self::GetPrompt(r) => r.serialize(serializer),
-            Self::ListPrompts(r) => r.serialize(serializer),
-            Self::ListResourceTemplates(r) => r.serialize(serializer),
-            Self::ListResources(r) => r.serialize(serializer),
-            Self::ReadResource(r) => r.serialize(serializer),
-            Self::CallTool(r) => r.serialize(serializer),
-            Self::ListTools(r) => r.serialize(serializer),
-            Self::SubscriptionsListen(r) => r.serialize(serializer),
-            Self::Empty(r) => r.serialize(serializer),
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for ServerResult {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        use serde::de::Error;
-        let value = Value::deserialize(deserializer)?;
-        let has = |key: &str| value.get(key).is_some();
-        let is_listen_end =
-            value.get("_meta").and_then(|meta| meta.get(crate::meta::SUBSCRIPTION_ID)).is_some();
-        let parsed = if value.get("resultType").and_then(Value::as_str) == Some("input_required") {
-            InputRequiredResult::deserialize(value).map(Self::InputRequired)
-        } else if has("supportedVersions") {
-            DiscoverResult::deserialize(value).map(Self::Discover)
-        } else if has("completion") {
-            CompleteResult::deserialize(value).map(Self::Complete)
-        } else if has("messages") {
-            GetPromptResult::deserialize(value).map(Self::GetPrompt)
-        } else if has("prompts") {
-            ListPromptsResult::deserialize(value).map(Self::ListPrompts)
-        } else if has("resourceTemplates") {
-            ListResourceTemplatesResult::deserialize(value).map(Self::ListResourceTemplates)
-        } else if has("resources") {
-            ListResourcesResult::deserialize(value).map(Self::ListResources)
-        } else if has("contents") {
-            ReadResourceResult::deserialize(value).map(Self::ReadResource)
-        } else if has("content") {
-            CallToolResult::deserialize(value).map(Self::CallTool)
-        } else if has("tools") {
-            ListToolsResult::deserialize(value).map(Self::ListTools)
-        } else if is_listen_end {
-            SubscriptionsListenResult::deserialize(value).map(Self::SubscriptionsListen)
-        } else {
-            EmptyResult::deserialize(value).map(Self::Empty)
-        };
-        parsed.map_err(D::Error::custom)
+sniffed_union! {
+    /// Any result a server sends (`ServerResult`), told apart by `resultType` and by the
+    /// member that only one result shape has. Prefer the method's own result type when it is
+    /// known.
+    pub enum ServerResult {
+        /// `input_required`.
+        InputRequired(InputRequiredResult) if string_is("resultType", "input_required"),
+        /// `server/discover`.
+        Discover(DiscoverResult) if has("supportedVersions"),
+        /// `completion/complete`.
+        Complete(CompleteResult) if has("completion"),
+        /// `prompts/get`.
+        GetPrompt(GetPromptResult) if has("messages"),
+        /// `prompts/list`.
+        ListPrompts(ListPromptsResult) if has("prompts"),
+        /// `resources/templates/list`.
+        ListResourceTemplates(ListResourceTemplatesResult) if has("resourceTemplates"),
+        /// `resources/list`.
+        ListResources(ListResourcesResult) if has("resources"),
+        /// `resources/read`.
+        ReadResource(ReadResourceResult) if has("contents"),
+        /// `tools/call`.
+        CallTool(CallToolResult) if has("content"),
+        /// `tools/list`.
+        ListTools(ListToolsResult) if has("tools"),
+        /// The graceful end of `subscriptions/listen`.
+        SubscriptionsListen(SubscriptionsListenResult) if nested("_meta", crate::meta::SUBSCRIPTION_ID),
+        _ =>
+        /// Anything else: an empty result.
+        Empty(EmptyResult),
     }
 }

@@ -84,13 +84,61 @@ pub fn json_eq(a: &Value, b: &Value) -> bool {
     }
 }
 
-/// Every `$defs` name that has no registry row.
-pub fn missing_definitions(schema: &Value, registry: &[Entry]) -> Vec<String> {
-    definitions(schema)
+/// The registry row of `definition`.
+pub fn entry<'r>(registry: &'r [Entry], definition: &str) -> &'r Entry {
+    registry
+        .iter()
+        .find(|e| e.definition == definition)
+        .unwrap_or_else(|| panic!("no Rust type registered for {definition}"))
+}
+
+/// Every `$defs` name has exactly one registry row, and every row names a definition.
+pub fn assert_registry_complete(schema: &Value, registry: &[Entry]) {
+    let missing: Vec<&String> = definitions(schema)
         .keys()
         .filter(|name| !registry.iter().any(|e| e.definition == name.as_str()))
-        .cloned()
-        .collect()
+        .collect();
+    assert!(missing.is_empty(), "definitions without a Rust type: {missing:?}");
+    assert_eq!(definitions(schema).len(), registry.len(), "registry rows name unknown definitions");
+}
+
+/// Generated instances of every definition (each union branch, minimal and maximal) are
+/// valid, parse into the registered type, and serialise back to equal JSON.
+pub fn assert_generated_instances_round_trip(
+    schema: &Value,
+    registry: &[Entry],
+    protocol_version: &'static str,
+) {
+    let mut generator = Generator::new(schema, protocol_version);
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for definition in definitions(schema).keys() {
+        let entry = entry(registry, definition);
+        for instance in generator.instances(definition) {
+            if let Some(errors) = schema_errors(schema, definition, &instance) {
+                failures.push(format!("generator produced an invalid {definition}: {errors}\n  {instance}"));
+                continue;
+            }
+            checked += 1;
+            match (entry.roundtrip)(instance.clone()) {
+                Ok(back) if json_eq(&back, &instance) => {}
+                Ok(back) => failures.push(format!(
+                    "{definition} as {}: changed:\n  in:  {instance}\n  out: {back}",
+                    entry.rust_type
+                )),
+                Err(e) => {
+                    failures.push(format!("{definition} as {}: {e}\n  in: {instance}", entry.rust_type))
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures over {checked} instances:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(checked > 300, "only {checked} instances were checked");
 }
 
 /// How much of a schema the generator fills in.
