@@ -203,11 +203,22 @@ fn request_id() -> impl Strategy<Value = RequestId> {
     prop_oneof![any::<i64>().prop_map(RequestId::Number), ".{0,16}".prop_map(RequestId::String)]
 }
 
+/// Known method names half the time, so typed parsing gets past the method.
+fn method() -> impl Strategy<Value = String> {
+    let known: Vec<String> = modelctx_protocol::v2025::CLIENT_REQUEST_METHODS
+        .iter()
+        .chain(&modelctx_protocol::v2026::CLIENT_REQUEST_METHODS)
+        .chain(&["notifications/cancelled", "notifications/progress", "notifications/message"])
+        .map(|m| (*m).to_owned())
+        .collect();
+    prop_oneof![prop::sample::select(known), ".{1,24}"]
+}
+
 fn message() -> impl Strategy<Value = Message> {
     prop_oneof![
-        (request_id(), ".{1,24}", prop::option::of(json_object()))
+        (request_id(), method(), prop::option::of(json_object()))
             .prop_map(|(id, method, params)| Message::Request(Request { id, method, params })),
-        (".{1,24}", prop::option::of(json_object()))
+        (method(), prop::option::of(json_object()))
             .prop_map(|(method, params)| Message::Notification(Notification { method, params })),
         (request_id(), json_object()).prop_map(|(id, result)| Message::Response(Response { id, result })),
         (prop::option::of(request_id()), any::<i64>(), ".{0,24}", prop::option::of(json_value())).prop_map(
@@ -248,6 +259,35 @@ proptest! {
                 [ErrorCode::INVALID_REQUEST, ErrorCode::INVALID_PARAMS].contains(&failure.error.code),
                 "valid JSON is never a parse error: {text} -> {failure}"
             );
+        }
+    }
+
+    #[test]
+    fn typed_unions_and_the_router_never_panic_on_arbitrary_messages(
+        message in message(),
+        session in prop::option::of(prop::sample::select(modelctx_protocol::ProtocolVersion::KNOWN.to_vec())),
+        meta in json_object(),
+    ) {
+        use modelctx_protocol::era::{self, HttpRequestFacts, PeerState, ServerVersions, Transport};
+        use modelctx_protocol::{v2025, v2026};
+        let mut value = serde_json::to_value(&message).unwrap();
+        // Half the time, give the params a `_meta` that looks modern, so the checks behind it run.
+        if let Some(params) = value.get_mut("params").and_then(Value::as_object_mut) {
+            let mut meta = meta;
+            meta.insert("io.modelcontextprotocol/protocolVersion".into(), json!("2026-07-28"));
+            params.insert("_meta".into(), Value::Object(meta));
+        }
+        let _ = serde_json::from_value::<v2026::ClientRequest>(value.clone());
+        let _ = serde_json::from_value::<v2025::ClientRequest>(value.clone());
+        let _ = serde_json::from_value::<v2026::ServerNotification>(value.clone());
+        let _ = serde_json::from_value::<v2025::ServerResult>(value["result"].clone());
+        let _ = serde_json::from_value::<v2026::ServerResult>(value["result"].clone());
+        let Ok(message) = serde_json::from_value::<Message>(value) else { return Ok(()) };
+        let peer = session.map_or(PeerState::NoSession, PeerState::Session);
+        let versions = ServerVersions::default();
+        let facts = HttpRequestFacts { origin_allowed: true, protocol_version: Some("2026-07-28"), mcp_method: message.method(), mcp_name: None };
+        for transport in [Transport::Stdio, Transport::Http(facts), Transport::Http(HttpRequestFacts::allowed())] {
+            let _ = era::route(&message, &transport, &peer, &versions);
         }
     }
 
