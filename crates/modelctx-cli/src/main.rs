@@ -1,13 +1,16 @@
 //! `modelctx`: the command line tool for Model Context Protocol servers.
 //!
-//! Today it inspects transcripts of MCP traffic: `modelctx route` reads JSON-RPC messages
-//! and shows, for each, how a dual-era server decides its protocol era and whether the
-//! message has the shape its revision's schema requires.
+//! - `modelctx serve everything` runs the bundled reference server on stdio;
+//! - `modelctx route` reads a transcript of JSON-RPC messages and shows, for each, how a
+//!   dual-era server decides its protocol era and whether the message has the shape its
+//!   revision's schema requires.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 mod route;
+mod serve;
+mod servers;
 
 use std::process::ExitCode;
 
@@ -34,10 +37,18 @@ enum Command {
     ///   modelctx route --modern-only --json < transcript.jsonl
     #[command(verbatim_doc_comment)]
     Route(route::RouteArgs),
+    /// Run a bundled reference server on stdio (logs go to stderr; set RUST_LOG to tune).
+    ///
+    /// Examples:
+    ///   modelctx serve everything
+    ///   RUST_LOG=debug modelctx serve everything
+    #[command(verbatim_doc_comment)]
+    Serve(serve::ServeArgs),
 }
 
 fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Route(args) => route::run(&args),
+        Command::Serve(args) => serve::run(&args),
     }
 }

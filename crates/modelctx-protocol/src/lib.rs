@@ -11,7 +11,8 @@
 //!   handlers see, with conversions to and from each revision;
 //! - [`era`]: the era router, a pure function that decides for each incoming message whether
 //!   it follows modern (stateless) or legacy (session) rules, or must be rejected;
-//! - [`headers`]: the Streamable HTTP header value encoding.
+//! - [`headers`]: the Streamable HTTP header value encoding;
+//! - [`uri_template`]: RFC 6570 resource URI templates: parse, expand, match a URI to one.
 //!
 //! ```
 //! use modelctx_protocol::era::{self, PeerState, ServerVersions, Transport};
@@ -37,6 +38,7 @@ pub mod meta;
 pub mod model;
 pub mod tasks;
 pub mod types;
+pub mod uri_template;
 pub mod v2025;
 pub mod v2026;
 pub mod version;

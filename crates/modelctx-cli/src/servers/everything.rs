@@ -1,0 +1,193 @@
+//! `everything`: a reference server that exercises every feature modelctx serves, for
+//! trying clients and for the demo and tests.
+
+use std::time::Duration;
+
+use modelctx::protocol::types::{
+    ContentBlock, ImageContent, ImageType, Implementation, LoggingLevel, PromptMessage, Role, ToolAnnotations,
+};
+use modelctx::server::{
+    Args, CompletionRequest, Json, PromptDef, PromptError, PromptRequest, RegistrationError, RequestContext,
+    ResourceDef, ResourceError, ResourceRequest, ResourceTemplateDef, Server, ToolDef, blob_contents,
+    text_contents,
+};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+/// A 1×1 transparent PNG.
+const PIXEL_PNG: &[u8] = &[
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52, 0x00,
+    0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1f, 0x15, 0xc4, 0x89, 0x00,
+    0x00, 0x00, 0x0d, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0x00, 0x01, 0x00, 0x00, 0x05, 0x00, 0x01,
+    0x0d, 0x0a, 0x2d, 0xb4, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
+];
+
+/// `echo` arguments.
+#[derive(Deserialize, JsonSchema)]
+struct EchoArgs {
+    /// The message to send back.
+    message: String,
+}
+
+/// `add` arguments.
+#[derive(Deserialize, JsonSchema)]
+struct AddArgs {
+    /// The first addend.
+    a: f64,
+    /// The second addend.
+    b: f64,
+}
+
+/// `add` output.
+#[derive(Serialize, JsonSchema)]
+struct Sum {
+    /// a + b.
+    sum: f64,
+}
+
+/// `long_running_operation` arguments.
+#[derive(Deserialize, JsonSchema)]
+struct LongRunningArgs {
+    /// How many steps to report.
+    #[serde(default = "default_steps")]
+    steps: u32,
+    /// Milliseconds per step.
+    #[serde(default = "default_step_ms")]
+    step_ms: u64,
+}
+
+fn default_steps() -> u32 {
+    5
+}
+
+fn default_step_ms() -> u64 {
+    50
+}
+
+async fn long_running(ctx: RequestContext, Args(args): Args<LongRunningArgs>) -> String {
+    let steps = args.steps.min(1000);
+    for step in 1..=steps {
+        tokio::select! {
+            () = tokio::time::sleep(Duration::from_millis(args.step_ms.min(10_000))) => {}
+            () = ctx.cancellation().cancelled() => return format!("cancelled after {} of {steps} steps", step - 1),
+        }
+        ctx.progress(f64::from(step), Some(f64::from(steps)), Some(format!("step {step} of {steps}"))).await;
+        ctx.log(LoggingLevel::Info, Some("everything"), json!({"step": step, "of": steps})).await;
+    }
+    format!("finished {steps} steps")
+}
+
+fn image() -> ContentBlock {
+    use base64::Engine;
+    ContentBlock::Image(ImageContent {
+        kind: ImageType,
+        data: base64::engine::general_purpose::STANDARD.encode(PIXEL_PNG),
+        mime_type: "image/png".into(),
+        annotations: None,
+        meta: None,
+    })
+}
+
+const COLORS: [&str; 6] = ["red", "orange", "yellow", "green", "blue", "violet"];
+
+async fn complete_color(request: CompletionRequest) -> Vec<String> {
+    COLORS.iter().filter(|c| c.starts_with(&request.value)).map(|c| (*c).to_owned()).collect()
+}
+
+async fn greeting(request: PromptRequest) -> Result<Vec<PromptMessage>, PromptError> {
+    let name = request.arguments.get("name").cloned().unwrap_or_default();
+    if name.trim().is_empty() {
+        return Err(PromptError::InvalidArguments("name must not be empty".into()));
+    }
+    let color =
+        request.arguments.get("color").map_or(String::new(), |c| format!(" Your favourite colour is {c}."));
+    Ok(vec![PromptMessage {
+        role: Role::User,
+        content: ContentBlock::text(format!("Please greet {name} warmly.{color}")),
+    }])
+}
+
+async fn item(request: ResourceRequest) -> Result<Vec<modelctx::protocol::types::TextOrBlob>, ResourceError> {
+    let id = &request.variables["id"];
+    match id.parse::<u32>() {
+        Ok(n) if n <= 1000 => Ok(vec![text_contents(
+            request.uri.clone(),
+            Some("application/json"),
+            json!({"id": n, "name": format!("item {n}")}).to_string(),
+        )]),
+        _ => Err(ResourceError::NotFound),
+    }
+}
+
+/// The `everything` server.
+pub fn server() -> Result<Server, RegistrationError> {
+    Server::builder(Implementation {
+        title: Some("modelctx everything".into()),
+        description: Some("A reference server that exercises every feature modelctx serves".into()),
+        ..Implementation::new("modelctx-everything", env!("CARGO_PKG_VERSION"))
+    })
+    .instructions("Try echo and add first; long_running_operation reports progress and logs.")
+    .tool(
+        ToolDef::new("echo", |Args(EchoArgs { message }): Args<EchoArgs>| async move { message })
+            .title("Echo")
+            .description("Returns the message it is given")
+            .annotations(ToolAnnotations {
+                read_only_hint: Some(true),
+                open_world_hint: Some(false),
+                ..Default::default()
+            }),
+    )
+    .tool(
+        ToolDef::new("add", |Args(AddArgs { a, b }): Args<AddArgs>| async move { Json(Sum { sum: a + b }) })
+            .title("Add")
+            .description("Adds two numbers; the sum comes as text and as structured content")
+            .annotations(ToolAnnotations {
+                read_only_hint: Some(true),
+                open_world_hint: Some(false),
+                ..Default::default()
+            }),
+    )
+    .tool(
+        ToolDef::new("long_running_operation", long_running)
+            .description("Takes a number of steps, reporting progress and log messages; can be cancelled"),
+    )
+    .tool(
+        ToolDef::new("get_image", || async { vec![ContentBlock::text("A 1×1 transparent PNG:"), image()] })
+            .description("Returns a small image"),
+    )
+    .tool(
+        ToolDef::new("fail", || async {
+            Err::<String, _>("this tool always fails, as a tool error the model sees")
+        })
+        .description("Always fails with a tool error (isError: true)"),
+    )
+    .resource(
+        ResourceDef::text("everything://readme", "readme", "This is the everything server of modelctx.")
+            .title("Read me")
+            .description("A plain text resource"),
+    )
+    .resource(
+        ResourceDef::new("everything://pixel.png", "pixel", |request: ResourceRequest| async move {
+            Ok(vec![blob_contents(request.uri, Some("image/png"), PIXEL_PNG)])
+        })
+        .mime_type("image/png")
+        .description("A binary resource"),
+    )
+    .resource_template(
+        ResourceTemplateDef::new("everything://items/{id}", "item", item)
+            .mime_type("application/json")
+            .description("Items 0 to 1000")
+            .complete("id", |request: CompletionRequest| async move {
+                (0..=1000).map(|n| n.to_string()).filter(|n| n.starts_with(&request.value)).collect()
+            }),
+    )
+    .prompt(
+        PromptDef::new("greeting", greeting)
+            .description("Asks the model to greet someone")
+            .argument("name", "Who to greet", true)
+            .argument("color", "Their favourite colour", false)
+            .complete("color", complete_color),
+    )
+    .build()
+}

@@ -1,0 +1,3 @@
+//! The reference servers `modelctx serve` runs.
+
+pub mod everything;

@@ -1,0 +1,43 @@
+//! # modelctx
+//!
+//! Model Context Protocol servers in Rust, serving both protocol eras — the stateless
+//! 2026-07-28 revision and the `initialize`-session revisions up to 2025-11-25 — from one set
+//! of handlers, with tool arguments and structured results validated against their JSON
+//! Schemas.
+//!
+//! ```no_run
+//! use modelctx::server::{Args, Server, ToolDef};
+//! use modelctx_protocol::types::Implementation;
+//! use schemars::JsonSchema;
+//! use serde::Deserialize;
+//!
+//! #[derive(Deserialize, JsonSchema)]
+//! struct Echo {
+//!     /// What to say back.
+//!     message: String,
+//! }
+//!
+//! #[tokio::main]
+//! async fn main() -> std::io::Result<()> {
+//!     let server = Server::builder(Implementation::new("echo-server", "1.0"))
+//!         .tool(ToolDef::new("echo", |Args(Echo { message }): Args<Echo>| async move { message })
+//!             .description("Says the message back"))
+//!         .build()
+//!         .expect("valid definitions");
+//!     modelctx::transport::stdio::serve_stdio(server).await
+//! }
+//! ```
+//!
+//! Guarantees: requests run concurrently up to [`server::Limits::max_in_flight`];
+//! notifications are handled in arrival order by the reader, which never waits on a handler;
+//! a cancelled request gets no response; stdout carries only protocol messages (logs go to
+//! stderr through `tracing`).
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod server;
+pub mod testing;
+pub mod transport;
+
+pub use modelctx_protocol as protocol;

@@ -1,0 +1,165 @@
+//! What a handler knows about the request it serves, and how it talks back while it runs.
+
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use modelctx_protocol::jsonrpc::{Message, Notification, ProgressToken, RequestId};
+use modelctx_protocol::model::ClientCapabilities;
+use modelctx_protocol::types::{
+    Implementation, LoggingLevel, LoggingMessageNotificationParams, ProgressNotificationParams,
+};
+use modelctx_protocol::{Era, JsonObject, ProtocolVersion};
+use serde_json::Value;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// Where a request's notifications go: the connection's writer (stdio) or the request's
+/// own response stream (HTTP).
+pub type NotificationSink = mpsc::Sender<Message>;
+
+/// Shared state handed to handlers through [`crate::server::State`], by type.
+#[derive(Clone, Default)]
+pub(crate) struct StateMap(Arc<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>);
+
+impl StateMap {
+    pub(crate) fn with<T: Send + Sync + 'static>(&self, value: T) -> Self {
+        let mut map = (*self.0).clone();
+        map.insert(TypeId::of::<T>(), Arc::new(value));
+        Self(Arc::new(map))
+    }
+
+    pub(crate) fn get<T: Clone + Send + Sync + 'static>(&self) -> Option<T> {
+        self.0.get(&TypeId::of::<T>()).and_then(|value| value.downcast_ref::<T>()).cloned()
+    }
+}
+
+/// The facts of one request, fixed when it arrives.
+pub(crate) struct RequestFacts {
+    pub(crate) id: RequestId,
+    pub(crate) era: Era,
+    pub(crate) version: ProtocolVersion,
+    pub(crate) capabilities: ClientCapabilities,
+    pub(crate) client_info: Option<Implementation>,
+    pub(crate) progress_token: Option<ProgressToken>,
+    pub(crate) log_level: Option<LoggingLevel>,
+}
+
+/// The request context: era, version, client capabilities, cancellation, and the way to send
+/// progress and log messages for this request. Cheap to clone.
+#[derive(Clone)]
+pub struct RequestContext {
+    inner: Arc<ContextInner>,
+}
+
+struct ContextInner {
+    facts: RequestFacts,
+    cancellation: CancellationToken,
+    sink: NotificationSink,
+    state: StateMap,
+    last_progress: Mutex<Option<f64>>,
+}
+
+impl RequestContext {
+    pub(crate) fn new(
+        facts: RequestFacts,
+        cancellation: CancellationToken,
+        sink: NotificationSink,
+        state: StateMap,
+    ) -> Self {
+        Self {
+            inner: Arc::new(ContextInner {
+                facts,
+                cancellation,
+                sink,
+                state,
+                last_progress: Mutex::new(None),
+            }),
+        }
+    }
+
+    /// The JSON-RPC id of the request.
+    pub fn request_id(&self) -> &RequestId {
+        &self.inner.facts.id
+    }
+
+    /// Modern (stateless) or legacy (session).
+    pub fn era(&self) -> Era {
+        self.inner.facts.era
+    }
+
+    /// The protocol version of this request (modern) or of the session (legacy).
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        self.inner.facts.version
+    }
+
+    /// What the client supports, as declared for this request (modern) or at `initialize`
+    /// (legacy).
+    pub fn client_capabilities(&self) -> &ClientCapabilities {
+        &self.inner.facts.capabilities
+    }
+
+    /// The client software, as it describes itself (for display and logs, not for decisions).
+    pub fn client_info(&self) -> Option<&Implementation> {
+        self.inner.facts.client_info.as_ref()
+    }
+
+    /// Tripped when the client cancels the request or the connection shuts down.
+    pub fn cancellation(&self) -> &CancellationToken {
+        &self.inner.cancellation
+    }
+
+    /// Whether the request was cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.cancellation.is_cancelled()
+    }
+
+    /// Reports progress, if the client asked for it with a `progressToken`. `progress` must
+    /// grow from one call to the next; a value that does not is dropped (PROG-02).
+    pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
+        let Some(token) = self.inner.facts.progress_token.clone() else { return };
+        {
+            let mut last = self.inner.last_progress.lock().expect("progress lock");
+            if last.is_some_and(|previous| progress <= previous) {
+                tracing::debug!(progress, "dropping a progress value that does not increase");
+                return;
+            }
+            *last = Some(progress);
+        }
+        let params =
+            ProgressNotificationParams { progress_token: token, progress, total, message, meta: None };
+        self.notify("notifications/progress", &params).await;
+    }
+
+    /// Sends a log message for this request when the client asked for this level or lower
+    /// (modern: the request's `logLevel`; legacy: the session's `logging/setLevel`). A modern
+    /// request that did not ask gets none (LOG-02).
+    pub async fn log(&self, level: LoggingLevel, logger: Option<&str>, data: Value) {
+        let Some(threshold) = self.inner.facts.log_level else { return };
+        if level < threshold {
+            return;
+        }
+        let params =
+            LoggingMessageNotificationParams { level, logger: logger.map(str::to_owned), data, meta: None };
+        self.notify("notifications/message", &params).await;
+    }
+
+    /// Shared state registered with [`crate::server::ServerBuilder::state`].
+    pub fn state<T: Clone + Send + Sync + 'static>(&self) -> Option<T> {
+        self.inner.state.get()
+    }
+
+    async fn notify(&self, method: &str, params: &impl serde::Serialize) {
+        if self.is_cancelled() {
+            return; // STDIO-08: nothing more for a cancelled request
+        }
+        let params = match serde_json::to_value(params) {
+            Ok(Value::Object(params)) => Some(params),
+            _ => Some(JsonObject::new()),
+        };
+        let message = Message::Notification(Notification { method: method.to_owned(), params });
+        if self.inner.sink.send(message).await.is_err() {
+            tracing::debug!(method, "the connection closed before a notification could be sent");
+        }
+    }
+}

@@ -1,0 +1,409 @@
+//! Serving one routed request: era-neutral operations on the registry, shaped into each
+//! era's wire results at the edge.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use modelctx_protocol::jsonrpc::{ErrorObject, Request};
+use modelctx_protocol::model::{self, CallToolResult, ServerCapabilities};
+use modelctx_protocol::types::{
+    CompletionReference, ListChangedCapability, Prompt, PromptMessage, Resource, ResourceTemplate,
+    ResourcesCapability, TextOrBlob,
+};
+use modelctx_protocol::{Era, JsonObject, ProtocolVersion, meta, v2025, v2026};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::completion::completion;
+use super::context::{NotificationSink, RequestContext, RequestFacts};
+use super::pagination::page;
+use super::resource::{ResourceError, ResourceRequest};
+use super::session::LegacySession;
+use super::{CompletionRequest, Server};
+
+/// Parses a request's params into `T`, with `-32602` naming the problem.
+pub(crate) fn parse_params<T: DeserializeOwned>(params: Option<JsonObject>) -> Result<T, ErrorObject> {
+    T::deserialize(params.map_or(Value::Null, Value::Object)).map_err(ErrorObject::invalid_params)
+}
+
+/// A result as a JSON object.
+pub(crate) fn to_object(result: &impl Serialize) -> JsonObject {
+    match serde_json::to_value(result) {
+        Ok(Value::Object(object)) => object,
+        other => unreachable!("results serialise to objects, got {other:?}"),
+    }
+}
+
+/// Methods only a legacy session has; a modern request for one gets `-32601` saying so.
+const LEGACY_ONLY: [&str; 5] =
+    ["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"];
+
+impl Server {
+    /// What the server offers, derived from what is registered.
+    pub fn capabilities(&self) -> ServerCapabilities {
+        let registry = self.read_registry();
+        let list_changed = || ListChangedCapability { list_changed: Some(true) };
+        ServerCapabilities {
+            tools: (!registry.tools.is_empty()).then(list_changed),
+            prompts: (!registry.prompts.is_empty()).then(list_changed),
+            resources: (!registry.resources.is_empty() || !registry.templates.is_empty())
+                .then_some(ResourcesCapability { subscribe: Some(true), list_changed: Some(true) }),
+            completions: registry.has_completions().then(JsonObject::new),
+            logging: Some(JsonObject::new()),
+            ..ServerCapabilities::default()
+        }
+    }
+
+    pub(crate) fn offers_resources(&self) -> bool {
+        self.capabilities().resources.is_some()
+    }
+
+    /// The context of a modern request: its `_meta` says everything (the era router has
+    /// checked the version and that capabilities are present).
+    pub fn modern_context(
+        &self,
+        request: &Request,
+        version: ProtocolVersion,
+        cancellation: CancellationToken,
+        sink: NotificationSink,
+    ) -> Result<RequestContext, ErrorObject> {
+        let meta = request.params.as_ref().and_then(|p| p.get("_meta")).cloned().unwrap_or(Value::Null);
+        let meta = v2026::RequestMetaObject::deserialize(meta)
+            .map_err(|e| ErrorObject::invalid_params(format!("_meta: {e}")))?;
+        let facts = RequestFacts {
+            id: request.id.clone(),
+            era: Era::Modern,
+            version,
+            capabilities: meta.client_capabilities.into(),
+            client_info: meta.client_info,
+            progress_token: meta.progress_token,
+            log_level: meta.log_level,
+        };
+        Ok(RequestContext::new(facts, cancellation, sink, self.state().clone()))
+    }
+
+    /// The context of a request inside a legacy session.
+    pub fn legacy_context(
+        &self,
+        request: &Request,
+        session: &LegacySession,
+        cancellation: CancellationToken,
+        sink: NotificationSink,
+    ) -> RequestContext {
+        let progress_token = request
+            .params
+            .as_ref()
+            .and_then(|p| p.get("_meta"))
+            .and_then(|m| m.get(meta::PROGRESS_TOKEN))
+            .and_then(|token| serde_json::from_value(token.clone()).ok());
+        let facts = RequestFacts {
+            id: request.id.clone(),
+            era: Era::Legacy,
+            version: session.version,
+            capabilities: session.capabilities.clone(),
+            client_info: Some(session.client_info.clone()),
+            progress_token,
+            log_level: session.log_level,
+        };
+        RequestContext::new(facts, cancellation, sink, self.state().clone())
+    }
+
+    /// Serves a request the era router accepted (apart from the legacy session requests,
+    /// which [`LegacySession`] serves). The result is in the request's era's shape.
+    pub async fn handle(
+        &self,
+        ctx: RequestContext,
+        method: &str,
+        params: Option<JsonObject>,
+    ) -> Result<JsonObject, ErrorObject> {
+        match ctx.era() {
+            Era::Modern => self.handle_modern(ctx, method, params).await,
+            Era::Legacy => self.handle_legacy(ctx, method, params).await,
+        }
+    }
+
+    async fn handle_modern(
+        &self,
+        ctx: RequestContext,
+        method: &str,
+        params: Option<JsonObject>,
+    ) -> Result<JsonObject, ErrorObject> {
+        let cache = self.options().cache;
+        let (ttl_ms, cache_scope) = (Some(cache.ttl_ms), Some(cache.scope));
+        let meta = Some(v2026::ResultMetaObject {
+            server_info: Some(self.info().clone()),
+            other: JsonObject::new(),
+        });
+        let complete = v2026::ResultType::Complete;
+        Ok(match method {
+            "server/discover" => to_object(&v2026::DiscoverResult {
+                result_type: complete,
+                supported_versions: self.versions().all().iter().map(ToString::to_string).collect(),
+                capabilities: self.capabilities().into(),
+                instructions: self.inner.instructions.clone(),
+                ttl_ms,
+                cache_scope,
+                meta,
+            }),
+            "tools/list" => {
+                let params: v2026::PaginatedRequestParams = parse_params(params)?;
+                let (tools, next_cursor) = self.list_tools(params.cursor.as_deref())?;
+                to_object(&v2026::ListToolsResult {
+                    result_type: complete,
+                    tools,
+                    next_cursor,
+                    ttl_ms,
+                    cache_scope,
+                    meta,
+                })
+            }
+            "tools/call" => {
+                let params: v2026::CallToolRequestParams = parse_params(params)?;
+                let result = self.call_tool(ctx, &params.name, params.arguments).await?;
+                to_object(&result.into_modern(Some(self.info().clone())))
+            }
+            "resources/list" => {
+                let params: v2026::PaginatedRequestParams = parse_params(params)?;
+                let (resources, next_cursor) = self.list_resources(params.cursor.as_deref())?;
+                to_object(&v2026::ListResourcesResult {
+                    result_type: complete,
+                    resources,
+                    next_cursor,
+                    ttl_ms,
+                    cache_scope,
+                    meta,
+                })
+            }
+            "resources/templates/list" => {
+                let params: v2026::PaginatedRequestParams = parse_params(params)?;
+                let (resource_templates, next_cursor) = self.list_templates(params.cursor.as_deref())?;
+                to_object(&v2026::ListResourceTemplatesResult {
+                    result_type: complete,
+                    resource_templates,
+                    next_cursor,
+                    ttl_ms,
+                    cache_scope,
+                    meta,
+                })
+            }
+            "resources/read" => {
+                let params: v2026::ReadResourceRequestParams = parse_params(params)?;
+                let contents = self.read_resource(ctx, &params.uri).await?;
+                to_object(&v2026::ReadResourceResult {
+                    result_type: complete,
+                    contents,
+                    ttl_ms,
+                    cache_scope,
+                    meta,
+                })
+            }
+            "prompts/list" => {
+                let params: v2026::PaginatedRequestParams = parse_params(params)?;
+                let (prompts, next_cursor) = self.list_prompts(params.cursor.as_deref())?;
+                to_object(&v2026::ListPromptsResult {
+                    result_type: complete,
+                    prompts,
+                    next_cursor,
+                    ttl_ms,
+                    cache_scope,
+                    meta,
+                })
+            }
+            "prompts/get" => {
+                let params: v2026::GetPromptRequestParams = parse_params(params)?;
+                let (description, messages) = self.get_prompt(ctx, &params.name, params.arguments).await?;
+                to_object(&v2026::GetPromptResult { result_type: complete, description, messages, meta })
+            }
+            "completion/complete" => {
+                let params: v2026::CompleteRequestParams = parse_params(params)?;
+                let completion =
+                    self.complete(ctx, params.reference, params.argument, params.context).await?;
+                to_object(&v2026::CompleteResult { result_type: complete, completion, meta })
+            }
+            legacy if LEGACY_ONLY.contains(&legacy) => {
+                return Err(ErrorObject::method_not_found(&format!(
+                    "{legacy} (a 2025-11-25 session method; 2026-07-28 requests carry their state in _meta)"
+                )));
+            }
+            other => return Err(ErrorObject::method_not_found(other)),
+        })
+    }
+
+    async fn handle_legacy(
+        &self,
+        ctx: RequestContext,
+        method: &str,
+        params: Option<JsonObject>,
+    ) -> Result<JsonObject, ErrorObject> {
+        Ok(match method {
+            "tools/list" => {
+                let params: Option<v2025::PaginatedRequestParams> = parse_params(params)?;
+                let (tools, next_cursor) = self.list_tools(params.and_then(|p| p.cursor).as_deref())?;
+                let tools = tools.into_iter().map(|tool| model::legacy_tool(tool, None)).collect();
+                to_object(&v2025::ListToolsResult { tools, next_cursor, meta: None })
+            }
+            "tools/call" => {
+                let params: v2025::CallToolRequestParams = parse_params(params)?;
+                let result = self.call_tool(ctx, &params.name, params.arguments).await?;
+                let result = v2025::CallToolResult::try_from(result).map_err(ErrorObject::internal)?;
+                to_object(&result)
+            }
+            "resources/list" => {
+                let params: Option<v2025::PaginatedRequestParams> = parse_params(params)?;
+                let (resources, next_cursor) =
+                    self.list_resources(params.and_then(|p| p.cursor).as_deref())?;
+                to_object(&v2025::ListResourcesResult { resources, next_cursor, meta: None })
+            }
+            "resources/templates/list" => {
+                let params: Option<v2025::PaginatedRequestParams> = parse_params(params)?;
+                let (resource_templates, next_cursor) =
+                    self.list_templates(params.and_then(|p| p.cursor).as_deref())?;
+                to_object(&v2025::ListResourceTemplatesResult { resource_templates, next_cursor, meta: None })
+            }
+            "resources/read" => {
+                let params: v2025::ReadResourceRequestParams = parse_params(params)?;
+                let contents = self.read_resource(ctx, &params.uri).await?;
+                to_object(&v2025::ReadResourceResult { contents, meta: None })
+            }
+            "prompts/list" => {
+                let params: Option<v2025::PaginatedRequestParams> = parse_params(params)?;
+                let (prompts, next_cursor) = self.list_prompts(params.and_then(|p| p.cursor).as_deref())?;
+                to_object(&v2025::ListPromptsResult { prompts, next_cursor, meta: None })
+            }
+            "prompts/get" => {
+                let params: v2025::GetPromptRequestParams = parse_params(params)?;
+                let (description, messages) = self.get_prompt(ctx, &params.name, params.arguments).await?;
+                to_object(&v2025::GetPromptResult { description, messages, meta: None })
+            }
+            "completion/complete" => {
+                let params: v2025::CompleteRequestParams = parse_params(params)?;
+                let completion =
+                    self.complete(ctx, params.reference, params.argument, params.context).await?;
+                to_object(&v2025::CompleteResult { completion, meta: None })
+            }
+            other => return Err(ErrorObject::method_not_found(other)),
+        })
+    }
+
+    fn require(&self, offered: bool, method: &str) -> Result<(), ErrorObject> {
+        if offered { Ok(()) } else { Err(ErrorObject::method_not_found(method)) }
+    }
+
+    fn list_tools(&self, cursor: Option<&str>) -> Result<(Vec<v2026::Tool>, Option<String>), ErrorObject> {
+        let tools: Vec<v2026::Tool> = self.read_registry().tools.values().map(|t| t.tool.clone()).collect();
+        self.require(!tools.is_empty(), "tools/list")?;
+        page(&tools, |t| t.name.as_str(), cursor, self.options().page_size)
+    }
+
+    async fn call_tool(
+        &self,
+        ctx: RequestContext,
+        name: &str,
+        arguments: Option<JsonObject>,
+    ) -> Result<CallToolResult, ErrorObject> {
+        let tool = self.read_registry().tools.get(name).cloned();
+        let Some(tool) = tool else {
+            return Err(ErrorObject::invalid_params(format!("unknown tool {name:?}")));
+        };
+        tool.call(ctx, arguments).await
+    }
+
+    fn list_resources(&self, cursor: Option<&str>) -> Result<(Vec<Resource>, Option<String>), ErrorObject> {
+        self.require(self.offers_resources(), "resources/list")?;
+        let resources: Vec<Resource> =
+            self.read_registry().resources.values().map(|r| r.resource.clone()).collect();
+        page(&resources, |r| r.uri.as_str(), cursor, self.options().page_size)
+    }
+
+    fn list_templates(
+        &self,
+        cursor: Option<&str>,
+    ) -> Result<(Vec<ResourceTemplate>, Option<String>), ErrorObject> {
+        self.require(self.offers_resources(), "resources/templates/list")?;
+        let templates: Vec<ResourceTemplate> =
+            self.read_registry().templates.values().map(|t| t.def.template.clone()).collect();
+        page(&templates, |t| t.uri_template.as_str(), cursor, self.options().page_size)
+    }
+
+    /// Reads a fixed resource, or the first template (in URI-template order) that matches.
+    async fn read_resource(&self, ctx: RequestContext, uri: &str) -> Result<Vec<TextOrBlob>, ErrorObject> {
+        self.require(self.offers_resources(), "resources/read")?;
+        let era = ctx.era();
+        let found = {
+            let registry = self.read_registry();
+            registry.resources.get(uri).map(|r| (r.read.clone(), BTreeMap::new())).or_else(|| {
+                registry
+                    .templates
+                    .values()
+                    .find_map(|t| t.parsed.match_uri(uri).map(|variables| (t.def.read.clone(), variables)))
+            })
+        };
+        let Some((read, variables)) = found else {
+            return Err(model::resource_not_found(era, uri));
+        };
+        match read(ResourceRequest { ctx, uri: uri.to_owned(), variables }).await {
+            Ok(contents) if !contents.is_empty() => Ok(contents),
+            // RES-05: never an empty `contents` for a resource that is not there.
+            Ok(_) | Err(ResourceError::NotFound) => Err(model::resource_not_found(era, uri)),
+            Err(ResourceError::Failed(message)) => Err(ErrorObject::internal(message)),
+        }
+    }
+
+    fn list_prompts(&self, cursor: Option<&str>) -> Result<(Vec<Prompt>, Option<String>), ErrorObject> {
+        let prompts: Vec<Prompt> = self.read_registry().prompts.values().map(|p| p.prompt.clone()).collect();
+        self.require(!prompts.is_empty(), "prompts/list")?;
+        page(&prompts, |p| p.name.as_str(), cursor, self.options().page_size)
+    }
+
+    async fn get_prompt(
+        &self,
+        ctx: RequestContext,
+        name: &str,
+        arguments: Option<BTreeMap<String, String>>,
+    ) -> Result<(Option<String>, Vec<PromptMessage>), ErrorObject> {
+        let prompt = self.read_registry().prompts.get(name).cloned();
+        let Some(prompt) = prompt else {
+            let offered = !self.read_registry().prompts.is_empty();
+            self.require(offered, "prompts/get")?;
+            return Err(ErrorObject::invalid_params(format!("unknown prompt {name:?}")));
+        };
+        let messages = prompt.get(ctx, arguments.unwrap_or_default()).await?;
+        Ok((prompt.prompt.description.clone(), messages))
+    }
+
+    async fn complete(
+        &self,
+        ctx: RequestContext,
+        reference: CompletionReference,
+        argument: modelctx_protocol::types::CompletionArgument,
+        context: Option<modelctx_protocol::types::CompletionContext>,
+    ) -> Result<modelctx_protocol::types::Completion, ErrorObject> {
+        let completer = {
+            let registry = self.read_registry();
+            self.require(registry.has_completions(), "completion/complete")?;
+            let completers = match &reference {
+                CompletionReference::Prompt(p) => registry.prompts.get(&p.name).map(|p| &p.completers),
+                CompletionReference::ResourceTemplate(t) => {
+                    registry.templates.get(&t.uri).map(|t: &Arc<_>| &t.def.completers)
+                }
+            };
+            let Some(completers) = completers else {
+                return Err(ErrorObject::invalid_params(
+                    "completion/complete names an unknown prompt or template",
+                ));
+            };
+            completers.get(&argument.name).cloned()
+        };
+        let values = match completer {
+            Some(completer) => {
+                let context = context.and_then(|c| c.arguments).unwrap_or_default();
+                completer(CompletionRequest { ctx, argument: argument.name, value: argument.value, context })
+                    .await
+            }
+            None => Vec::new(),
+        };
+        Ok(completion(values))
+    }
+}

@@ -1,0 +1,250 @@
+//! MCP servers: register tools, resources and prompts; serve both protocol eras.
+//!
+//! ```
+//! use modelctx::server::{Args, Server, ToolDef};
+//! use modelctx_protocol::types::Implementation;
+//! use schemars::JsonSchema;
+//! use serde::Deserialize;
+//!
+//! #[derive(Deserialize, JsonSchema)]
+//! struct Echo { message: String }
+//!
+//! let server = Server::builder(Implementation::new("demo", "1.0"))
+//!     .tool(ToolDef::new("echo", |Args(Echo { message }): Args<Echo>| async move { message }))
+//!     .build()
+//!     .expect("valid definitions");
+//! assert_eq!(server.tool_names(), ["echo"]);
+//! ```
+//!
+//! Capabilities follow from what is registered: a server with tools offers `tools`, one with
+//! resources or templates offers `resources` (with `subscribe` and `listChanged`), one with
+//! prompts offers `prompts`, and one with a completer offers `completions`.
+
+mod completion;
+mod context;
+mod dispatch;
+mod error;
+mod extract;
+mod options;
+mod pagination;
+mod prompt;
+mod registry;
+mod resource;
+mod schema;
+pub(crate) mod session;
+mod tool;
+mod tool_result;
+
+use std::sync::{Arc, RwLock};
+
+use modelctx_protocol::era::ServerVersions;
+use modelctx_protocol::types::Implementation;
+use tokio::sync::broadcast;
+
+pub use completion::CompletionRequest;
+pub use context::{NotificationSink, RequestContext};
+pub use error::RegistrationError;
+pub use extract::{Args, FromToolCall, State, ToolCallParts, ToolHandler};
+pub use options::{CacheDefaults, Limits, ServerOptions};
+pub use prompt::{PromptDef, PromptError, PromptRequest};
+pub use resource::{
+    ResourceDef, ResourceError, ResourceRequest, ResourceTemplateDef, blob_contents, text_contents,
+};
+pub use session::LegacySession;
+pub use tool::ToolDef;
+pub use tool_result::{IntoCallToolResult, Json, error_result};
+
+pub(crate) use context::StateMap;
+use registry::Registry;
+
+/// A change a connected client may want to hear about.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ServerEvent {
+    /// Tools were added or removed.
+    ToolsChanged,
+    /// Resources or templates were added or removed.
+    ResourcesChanged,
+    /// Prompts were added or removed.
+    PromptsChanged,
+    /// The resource at this URI changed.
+    ResourceUpdated(String),
+}
+
+/// An MCP server: its definitions and options. Cheap to clone; every connection shares it.
+#[derive(Clone)]
+pub struct Server {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    info: Implementation,
+    instructions: Option<String>,
+    versions: ServerVersions,
+    options: ServerOptions,
+    registry: RwLock<Registry>,
+    state: StateMap,
+    events: broadcast::Sender<ServerEvent>,
+}
+
+/// Builds a [`Server`]. Definitions are checked when [`ServerBuilder::build`] runs.
+pub struct ServerBuilder {
+    info: Implementation,
+    instructions: Option<String>,
+    versions: ServerVersions,
+    options: ServerOptions,
+    tools: Vec<ToolDef>,
+    resources: Vec<ResourceDef>,
+    templates: Vec<ResourceTemplateDef>,
+    prompts: Vec<PromptDef>,
+    state: StateMap,
+}
+
+impl Server {
+    /// Starts a server that introduces itself as `info`.
+    pub fn builder(info: Implementation) -> ServerBuilder {
+        ServerBuilder {
+            info,
+            instructions: None,
+            versions: ServerVersions::default(),
+            options: ServerOptions::default(),
+            tools: Vec::new(),
+            resources: Vec::new(),
+            templates: Vec::new(),
+            prompts: Vec::new(),
+            state: StateMap::default(),
+        }
+    }
+
+    /// How the server introduces itself.
+    pub fn info(&self) -> &Implementation {
+        &self.inner.info
+    }
+
+    /// The versions served in each era.
+    pub fn versions(&self) -> &ServerVersions {
+        &self.inner.versions
+    }
+
+    /// The options the server was built with.
+    pub fn options(&self) -> &ServerOptions {
+        &self.inner.options
+    }
+
+    /// The registered tool names, in `tools/list` order.
+    pub fn tool_names(&self) -> Vec<String> {
+        self.read_registry().tools.keys().cloned().collect()
+    }
+
+    /// Adds (or replaces) a tool while the server runs; clients that listen hear
+    /// `notifications/tools/list_changed`.
+    pub fn add_tool(&self, tool: ToolDef) -> Result<(), RegistrationError> {
+        let registered = tool::RegisteredTool::new(tool)?;
+        self.write_registry().tools.insert(registered.tool.name.clone(), Arc::new(registered));
+        self.publish(ServerEvent::ToolsChanged);
+        Ok(())
+    }
+
+    /// Removes a tool; `false` when there was none by that name.
+    pub fn remove_tool(&self, name: &str) -> bool {
+        let removed = self.write_registry().tools.remove(name).is_some();
+        if removed {
+            self.publish(ServerEvent::ToolsChanged);
+        }
+        removed
+    }
+
+    /// Tells subscribed clients that the resource at `uri` changed.
+    pub fn resource_updated(&self, uri: impl Into<String>) {
+        self.publish(ServerEvent::ResourceUpdated(uri.into()));
+    }
+
+    /// Changes as they happen, for transports that forward them to clients.
+    pub fn events(&self) -> broadcast::Receiver<ServerEvent> {
+        self.inner.events.subscribe()
+    }
+
+    fn publish(&self, event: ServerEvent) {
+        // No receiver just means no client is listening.
+        let _ = self.inner.events.send(event);
+    }
+
+    fn read_registry(&self) -> std::sync::RwLockReadGuard<'_, Registry> {
+        self.inner.registry.read().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn write_registry(&self) -> std::sync::RwLockWriteGuard<'_, Registry> {
+        self.inner.registry.write().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    pub(crate) fn state(&self) -> &StateMap {
+        &self.inner.state
+    }
+}
+
+impl ServerBuilder {
+    /// How to use the server, for the model (`instructions`).
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// The versions to serve (default: 2026-07-28 and every legacy version).
+    pub fn versions(mut self, versions: ServerVersions) -> Self {
+        self.versions = versions;
+        self
+    }
+
+    /// Page size, cache hints and limits.
+    pub fn options(mut self, options: ServerOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Shared state for handlers, reached with [`State<T>`] or [`RequestContext::state`].
+    pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.state = self.state.with(value);
+        self
+    }
+
+    /// Registers a tool.
+    pub fn tool(mut self, tool: ToolDef) -> Self {
+        self.tools.push(tool);
+        self
+    }
+
+    /// Registers a resource at a fixed URI.
+    pub fn resource(mut self, resource: ResourceDef) -> Self {
+        self.resources.push(resource);
+        self
+    }
+
+    /// Registers a resource template.
+    pub fn resource_template(mut self, template: ResourceTemplateDef) -> Self {
+        self.templates.push(template);
+        self
+    }
+
+    /// Registers a prompt.
+    pub fn prompt(mut self, prompt: PromptDef) -> Self {
+        self.prompts.push(prompt);
+        self
+    }
+
+    /// Checks every definition and builds the server.
+    pub fn build(self) -> Result<Server, RegistrationError> {
+        let registry = Registry::build(self.tools, self.resources, self.templates, self.prompts)?;
+        let (events, _) = broadcast::channel(64);
+        Ok(Server {
+            inner: Arc::new(Inner {
+                info: self.info,
+                instructions: self.instructions,
+                versions: self.versions,
+                options: self.options,
+                registry: RwLock::new(registry),
+                state: self.state,
+                events,
+            }),
+        })
+    }
+}

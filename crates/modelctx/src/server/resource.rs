@@ -1,0 +1,211 @@
+//! Resources: fixed URIs and RFC 6570 URI templates, read through async handlers.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::sync::Arc;
+
+use base64::Engine;
+use futures::future::BoxFuture;
+use modelctx_protocol::types::{
+    Annotations, BlobResourceContents, Icon, Resource, ResourceTemplate, TextOrBlob, TextResourceContents,
+};
+use modelctx_protocol::uri_template::UriTemplate;
+
+use super::completion::Completer;
+use super::context::RequestContext;
+use super::error::RegistrationError;
+
+/// A `resources/read` as a handler sees it.
+pub struct ResourceRequest {
+    /// The request context.
+    pub ctx: RequestContext,
+    /// The URI asked for.
+    pub uri: String,
+    /// For a template, its variables decoded from the URI; empty for a fixed resource.
+    pub variables: BTreeMap<String, String>,
+}
+
+/// Why a resource could not be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ResourceError {
+    /// There is no such resource: `-32002` for legacy requests, `-32602` for modern ones.
+    NotFound,
+    /// Reading failed (`-32603`); the message is shown to the client.
+    Failed(String),
+}
+
+type ReadFn =
+    Arc<dyn Fn(ResourceRequest) -> BoxFuture<'static, Result<Vec<TextOrBlob>, ResourceError>> + Send + Sync>;
+
+fn read_fn<F, Fut>(handler: F) -> ReadFn
+where
+    F: Fn(ResourceRequest) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Vec<TextOrBlob>, ResourceError>> + Send + 'static,
+{
+    Arc::new(move |request| Box::pin(handler(request)))
+}
+
+/// Text contents for `uri`.
+pub fn text_contents(uri: impl Into<String>, mime_type: Option<&str>, text: impl Into<String>) -> TextOrBlob {
+    TextOrBlob::Text(TextResourceContents {
+        uri: uri.into(),
+        mime_type: mime_type.map(str::to_owned),
+        text: text.into(),
+        meta: None,
+    })
+}
+
+/// Binary contents for `uri`, base64-encoded for the wire.
+pub fn blob_contents(uri: impl Into<String>, mime_type: Option<&str>, bytes: &[u8]) -> TextOrBlob {
+    TextOrBlob::Blob(BlobResourceContents {
+        uri: uri.into(),
+        mime_type: mime_type.map(str::to_owned),
+        blob: base64::engine::general_purpose::STANDARD.encode(bytes),
+        meta: None,
+    })
+}
+
+/// Declares the builder setters shared by resources and templates.
+macro_rules! describe_setters {
+    ($field:ident) => {
+        /// A human-readable name.
+        pub fn title(mut self, title: impl Into<String>) -> Self {
+            self.$field.title = Some(title.into());
+            self
+        }
+
+        /// What it holds.
+        pub fn description(mut self, description: impl Into<String>) -> Self {
+            self.$field.description = Some(description.into());
+            self
+        }
+
+        /// Its MIME type.
+        pub fn mime_type(mut self, mime_type: impl Into<String>) -> Self {
+            self.$field.mime_type = Some(mime_type.into());
+            self
+        }
+
+        /// Display hints.
+        pub fn annotations(mut self, annotations: Annotations) -> Self {
+            self.$field.annotations = Some(annotations);
+            self
+        }
+
+        /// Icons for display.
+        pub fn icons(mut self, icons: Vec<Icon>) -> Self {
+            self.$field.icons = Some(icons);
+            self
+        }
+    };
+}
+
+/// A resource at a fixed URI.
+#[derive(Clone)]
+pub struct ResourceDef {
+    pub(crate) resource: Resource,
+    pub(crate) read: ReadFn,
+}
+
+impl ResourceDef {
+    /// A resource at `uri`, read by `handler`.
+    pub fn new<F, Fut>(uri: impl Into<String>, name: impl Into<String>, handler: F) -> Self
+    where
+        F: Fn(ResourceRequest) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Vec<TextOrBlob>, ResourceError>> + Send + 'static,
+    {
+        let resource = Resource { uri: uri.into(), name: name.into(), ..Resource::default() };
+        Self { resource, read: read_fn(handler) }
+    }
+
+    /// A resource whose contents are fixed text.
+    pub fn text(uri: impl Into<String>, name: impl Into<String>, text: impl Into<String>) -> Self {
+        let text: Arc<str> = text.into().into();
+        Self::new(uri, name, move |request: ResourceRequest| {
+            let text = text.clone();
+            async move { Ok(vec![text_contents(request.uri, Some("text/plain"), &*text)]) }
+        })
+        .mime_type("text/plain")
+    }
+
+    describe_setters!(resource);
+
+    /// Size in bytes, before any encoding.
+    pub fn size(mut self, size: u64) -> Self {
+        self.resource.size = Some(size);
+        self
+    }
+
+    /// The description `resources/list` shows.
+    pub fn resource(&self) -> &Resource {
+        &self.resource
+    }
+}
+
+/// A family of resources behind an RFC 6570 URI template.
+#[derive(Clone)]
+pub struct ResourceTemplateDef {
+    pub(crate) template: ResourceTemplate,
+    pub(crate) read: ReadFn,
+    pub(crate) completers: BTreeMap<String, Completer>,
+}
+
+impl ResourceTemplateDef {
+    /// A template such as `file:///{+path}`; `handler` reads the resources it matches.
+    pub fn new<F, Fut>(uri_template: impl Into<String>, name: impl Into<String>, handler: F) -> Self
+    where
+        F: Fn(ResourceRequest) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Vec<TextOrBlob>, ResourceError>> + Send + 'static,
+    {
+        let template = ResourceTemplate {
+            uri_template: uri_template.into(),
+            name: name.into(),
+            ..ResourceTemplate::default()
+        };
+        Self { template, read: read_fn(handler), completers: BTreeMap::new() }
+    }
+
+    describe_setters!(template);
+
+    /// Completes values of the template variable `variable` (`completion/complete` with a
+    /// `ref/resource` reference).
+    pub fn complete<F, Fut>(mut self, variable: impl Into<String>, completer: F) -> Self
+    where
+        F: Fn(super::CompletionRequest) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Vec<String>> + Send + 'static,
+    {
+        self.completers.insert(variable.into(), super::completion::completer(completer));
+        self
+    }
+
+    /// The description `resources/templates/list` shows.
+    pub fn template(&self) -> &ResourceTemplate {
+        &self.template
+    }
+}
+
+/// A template whose URI template parsed.
+pub(crate) struct RegisteredTemplate {
+    pub(crate) def: ResourceTemplateDef,
+    pub(crate) parsed: UriTemplate,
+}
+
+impl RegisteredTemplate {
+    pub(crate) fn new(def: ResourceTemplateDef) -> Result<Self, RegistrationError> {
+        let parsed = UriTemplate::parse(&def.template.uri_template).map_err(|e| {
+            RegistrationError::Resource { uri: def.template.uri_template.clone(), reason: e.to_string() }
+        })?;
+        if let Some(unknown) =
+            def.completers.keys().find(|name| !parsed.variables().any(|v| v == name.as_str()))
+        {
+            return Err(RegistrationError::Resource {
+                uri: def.template.uri_template.clone(),
+                reason: format!(
+                    "a completer is registered for {unknown:?}, which is not a variable of the template"
+                ),
+            });
+        }
+        Ok(Self { def, parsed })
+    }
+}

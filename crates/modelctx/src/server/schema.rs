@@ -1,0 +1,50 @@
+//! JSON Schemas: generated from Rust types with `schemars` (draft 2020-12), compiled for
+//! validation with `jsonschema`.
+
+use modelctx_protocol::JsonObject;
+use schemars::JsonSchema;
+use serde_json::Value;
+
+/// The JSON Schema (2020-12) of `T`, as an object.
+pub(crate) fn schema_of<T: JsonSchema>() -> JsonObject {
+    match serde_json::to_value(schemars::schema_for!(T)) {
+        Ok(Value::Object(schema)) => schema,
+        // `true`/`false` schemas: "anything" is the closest object form.
+        _ => JsonObject::new(),
+    }
+}
+
+/// A compiled schema that explains failures by instance path.
+pub(crate) struct Validator(jsonschema::Validator);
+
+impl std::fmt::Debug for Validator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Validator")
+    }
+}
+
+impl Validator {
+    /// Compiles `schema`: draft 2020-12 unless it declares another supported `$schema`
+    /// (BASE-20); an unknown dialect is an error (BASE-21). Network and file `$ref`s are never
+    /// fetched (BASE-23): `jsonschema` is built without its retrievers, so they fail to
+    /// resolve and the schema is refused (BASE-24).
+    pub(crate) fn new(schema: &JsonObject) -> Result<Self, String> {
+        let schema = Value::Object(schema.clone());
+        jsonschema::validator_for(&schema).map(Self).map_err(|e| e.to_string())
+    }
+
+    /// `None` when `value` conforms; otherwise every violation, each naming where it is
+    /// (`/a: "x" is not of type "number"`).
+    pub(crate) fn explain(&self, value: &Value) -> Option<String> {
+        let problems: Vec<String> = self
+            .0
+            .iter_errors(value)
+            .map(|error| {
+                let path = error.instance_path().to_string();
+                let place = if path.is_empty() { "(root)".to_owned() } else { path };
+                format!("{place}: {error}")
+            })
+            .collect();
+        (!problems.is_empty()).then(|| problems.join("; "))
+    }
+}

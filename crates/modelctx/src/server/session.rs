@@ -1,0 +1,95 @@
+//! The legacy (2025-11-25 and older) session: what `initialize` negotiated, and the requests
+//! that read or change session state (`ping`, `logging/setLevel`, `resources/subscribe`).
+
+use std::collections::BTreeSet;
+
+use modelctx_protocol::jsonrpc::ErrorObject;
+use modelctx_protocol::model::ClientCapabilities;
+use modelctx_protocol::types::{Implementation, LoggingLevel};
+use modelctx_protocol::{JsonObject, ProtocolVersion, v2025};
+
+use super::Server;
+use super::dispatch::{parse_params, to_object};
+
+/// One client's legacy session: on stdio the process, on HTTP the `Mcp-Session-Id`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LegacySession {
+    /// The negotiated version.
+    pub version: ProtocolVersion,
+    /// What the client declared at `initialize`.
+    pub capabilities: ClientCapabilities,
+    /// The client software.
+    pub client_info: Implementation,
+    /// The level set by `logging/setLevel`; no log messages until one is set.
+    pub log_level: Option<LoggingLevel>,
+    /// URIs the client subscribed to with `resources/subscribe`.
+    pub subscriptions: BTreeSet<String>,
+    /// Whether `notifications/initialized` arrived.
+    pub initialized: bool,
+}
+
+impl LegacySession {
+    /// Answers `initialize` at the version the era router negotiated, opening the session.
+    pub fn initialize(
+        server: &Server,
+        version: ProtocolVersion,
+        params: Option<JsonObject>,
+    ) -> Result<(Self, JsonObject), ErrorObject> {
+        let params: v2025::InitializeRequestParams = parse_params(params)?;
+        let result = v2025::InitializeResult {
+            protocol_version: version.to_string(),
+            capabilities: server.capabilities().into(),
+            server_info: server.info().clone(),
+            instructions: server.inner.instructions.clone(),
+            meta: None,
+        };
+        let session = Self {
+            version,
+            capabilities: params.capabilities.into(),
+            client_info: params.client_info,
+            log_level: None,
+            subscriptions: BTreeSet::new(),
+            initialized: false,
+        };
+        Ok((session, to_object(&result)))
+    }
+
+    /// Serves a request that reads or changes the session; `None` when `method` is not one.
+    pub fn handle(
+        &mut self,
+        server: &Server,
+        method: &str,
+        params: Option<JsonObject>,
+    ) -> Option<Result<JsonObject, ErrorObject>> {
+        let empty = || Ok(to_object(&v2025::EmptyResult::default()));
+        Some(match method {
+            "ping" => empty(),
+            "logging/setLevel" => parse_params::<v2025::SetLevelRequestParams>(params)
+                .map(|p| {
+                    self.log_level = Some(p.level);
+                })
+                .and_then(|()| empty()),
+            "resources/subscribe" | "resources/unsubscribe" if !server.offers_resources() => {
+                Err(ErrorObject::method_not_found(method))
+            }
+            "resources/subscribe" => parse_params::<v2025::SubscribeRequestParams>(params).and_then(|p| {
+                self.subscriptions.insert(p.uri);
+                empty()
+            }),
+            "resources/unsubscribe" => {
+                parse_params::<v2025::UnsubscribeRequestParams>(params).and_then(|p| {
+                    self.subscriptions.remove(&p.uri);
+                    empty()
+                })
+            }
+            _ => return None,
+        })
+    }
+
+    /// Takes a client notification that concerns the session.
+    pub fn notification(&mut self, method: &str) {
+        if method == "notifications/initialized" {
+            self.initialized = true;
+        }
+    }
+}

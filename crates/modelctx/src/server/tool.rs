@@ -1,0 +1,179 @@
+//! Tools: definitions, registration checks, and calls with validated input and output.
+
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use modelctx_protocol::headers::validate_x_mcp_headers;
+use modelctx_protocol::jsonrpc::ErrorObject;
+use modelctx_protocol::model::{CallToolResult, Tool};
+use modelctx_protocol::types::{Icon, ToolAnnotations};
+use modelctx_protocol::{JsonObject, Meta};
+use serde_json::Value;
+
+use super::context::RequestContext;
+use super::error::RegistrationError;
+use super::extract::{Erased, ErasedToolHandler, ToolCallParts, ToolHandler};
+use super::schema::Validator;
+use super::tool_result::error_result;
+
+/// A tool to register: its description and its handler.
+///
+/// ```
+/// use modelctx::server::{Args, Json, ToolDef};
+/// use schemars::JsonSchema;
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(Deserialize, JsonSchema)]
+/// struct AddArgs { a: f64, b: f64 }
+///
+/// #[derive(Serialize, JsonSchema)]
+/// struct Sum { sum: f64 }
+///
+/// let add = ToolDef::new("add", |Args(AddArgs { a, b }): Args<AddArgs>| async move {
+///     Json(Sum { sum: a + b })
+/// })
+/// .description("Adds two numbers");
+/// assert_eq!(add.tool().name, "add");
+/// assert!(add.tool().output_schema.is_some());
+/// ```
+#[derive(Clone)]
+pub struct ToolDef {
+    tool: Tool,
+    handler: Arc<dyn ErasedToolHandler>,
+}
+
+impl std::fmt::Debug for ToolDef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolDef").field("tool", &self.tool).finish_non_exhaustive()
+    }
+}
+
+impl ToolDef {
+    /// A tool named `name` served by `handler`; its input and output schemas follow from the
+    /// handler's parameters and return type.
+    pub fn new<H: ToolHandler<M>, M: 'static>(name: impl Into<String>, handler: H) -> Self {
+        let tool = Tool {
+            name: name.into(),
+            input_schema: H::input_schema(),
+            output_schema: H::output_schema(),
+            ..Tool::default()
+        };
+        Self { tool, handler: Arc::new(Erased(handler, PhantomData)) }
+    }
+
+    /// The description the model reads.
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.tool.description = Some(description.into());
+        self
+    }
+
+    /// A human-readable name.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.tool.title = Some(title.into());
+        self
+    }
+
+    /// Behaviour hints (read-only, destructive, idempotent, open-world).
+    pub fn annotations(mut self, annotations: ToolAnnotations) -> Self {
+        self.tool.annotations = Some(annotations);
+        self
+    }
+
+    /// Icons for display.
+    pub fn icons(mut self, icons: Vec<Icon>) -> Self {
+        self.tool.icons = Some(icons);
+        self
+    }
+
+    /// Replaces the generated input schema (it must still have `"type": "object"` at its root).
+    pub fn input_schema(mut self, schema: JsonObject) -> Self {
+        self.tool.input_schema = schema;
+        self
+    }
+
+    /// Sets or replaces the output schema.
+    pub fn output_schema(mut self, schema: JsonObject) -> Self {
+        self.tool.output_schema = Some(schema);
+        self
+    }
+
+    /// Extra `_meta` on the tool description.
+    pub fn meta(mut self, meta: Meta) -> Self {
+        self.tool.meta = Some(meta);
+        self
+    }
+
+    /// The tool description as `tools/list` will show it.
+    pub fn tool(&self) -> &Tool {
+        &self.tool
+    }
+}
+
+/// A tool that passed the registration checks, with its schemas compiled.
+pub(crate) struct RegisteredTool {
+    pub(crate) tool: Tool,
+    handler: Arc<dyn ErasedToolHandler>,
+    input: Validator,
+    output: Option<Validator>,
+}
+
+/// Whether `name` follows the spec's tool name rules (TOOL-06): 1–128 characters of
+/// `A-Z a-z 0-9 _ - .`.
+fn check_name(name: &str) -> Result<(), &'static str> {
+    if name.is_empty() || name.len() > 128 {
+        return Err("tool names are 1 to 128 characters long");
+    }
+    if !name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')) {
+        return Err("tool names use only A-Z, a-z, 0-9, '_', '-' and '.'");
+    }
+    Ok(())
+}
+
+impl RegisteredTool {
+    /// Checks a definition: the name (TOOL-06), an object-rooted input schema (TOOL-05) that
+    /// compiles, an output schema that compiles, and `x-mcp-header` annotations (HTTP-26).
+    pub(crate) fn new(def: ToolDef) -> Result<Self, RegistrationError> {
+        let ToolDef { tool, handler } = def;
+        let invalid = |reason: String| RegistrationError::Tool { name: tool.name.clone(), reason };
+        check_name(&tool.name).map_err(|reason| invalid(reason.to_owned()))?;
+        if tool.input_schema.get("type") != Some(&Value::String("object".into())) {
+            return Err(invalid("inputSchema must have \"type\": \"object\" at its root".into()));
+        }
+        let input = Validator::new(&tool.input_schema).map_err(|e| invalid(format!("inputSchema: {e}")))?;
+        let output = match &tool.output_schema {
+            Some(schema) => Some(Validator::new(schema).map_err(|e| invalid(format!("outputSchema: {e}")))?),
+            None => None,
+        };
+        validate_x_mcp_headers(&tool.input_schema).map_err(|e| invalid(format!("x-mcp-header: {e}")))?;
+        Ok(Self { tool, handler, input, output })
+    }
+
+    /// Validates the arguments, runs the handler, and checks its structured output.
+    /// Invalid arguments are a tool error the model can correct (SEP-1303); output that breaks
+    /// the declared `outputSchema` is the server's fault, a JSON-RPC internal error (TOOL-09).
+    pub(crate) async fn call(
+        &self,
+        ctx: RequestContext,
+        arguments: Option<JsonObject>,
+    ) -> Result<CallToolResult, ErrorObject> {
+        let arguments = arguments.unwrap_or_default();
+        if let Some(problems) = self.input.explain(&Value::Object(arguments.clone())) {
+            return Ok(error_result(format!("Invalid arguments for tool {}: {problems}", self.tool.name)));
+        }
+        let result = self.handler.call(ToolCallParts { ctx, arguments }).await;
+        if let (Some(validator), false) = (&self.output, result.is_error == Some(true)) {
+            let problem = match &result.structured_content {
+                None => Some("no structuredContent".to_owned()),
+                Some(value) => validator.explain(value),
+            };
+            if let Some(problem) = problem {
+                tracing::error!(tool = %self.tool.name, %problem, "tool output breaks its outputSchema");
+                return Err(ErrorObject::internal(format!(
+                    "tool {} produced output that does not match its outputSchema: {problem}",
+                    self.tool.name
+                )));
+            }
+        }
+        Ok(result)
+    }
+}

@@ -1,0 +1,330 @@
+//! One newline-delimited JSON-RPC connection (stdio, or any byte stream): the reader that
+//! routes each message, the request tasks, and the writer.
+//!
+//! Ordering policy: the reader handles notifications and session requests (`initialize`,
+//! `ping`, `logging/setLevel`, `resources/subscribe`) itself, in arrival order; every other
+//! request runs in its own task, at most `max_in_flight` at once, so the reader never waits on
+//! a handler. A request cancelled by `notifications/cancelled` (or by shutdown) gets no
+//! response.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+
+use futures::StreamExt;
+use modelctx_protocol::era::{self, PeerState, Route, Transport};
+use modelctx_protocol::jsonrpc::{
+    ErrorCode, ErrorObject, ErrorResponse, Message, Notification, ParseFailure, Request, RequestId, Response,
+    parse_message_with,
+};
+use modelctx_protocol::{JsonObject, ProtocolVersion};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufWriter};
+use tokio::sync::{Semaphore, broadcast, mpsc};
+use tokio::task::JoinSet;
+use tokio_util::codec::{FramedRead, LinesCodec, LinesCodecError};
+use tokio_util::sync::CancellationToken;
+
+use crate::server::{LegacySession, Server, ServerEvent};
+
+/// Messages waiting for the writer; handlers wait (not the reader) when it is full.
+const OUTBOX: usize = 256;
+
+type InFlight = Arc<Mutex<HashMap<RequestId, CancellationToken>>>;
+
+/// Serves one connection until the input ends or `shutdown` completes, then lets in-flight
+/// requests finish within the grace period and cancels the rest.
+pub async fn serve_connection<R, W>(
+    server: Server,
+    reader: R,
+    writer: W,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()>
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let limits = server.options().limits;
+    let (outbox, inbox) = mpsc::channel(OUTBOX);
+    let writer_task = tokio::spawn(write_messages(writer, inbox));
+    let mut connection = Connection {
+        permits: Arc::new(Semaphore::new(limits.max_in_flight.max(1))),
+        in_flight: InFlight::default(),
+        session: None,
+        tasks: JoinSet::new(),
+        outbox,
+        server: server.clone(),
+    };
+    let mut lines = FramedRead::new(reader, LinesCodec::new_with_max_length(limits.parse.max_message_bytes));
+    let mut events = server.events();
+    tokio::pin!(shutdown);
+    loop {
+        tokio::select! {
+            line = lines.next() => match line {
+                Some(Ok(line)) => connection.on_line(&line).await,
+                Some(Err(LinesCodecError::MaxLineLengthExceeded)) => {
+                    let error = ErrorObject::invalid_request(format!(
+                        "message longer than the limit of {} bytes; it was discarded",
+                        limits.parse.max_message_bytes
+                    ));
+                    connection.send(ErrorResponse { id: None, error }.into()).await;
+                }
+                Some(Err(LinesCodecError::Io(e))) => {
+                    tracing::warn!(error = %e, "reading the connection failed");
+                    break;
+                }
+                None => break,
+            },
+            event = events.recv() => connection.on_event(event).await,
+            () = &mut shutdown => break,
+            Some(finished) = connection.tasks.join_next() => log_task_end(finished),
+        }
+    }
+    connection.drain(limits.shutdown_grace).await;
+    drop(connection);
+    writer_task.await.map_err(std::io::Error::other)?
+}
+
+fn log_task_end(finished: Result<(), tokio::task::JoinError>) {
+    if let Err(e) = finished {
+        tracing::error!(error = %e, "a request task panicked");
+    }
+}
+
+async fn write_messages<W: AsyncWrite + Unpin>(
+    writer: W,
+    mut inbox: mpsc::Receiver<Message>,
+) -> std::io::Result<()> {
+    let mut writer = BufWriter::new(writer);
+    while let Some(message) = inbox.recv().await {
+        let mut line = message.to_json();
+        line.push('\n');
+        writer.write_all(line.as_bytes()).await?;
+        if inbox.is_empty() {
+            writer.flush().await?;
+        }
+    }
+    writer.flush().await
+}
+
+struct Connection {
+    server: Server,
+    session: Option<LegacySession>,
+    permits: Arc<Semaphore>,
+    in_flight: InFlight,
+    tasks: JoinSet<()>,
+    outbox: mpsc::Sender<Message>,
+}
+
+impl Connection {
+    async fn send(&self, message: Message) {
+        if self.outbox.send(message).await.is_err() {
+            tracing::debug!("the writer has stopped");
+        }
+    }
+
+    async fn reply(&self, id: RequestId, result: Result<JsonObject, ErrorObject>) {
+        let message = match result {
+            Ok(result) => Message::Response(Response { id, result }),
+            Err(error) => Message::Error(ErrorResponse { id: Some(id), error }),
+        };
+        self.send(message).await;
+    }
+
+    fn peer(&self) -> PeerState {
+        self.session.as_ref().map_or(PeerState::NoSession, |s| PeerState::Session(s.version))
+    }
+
+    async fn on_line(&mut self, line: &str) {
+        if line.trim().is_empty() {
+            return;
+        }
+        let message = match parse_message_with(line.as_bytes(), &self.server.options().limits.parse) {
+            Ok(message) => message,
+            Err(ParseFailure { id, error }) => return self.send(ErrorResponse { id, error }.into()).await,
+        };
+        let route = era::route(&message, &Transport::Stdio, &self.peer(), self.server.versions());
+        match (route, message) {
+            (Route::Reject(rejection), message) => {
+                if let Message::Request(_) = message {
+                    self.send(ErrorResponse { id: rejection.id, error: rejection.error }.into()).await;
+                } else {
+                    tracing::debug!(error = %rejection.error, "dropping a refused notification or response");
+                }
+            }
+            (Route::Ignore(reason), _) => tracing::debug!(reason, "ignoring a message"),
+            (Route::Initialize(version), Message::Request(request)) => {
+                self.initialize(version, request).await
+            }
+            (Route::Legacy(_) | Route::Modern(_), Message::Notification(notification)) => {
+                self.on_notification(notification)
+            }
+            (Route::Legacy(_), Message::Request(request)) => self.legacy_request(request).await,
+            (Route::Modern(version), Message::Request(request)) => {
+                self.modern_request(version, request).await
+            }
+            (_, Message::Response(_) | Message::Error(_)) => {
+                tracing::debug!("a response that answers no request of this server");
+            }
+            (Route::Initialize(_), _) => unreachable!("only requests are routed to Initialize"),
+        }
+    }
+
+    async fn initialize(&mut self, version: ProtocolVersion, request: Request) {
+        match LegacySession::initialize(&self.server, version, request.params) {
+            Ok((session, result)) => {
+                self.session = Some(session);
+                self.reply(request.id, Ok(result)).await;
+            }
+            Err(error) => self.reply(request.id, Err(error)).await,
+        }
+    }
+
+    fn on_notification(&mut self, notification: Notification) {
+        match notification.method.as_str() {
+            "notifications/cancelled" => {
+                let id = notification
+                    .params
+                    .as_ref()
+                    .and_then(|p| p.get("requestId"))
+                    .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());
+                let token =
+                    id.and_then(|id| self.in_flight.lock().expect("in-flight lock").get(&id).cloned());
+                match token {
+                    Some(token) => token.cancel(),
+                    // CANCEL-07: unknown or finished requests are ignored.
+                    None => tracing::debug!("cancellation of a request that is not in flight"),
+                }
+            }
+            method => match &mut self.session {
+                Some(session) => session.notification(method),
+                None => tracing::debug!(method, "ignoring a notification"),
+            },
+        }
+    }
+
+    async fn legacy_request(&mut self, request: Request) {
+        let Some(session) = &mut self.session else { return };
+        if let Some(result) = session.handle(&self.server, &request.method, request.params.clone()) {
+            return self.reply(request.id, result).await;
+        }
+        let Some(token) = self.register(&request).await else { return };
+        let Some(session) = &self.session else { return };
+        let ctx = self.server.legacy_context(&request, session, token.clone(), self.outbox.clone());
+        self.spawn(request, ctx, token);
+    }
+
+    async fn modern_request(&mut self, version: ProtocolVersion, request: Request) {
+        let Some(token) = self.register(&request).await else { return };
+        match self.server.modern_context(&request, version, token.clone(), self.outbox.clone()) {
+            Ok(ctx) => self.spawn(request, ctx, token),
+            Err(error) => {
+                self.in_flight.lock().expect("in-flight lock").remove(&request.id);
+                self.reply(request.id, Err(error)).await;
+            }
+        }
+    }
+
+    /// Enters the request in the in-flight table, refusing a duplicate id (BASE-05) and
+    /// requests beyond the queue limit.
+    async fn register(&mut self, request: &Request) -> Option<CancellationToken> {
+        let limits = self.server.options().limits;
+        let refusal = {
+            let mut in_flight = self.in_flight.lock().expect("in-flight lock");
+            if in_flight.contains_key(&request.id) {
+                Some(ErrorObject::invalid_request(format!(
+                    "id {} is already used by a request in flight",
+                    request.id
+                )))
+            } else if in_flight.len() >= limits.max_in_flight + limits.max_queued {
+                Some(ErrorObject::new(
+                    ErrorCode::INTERNAL_ERROR,
+                    format!("server busy: {} requests are already in flight or queued", in_flight.len()),
+                ))
+            } else {
+                let token = CancellationToken::new();
+                in_flight.insert(request.id.clone(), token.clone());
+                return Some(token);
+            }
+        };
+        if let Some(error) = refusal {
+            self.reply(request.id.clone(), Err(error)).await;
+        }
+        None
+    }
+
+    fn spawn(&mut self, request: Request, ctx: crate::server::RequestContext, token: CancellationToken) {
+        let (server, permits, in_flight, outbox) =
+            (self.server.clone(), self.permits.clone(), self.in_flight.clone(), self.outbox.clone());
+        self.tasks.spawn(async move {
+            let Request { id, method, params } = request;
+            let outcome = tokio::select! {
+                biased;
+                () = token.cancelled() => None,
+                outcome = async {
+                    let _permit = permits.acquire_owned().await;
+                    server.handle(ctx, &method, params).await
+                } => Some(outcome),
+            };
+            in_flight.lock().expect("in-flight lock").remove(&id);
+            // STDIO-08 / CANCEL-05: a cancelled request gets no response.
+            if let (Some(outcome), false) = (outcome, token.is_cancelled()) {
+                let message = match outcome {
+                    Ok(result) => Message::Response(Response { id, result }),
+                    Err(error) => Message::Error(ErrorResponse { id: Some(id), error }),
+                };
+                let _ = outbox.send(message).await;
+            }
+        });
+    }
+
+    /// Forwards server changes to a legacy session (2026-07-28 clients hear of them only on
+    /// `subscriptions/listen`).
+    async fn on_event(&mut self, event: Result<ServerEvent, broadcast::error::RecvError>) {
+        let Some(session) = &self.session else { return };
+        let notification = match event {
+            Ok(ServerEvent::ToolsChanged) => "notifications/tools/list_changed",
+            Ok(ServerEvent::PromptsChanged) => "notifications/prompts/list_changed",
+            Ok(ServerEvent::ResourcesChanged) => "notifications/resources/list_changed",
+            Ok(ServerEvent::ResourceUpdated(uri)) => {
+                if session.subscriptions.iter().any(|s| uri.starts_with(s.as_str())) {
+                    let mut params = JsonObject::new();
+                    params.insert("uri".into(), uri.into());
+                    let message = Notification {
+                        method: "notifications/resources/updated".into(),
+                        params: Some(params),
+                    };
+                    self.send(message.into()).await;
+                }
+                return;
+            }
+            Err(broadcast::error::RecvError::Lagged(missed)) => {
+                tracing::warn!(missed, "missed server events");
+                return;
+            }
+            Err(broadcast::error::RecvError::Closed) => return,
+        };
+        self.send(Notification { method: notification.into(), params: None }.into()).await;
+    }
+
+    /// Lets in-flight requests finish for up to `grace`, then cancels the rest and waits for
+    /// them to stop.
+    async fn drain(&mut self, grace: std::time::Duration) {
+        let finished = tokio::time::timeout(grace, async {
+            while let Some(result) = self.tasks.join_next().await {
+                log_task_end(result);
+            }
+        })
+        .await;
+        if finished.is_err() {
+            let tokens: Vec<CancellationToken> =
+                self.in_flight.lock().expect("in-flight lock").values().cloned().collect();
+            tracing::info!(count = tokens.len(), "cancelling requests still running at shutdown");
+            for token in tokens {
+                token.cancel();
+            }
+            while let Some(result) = self.tasks.join_next().await {
+                log_task_end(result);
+            }
+        }
+    }
+}

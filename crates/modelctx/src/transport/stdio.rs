@@ -1,0 +1,38 @@
+//! The stdio transport, server side: JSON-RPC lines on stdin and stdout.
+//!
+//! stdout carries only protocol messages (STDIO-02); diagnostics go to stderr through
+//! `tracing`. The server stops reading at end of input or on SIGTERM, lets in-flight requests
+//! finish within [`crate::server::Limits::shutdown_grace`], cancels the rest, and returns.
+
+use crate::server::Server;
+
+use super::serve_connection;
+
+/// Serves `server` on this process's stdin and stdout until stdin ends or SIGTERM arrives.
+pub async fn serve_stdio(server: Server) -> std::io::Result<()> {
+    serve_connection(server, tokio::io::stdin(), tokio::io::stdout(), terminate()).await
+}
+
+/// Completes on SIGTERM or Ctrl-C.
+async fn terminate() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                }
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot listen for SIGTERM");
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
