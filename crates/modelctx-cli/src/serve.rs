@@ -46,7 +46,11 @@ pub fn run(args: &ServeArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(modelctx::transport::stdio::serve_stdio(server)) {
+    let outcome = runtime.block_on(modelctx::transport::stdio::serve_stdio(server));
+    // The blocking thread that reads stdin may still sit in read(2) after SIGTERM: do not
+    // wait for it.
+    runtime.shutdown_background();
+    match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             tracing::error!(error = %e, "serving stdio failed");

@@ -33,7 +33,10 @@ use tokio::sync::{Mutex as AsyncMutex, mpsc, oneshot};
 use crate::server::Server;
 use crate::transport::serve_connection;
 
-type Pending = Arc<Mutex<HashMap<RequestId, oneshot::Sender<Result<JsonObject, ErrorObject>>>>>;
+/// What a request came back with: its result, or its error.
+pub type Outcome = Result<JsonObject, ErrorObject>;
+
+type Pending = Arc<Mutex<HashMap<RequestId, oneshot::Sender<Outcome>>>>;
 
 /// A client connected to a server in the same process.
 pub struct TestClient {
@@ -41,6 +44,37 @@ pub struct TestClient {
     pending: Pending,
     next_id: AtomicI64,
     notifications: AsyncMutex<mpsc::UnboundedReceiver<Message>>,
+    unmatched: AsyncMutex<mpsc::UnboundedReceiver<Message>>,
+}
+
+/// A request that was sent and whose answer may not have arrived yet.
+#[derive(Debug)]
+pub struct PendingRequest {
+    id: RequestId,
+    answer: oneshot::Receiver<Outcome>,
+}
+
+impl PendingRequest {
+    /// The request's id.
+    pub fn id(&self) -> &RequestId {
+        &self.id
+    }
+
+    /// Waits for the answer.
+    pub async fn response(self) -> Outcome {
+        self.answer.await.unwrap_or_else(|_| Err(ErrorObject::internal("the connection closed")))
+    }
+
+    /// The answer if it has arrived, without waiting; `None` while none has.
+    pub fn try_response(&mut self) -> Option<Outcome> {
+        match self.answer.try_recv() {
+            Ok(outcome) => Some(outcome),
+            Err(oneshot::error::TryRecvError::Empty) => None,
+            Err(oneshot::error::TryRecvError::Closed) => {
+                Some(Err(ErrorObject::internal("the connection closed")))
+            }
+        }
+    }
 }
 
 impl TestClient {
@@ -52,15 +86,17 @@ impl TestClient {
         let (client_read, client_write) = tokio::io::split(client_side);
         let pending = Pending::default();
         let (notify_tx, notify_rx) = mpsc::unbounded_channel();
+        let (unmatched_tx, unmatched_rx) = mpsc::unbounded_channel();
         let reader_pending = pending.clone();
         tokio::spawn(async move {
             let mut lines = BufReader::new(client_read).lines();
             while let Ok(Some(line)) = lines.next_line().await {
                 match parse_message(line.as_bytes()) {
-                    Ok(Message::Response(response)) => {
-                        resolve(&reader_pending, Some(response.id), Ok(response.result))
+                    Ok(answer @ (Message::Response(_) | Message::Error(_))) => {
+                        if let Some(unclaimed) = resolve(&reader_pending, answer) {
+                            let _ = unmatched_tx.send(unclaimed);
+                        }
                     }
-                    Ok(Message::Error(error)) => resolve(&reader_pending, error.id, Err(error.error)),
                     Ok(other) => {
                         let _ = notify_tx.send(other);
                     }
@@ -73,6 +109,7 @@ impl TestClient {
             pending,
             next_id: AtomicI64::new(1),
             notifications: AsyncMutex::new(notify_rx),
+            unmatched: AsyncMutex::new(unmatched_rx),
         }
     }
 
@@ -83,35 +120,43 @@ impl TestClient {
     }
 
     /// Sends a request with a fresh id and waits for its result or error.
-    pub async fn request(&self, method: &str, params: Value) -> Result<JsonObject, ErrorObject> {
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        self.request_with_id(RequestId::Number(id), method, params).await
+    pub async fn request(&self, method: &str, params: Value) -> Outcome {
+        self.send_request(method, params).await.response().await
     }
 
     /// Sends a request with the given id and waits for its result or error.
-    pub async fn request_with_id(
-        &self,
-        id: RequestId,
-        method: &str,
-        params: Value,
-    ) -> Result<JsonObject, ErrorObject> {
-        let (tx, rx) = oneshot::channel();
+    pub async fn request_with_id(&self, id: RequestId, method: &str, params: Value) -> Outcome {
+        self.send_request_with_id(id, method, params).await.response().await
+    }
+
+    /// Sends a request with a fresh id without waiting for its answer.
+    pub async fn send_request(&self, method: &str, params: Value) -> PendingRequest {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        self.send_request_with_id(RequestId::Number(id), method, params).await
+    }
+
+    /// Sends a request with the given id without waiting for its answer. The answer goes to
+    /// the returned [`PendingRequest`]; an id already awaiting an answer is taken over (use
+    /// [`TestClient::send_line`] to send a second request under an id in flight).
+    pub async fn send_request_with_id(&self, id: RequestId, method: &str, params: Value) -> PendingRequest {
+        let (tx, answer) = oneshot::channel();
         self.pending.lock().expect("pending lock").insert(id.clone(), tx);
         let mut message = json!({"jsonrpc": "2.0", "id": id, "method": method});
         if !params.is_null() {
             message["params"] = params;
         }
         self.send_line(&message.to_string()).await;
-        rx.await.unwrap_or_else(|_| Err(ErrorObject::internal("the connection closed")))
+        PendingRequest { id, answer }
     }
 
     /// A 2026-07-28 request: `params` plus the required `_meta`, with no client capabilities.
-    pub async fn modern(&self, method: &str, params: Value) -> Result<JsonObject, ErrorObject> {
+    /// `_meta` keys already in `params` (`progressToken`, a log level) are kept.
+    pub async fn modern(&self, method: &str, params: Value) -> Outcome {
         self.request(method, with_modern_meta(params, json!({}))).await
     }
 
     /// Opens a legacy session: `initialize` at `version`, then `notifications/initialized`.
-    pub async fn initialize(&self, version: ProtocolVersion) -> Result<JsonObject, ErrorObject> {
+    pub async fn initialize(&self, version: ProtocolVersion) -> Outcome {
         let result = self
             .request(
                 "initialize",
@@ -138,6 +183,22 @@ impl TestClient {
         let mut notifications = self.notifications.lock().await;
         tokio::time::timeout(timeout, notifications.recv()).await.ok().flatten()
     }
+
+    /// Every notification that has arrived and was not yet taken, without waiting. A
+    /// request's own notifications (progress, log messages) are written before its answer,
+    /// so once the answer is in they are all here.
+    pub async fn take_notifications(&self) -> Vec<Message> {
+        let mut notifications = self.notifications.lock().await;
+        std::iter::from_fn(|| notifications.try_recv().ok()).collect()
+    }
+
+    /// The next response or error that no pending request was waiting for — an error without
+    /// an id (a parse error, an oversize message) or the answer to a request written with
+    /// [`TestClient::send_line`] — waiting up to `timeout`.
+    pub async fn next_unmatched(&self, timeout: std::time::Duration) -> Option<Message> {
+        let mut unmatched = self.unmatched.lock().await;
+        tokio::time::timeout(timeout, unmatched.recv()).await.ok().flatten()
+    }
 }
 
 /// Adds the required 2026-07-28 `_meta` (version and `capabilities`) to request params.
@@ -153,12 +214,15 @@ pub fn with_modern_meta(mut params: Value, capabilities: Value) -> Value {
     params
 }
 
-fn resolve(pending: &Pending, id: Option<RequestId>, outcome: Result<JsonObject, ErrorObject>) {
-    let Some(id) = id else {
-        tracing::warn!(?outcome, "an error response without an id");
-        return;
+/// Hands a response or error to the request awaiting it; gives it back when none is.
+fn resolve(pending: &Pending, answer: Message) -> Option<Message> {
+    let waiter = answer.id().and_then(|id| pending.lock().expect("pending lock").remove(id));
+    let Some(waiter) = waiter else { return Some(answer) };
+    let outcome = match answer {
+        Message::Response(response) => Ok(response.result),
+        Message::Error(error) => Err(error.error),
+        other => return Some(other),
     };
-    if let Some(waiter) = pending.lock().expect("pending lock").remove(&id) {
-        let _ = waiter.send(outcome);
-    }
+    let _ = waiter.send(outcome);
+    None
 }

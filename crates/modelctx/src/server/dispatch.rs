@@ -36,6 +36,17 @@ pub(crate) fn to_object(result: &impl Serialize) -> JsonObject {
     }
 }
 
+/// The tool as a 2025-11-25 peer may see it: that revision restricts `outputSchema` to
+/// `"type": "object"` at the root, so any other output schema is left out (§19 #13; calls of
+/// such a tool from a legacy session fail with `-32603` rather than send non-object
+/// `structuredContent`).
+fn object_output_only(mut tool: v2026::Tool) -> v2026::Tool {
+    if tool.output_schema.as_ref().is_some_and(|schema| schema.get("type") != Some(&Value::from("object"))) {
+        tool.output_schema = None;
+    }
+    tool
+}
+
 /// Methods only a legacy session has; a modern request for one gets `-32601` saying so.
 const LEGACY_ONLY: [&str; 5] =
     ["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"];
@@ -54,6 +65,17 @@ impl Server {
             logging: Some(JsonObject::new()),
             ..ServerCapabilities::default()
         }
+    }
+
+    /// The capabilities a 2026-07-28 client is told about: change notifications reach modern
+    /// clients only through `subscriptions/listen`, which this server does not serve yet, so
+    /// `listChanged` and `subscribe` are not promised to them (SUB-01/SUB-03).
+    fn modern_capabilities(&self) -> v2026::ServerCapabilities {
+        let mut capabilities: v2026::ServerCapabilities = self.capabilities().into();
+        capabilities.tools = capabilities.tools.map(|_| ListChangedCapability::default());
+        capabilities.prompts = capabilities.prompts.map(|_| ListChangedCapability::default());
+        capabilities.resources = capabilities.resources.map(|_| ResourcesCapability::default());
+        capabilities
     }
 
     pub(crate) fn offers_resources(&self) -> bool {
@@ -141,7 +163,7 @@ impl Server {
             "server/discover" => to_object(&v2026::DiscoverResult {
                 result_type: complete,
                 supported_versions: self.versions().all().iter().map(ToString::to_string).collect(),
-                capabilities: self.capabilities().into(),
+                capabilities: self.modern_capabilities(),
                 instructions: self.inner.instructions.clone(),
                 ttl_ms,
                 cache_scope,
@@ -241,7 +263,10 @@ impl Server {
             "tools/list" => {
                 let params: Option<v2025::PaginatedRequestParams> = parse_params(params)?;
                 let (tools, next_cursor) = self.list_tools(params.and_then(|p| p.cursor).as_deref())?;
-                let tools = tools.into_iter().map(|tool| model::legacy_tool(tool, None)).collect();
+                let tools = tools
+                    .into_iter()
+                    .map(|tool| model::legacy_tool(object_output_only(tool), None))
+                    .collect();
                 to_object(&v2025::ListToolsResult { tools, next_cursor, meta: None })
             }
             "tools/call" => {

@@ -21,7 +21,8 @@ use modelctx_protocol::{JsonObject, ProtocolVersion};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufWriter};
 use tokio::sync::{Semaphore, broadcast, mpsc};
 use tokio::task::JoinSet;
-use tokio_util::codec::{FramedRead, LinesCodec, LinesCodecError};
+use tokio_util::bytes::BytesMut;
+use tokio_util::codec::{Decoder, FramedRead, LinesCodec, LinesCodecError};
 use tokio_util::sync::CancellationToken;
 
 use crate::server::{LegacySession, Server, ServerEvent};
@@ -54,21 +55,22 @@ where
         outbox,
         server: server.clone(),
     };
-    let mut lines = FramedRead::new(reader, LinesCodec::new_with_max_length(limits.parse.max_message_bytes));
+    let mut lines =
+        FramedRead::new(reader, Lines(LinesCodec::new_with_max_length(limits.parse.max_message_bytes)));
     let mut events = server.events();
     tokio::pin!(shutdown);
     loop {
         tokio::select! {
             line = lines.next() => match line {
-                Some(Ok(line)) => connection.on_line(&line).await,
-                Some(Err(LinesCodecError::MaxLineLengthExceeded)) => {
+                Some(Ok(Line::Text(line))) => connection.on_line(&line).await,
+                Some(Ok(Line::Oversize)) => {
                     let error = ErrorObject::invalid_request(format!(
                         "message longer than the limit of {} bytes; it was discarded",
                         limits.parse.max_message_bytes
                     ));
                     connection.send(ErrorResponse { id: None, error }.into()).await;
                 }
-                Some(Err(LinesCodecError::Io(e))) => {
+                Some(Err(e)) => {
                     tracing::warn!(error = %e, "reading the connection failed");
                     break;
                 }
@@ -82,6 +84,47 @@ where
     connection.drain(limits.shutdown_grace).await;
     drop(connection);
     writer_task.await.map_err(std::io::Error::other)?
+}
+
+/// One line of input, or the news that a line over the size limit was discarded.
+enum Line {
+    Text(String),
+    Oversize,
+}
+
+/// [`LinesCodec`] with an oversize line as an item rather than an error: `FramedRead` ends
+/// the stream after any decoder error, which would close the connection over one long line.
+struct Lines(LinesCodec);
+
+impl Lines {
+    fn map(decoded: Result<Option<String>, LinesCodecError>) -> Result<Option<Line>, LinesCodecError> {
+        match decoded {
+            Err(LinesCodecError::MaxLineLengthExceeded) => Ok(Some(Line::Oversize)),
+            other => other.map(|line| line.map(Line::Text)),
+        }
+    }
+}
+
+impl Decoder for Lines {
+    type Item = Line;
+    type Error = LinesCodecError;
+
+    fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Line>, LinesCodecError> {
+        Self::map(self.0.decode(buf))
+    }
+
+    fn decode_eof(&mut self, buf: &mut BytesMut) -> Result<Option<Line>, LinesCodecError> {
+        Self::map(self.0.decode_eof(buf))
+    }
+}
+
+/// Whether a subscription to `subscribed` covers a change at `uri`: the resource itself or a
+/// sub-resource of it (`file:///dir` covers `file:///dir/a.txt`, not `file:///dir2`) (RES-12).
+fn covers(subscribed: &str, uri: &str) -> bool {
+    match uri.strip_prefix(subscribed) {
+        Some(rest) => rest.is_empty() || subscribed.ends_with('/') || rest.starts_with(['/', '?', '#']),
+        None => false,
+    }
 }
 
 fn log_task_end(finished: Result<(), tokio::task::JoinError>) {
@@ -286,7 +329,7 @@ impl Connection {
             Ok(ServerEvent::PromptsChanged) => "notifications/prompts/list_changed",
             Ok(ServerEvent::ResourcesChanged) => "notifications/resources/list_changed",
             Ok(ServerEvent::ResourceUpdated(uri)) => {
-                if session.subscriptions.iter().any(|s| uri.starts_with(s.as_str())) {
+                if session.subscriptions.iter().any(|s| covers(s, &uri)) {
                     let mut params = JsonObject::new();
                     params.insert("uri".into(), uri.into());
                     let message = Notification {

@@ -9,6 +9,10 @@ use crate::server::Server;
 use super::serve_connection;
 
 /// Serves `server` on this process's stdin and stdout until stdin ends or SIGTERM arrives.
+///
+/// tokio reads stdin on a blocking thread that may still sit in `read(2)` after SIGTERM; a
+/// program should end its runtime with `Runtime::shutdown_background` (or exit) once this
+/// returns, rather than wait for that thread.
 pub async fn serve_stdio(server: Server) -> std::io::Result<()> {
     serve_connection(server, tokio::io::stdin(), tokio::io::stdout(), terminate()).await
 }

@@ -1,0 +1,236 @@
+//! `modelctx serve everything` as a client meets it: the built binary as a child process,
+//! raw JSON-RPC lines on its stdin and stdout, both eras, bad input, and shutdown.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+const WAIT: Duration = Duration::from_secs(10);
+
+struct Server {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+}
+
+impl Server {
+    fn start() -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_modelctx"))
+            .args(["serve", "everything"])
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("modelctx starts");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        Self { child, stdin, lines }
+    }
+
+    fn send(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        writeln!(stdin, "{line}").expect("write to the server");
+        stdin.flush().expect("flush");
+    }
+
+    /// The next line, as JSON (every line on stdout must be a JSON-RPC message: STDIO-02).
+    fn next(&self) -> Value {
+        let line = self.lines.recv_timeout(WAIT).expect("the server answers in time");
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("stdout carried a non-JSON line {line:?}: {e}"))
+    }
+
+    /// The response to `id`, skipping notifications (collected into `seen`).
+    fn response(&self, id: Value, seen: &mut Vec<Value>) -> Value {
+        loop {
+            let message = self.next();
+            if message.get("id") == Some(&id) && message.get("method").is_none() {
+                return message;
+            }
+            seen.push(message);
+        }
+    }
+
+    fn call(&mut self, id: i64, method: &str, params: Value) -> Value {
+        let mut message = json!({"jsonrpc": "2.0", "id": id, "method": method});
+        if !params.is_null() {
+            message["params"] = params;
+        }
+        self.send(&message.to_string());
+        self.response(json!(id), &mut Vec::new())
+    }
+
+    fn close_stdin(&mut self) {
+        self.stdin = None;
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn modern(params: Value) -> Value {
+    let mut params = if params.is_null() { json!({}) } else { params };
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    params
+}
+
+#[test]
+fn modern_client_discovers_lists_and_calls() {
+    let mut server = Server::start();
+    let discover = server.call(1, "server/discover", modern(Value::Null));
+    let result = &discover["result"];
+    assert_eq!(result["resultType"], "complete");
+    assert_eq!(result["supportedVersions"][0], "2026-07-28");
+    assert!(result["capabilities"]["tools"].is_object());
+    assert_eq!(result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "modelctx-everything");
+
+    let tools = server.call(2, "tools/list", modern(Value::Null));
+    let names: Vec<&str> =
+        tools["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert!(names.contains(&"echo") && names.contains(&"add"), "{names:?}");
+    let mut sorted = names.clone();
+    sorted.sort_unstable();
+    assert_eq!(names, sorted, "TOOL-03: deterministic order");
+
+    let echo =
+        server.call(3, "tools/call", modern(json!({"name": "echo", "arguments": {"message": "hi there"}})));
+    assert_eq!(echo["result"]["content"][0]["text"], "hi there");
+    let add = server.call(4, "tools/call", modern(json!({"name": "add", "arguments": {"a": 2, "b": 40.5}})));
+    assert_eq!(add["result"]["structuredContent"], json!({"sum": 42.5}));
+    assert_eq!(add["result"]["resultType"], "complete");
+}
+
+#[test]
+fn legacy_client_initializes_then_uses_the_session() {
+    let mut server = Server::start();
+    let init = server.call(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "old", "version": "1"}}),
+    );
+    assert_eq!(init["result"]["protocolVersion"], "2025-06-18");
+    assert_eq!(init["result"]["serverInfo"]["name"], "modelctx-everything");
+    server.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    assert_eq!(server.call(2, "ping", Value::Null)["result"], json!({}));
+    let read = server.call(3, "resources/read", json!({"uri": "everything://items/12"}));
+    assert!(read["result"]["contents"][0]["text"].as_str().unwrap().contains("item 12"));
+    assert!(read["result"].get("resultType").is_none(), "legacy results carry no resultType");
+    let missing = server.call(4, "resources/read", json!({"uri": "everything://items/99999"}));
+    assert_eq!(missing["error"]["code"], -32002, "RES-07");
+    // A modern request in the same process is still served statelessly.
+    let modern_missing = server.call(5, "resources/read", modern(json!({"uri": "everything://items/99999"})));
+    assert_eq!(modern_missing["error"]["code"], -32602, "RES-04");
+    let prompt = server.call(6, "prompts/get", json!({"name": "greeting", "arguments": {"name": "Ada"}}));
+    assert!(prompt["result"]["messages"][0]["content"]["text"].as_str().unwrap().contains("Ada"));
+}
+
+#[test]
+fn bad_input_gets_precise_errors_and_the_stream_goes_on() {
+    let mut server = Server::start();
+    server.send("{not json");
+    assert_eq!(server.next()["error"]["code"], -32700);
+    server.send(r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#);
+    assert_eq!(server.next()["error"]["code"], -32600);
+    server.send(r#"{"jsonrpc":"2.0","id":"x","ID":"y","method":"tools/list"}"#);
+    let duplicate = server.next();
+    assert_eq!((duplicate["id"].clone(), duplicate["error"]["code"].clone()), (json!("x"), json!(-32600)));
+    let unknown = server.call(2, "no/such/method", modern(Value::Null));
+    assert_eq!(unknown["error"]["code"], -32601);
+    let without_meta = server.call(3, "tools/list", Value::Null);
+    assert_eq!(without_meta["error"]["code"], -32602);
+    // Still serving.
+    let echo =
+        server.call(4, "tools/call", modern(json!({"name": "echo", "arguments": {"message": "still here"}})));
+    assert_eq!(echo["result"]["content"][0]["text"], "still here");
+    // Invalid arguments are a tool error naming the field, not a protocol error.
+    let invalid =
+        server.call(5, "tools/call", modern(json!({"name": "add", "arguments": {"a": "two", "b": 1}})));
+    assert_eq!(invalid["result"]["isError"], true);
+    assert!(invalid["result"]["content"][0]["text"].as_str().unwrap().contains("/a"), "{invalid}");
+}
+
+#[test]
+fn progress_and_cancellation_over_stdio() {
+    let mut server = Server::start();
+    let mut params =
+        modern(json!({"name": "long_running_operation", "arguments": {"steps": 3, "step_ms": 10}}));
+    params["_meta"]["progressToken"] = json!("tok");
+    server.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": params}).to_string());
+    let mut progress = Vec::new();
+    let done = server.response(json!(2), &mut progress);
+    assert_eq!(done["result"]["content"][0]["text"], "finished 3 steps");
+    let values: Vec<f64> = progress
+        .iter()
+        .filter(|m| m["method"] == "notifications/progress")
+        .map(|m| m["params"]["progress"].as_f64().unwrap())
+        .collect();
+    assert_eq!(values, [1.0, 2.0, 3.0], "PROG-02: increasing, one per step");
+    assert!(progress.iter().all(|m| m["method"] != "notifications/message"), "LOG-02: no logs unless asked");
+
+    // Cancel a long operation: no response for it, later requests still answered.
+    let params =
+        modern(json!({"name": "long_running_operation", "arguments": {"steps": 1000, "step_ms": 50}}));
+    server.send(&json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": params}).to_string());
+    server.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}"#);
+    let later = server.call(4, "tools/list", modern(Value::Null));
+    assert!(later["result"]["tools"].is_array());
+    match server.lines.recv_timeout(Duration::from_millis(300)) {
+        Err(RecvTimeoutError::Timeout) => {}
+        Ok(line) => {
+            assert!(!line.contains(r#""id":3"#), "CANCEL-05: a cancelled request gets no response: {line}")
+        }
+        Err(RecvTimeoutError::Disconnected) => panic!("the server exited"),
+    }
+}
+
+#[test]
+fn stdio_10_exits_promptly_on_end_of_input() {
+    let mut server = Server::start();
+    let _ = server.call(1, "server/discover", modern(Value::Null));
+    server.close_stdin();
+    let started = Instant::now();
+    loop {
+        if let Some(status) = server.child.try_wait().expect("wait") {
+            assert!(status.success(), "{status}");
+            break;
+        }
+        assert!(started.elapsed() < WAIT, "the server did not exit after stdin closed");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn sigterm_ends_the_server() {
+    let mut server = Server::start();
+    let _ = server.call(1, "server/discover", modern(Value::Null));
+    let pid = server.child.id().to_string();
+    let status = Command::new("kill").args(["-TERM", &pid]).status().expect("kill runs");
+    assert!(status.success());
+    let started = Instant::now();
+    loop {
+        if let Some(status) = server.child.try_wait().expect("wait") {
+            assert!(status.success(), "SIGTERM is a clean stop: {status}");
+            break;
+        }
+        assert!(started.elapsed() < WAIT, "the server did not exit on SIGTERM");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
