@@ -74,6 +74,19 @@ impl Server {
     fn close_stdin(&mut self) {
         self.stdin = None;
     }
+
+    /// Waits (bounded) for the process to exit and requires a clean exit.
+    fn assert_exits_cleanly(&mut self, why: &str) {
+        let started = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                assert!(status.success(), "{why}: {status}");
+                return;
+            }
+            assert!(started.elapsed() < WAIT, "{why}: the server did not exit");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
 }
 
 impl Drop for Server {
@@ -206,15 +219,7 @@ fn stdio_10_exits_promptly_on_end_of_input() {
     let mut server = Server::start();
     let _ = server.call(1, "server/discover", modern(Value::Null));
     server.close_stdin();
-    let started = Instant::now();
-    loop {
-        if let Some(status) = server.child.try_wait().expect("wait") {
-            assert!(status.success(), "{status}");
-            break;
-        }
-        assert!(started.elapsed() < WAIT, "the server did not exit after stdin closed");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    server.assert_exits_cleanly("end of input");
 }
 
 #[test]
@@ -224,13 +229,5 @@ fn sigterm_ends_the_server() {
     let pid = server.child.id().to_string();
     let status = Command::new("kill").args(["-TERM", &pid]).status().expect("kill runs");
     assert!(status.success());
-    let started = Instant::now();
-    loop {
-        if let Some(status) = server.child.try_wait().expect("wait") {
-            assert!(status.success(), "SIGTERM is a clean stop: {status}");
-            break;
-        }
-        assert!(started.elapsed() < WAIT, "the server did not exit on SIGTERM");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    server.assert_exits_cleanly("SIGTERM is a clean stop");
 }
