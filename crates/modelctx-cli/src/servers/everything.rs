@@ -7,7 +7,7 @@ use modelctx::protocol::types::{
     ContentBlock, ImageContent, ImageType, Implementation, LoggingLevel, PromptMessage, Role, ToolAnnotations,
 };
 use modelctx::server::{
-    Args, CompletionRequest, Json, PromptDef, PromptError, PromptRequest, RegistrationError, RequestContext,
+    Args, BuildError, CompletionRequest, Json, PromptDef, PromptError, PromptRequest, RequestContext,
     ResourceDef, ResourceError, ResourceRequest, ResourceTemplateDef, Server, ToolDef, blob_contents,
     text_contents,
 };
@@ -119,7 +119,7 @@ async fn item(request: ResourceRequest) -> Result<Vec<modelctx::protocol::types:
 }
 
 /// The `everything` server.
-pub fn server() -> Result<Server, RegistrationError> {
+pub fn server() -> Result<Server, BuildError> {
     Server::builder(Implementation {
         title: Some("modelctx everything".into()),
         description: Some("A reference server that exercises every feature modelctx serves".into()),

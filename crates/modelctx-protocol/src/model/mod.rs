@@ -23,4 +23,4 @@ pub use capabilities::{ClientCapabilities, ServerCapabilities};
 pub use elicitation::{ElicitRequest, MissingElicitationId};
 pub use errors::resource_not_found;
 pub use tasks::Task;
-pub use tools::{Tool, legacy_tool};
+pub use tools::{Tool, legacy_create_message, legacy_tool};

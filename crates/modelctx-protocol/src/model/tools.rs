@@ -1,4 +1,5 @@
-//! `Tool` across revisions: 2025-11-25 adds `execution.taskSupport`.
+//! `Tool` across revisions (2025-11-25 adds `execution.taskSupport`), and the sampling
+//! request that carries tools.
 
 use crate::{v2025, v2026};
 
@@ -28,5 +29,36 @@ impl From<v2025::Tool> for v2026::Tool {
             meta,
         } = tool;
         Self { name, title, description, icons, input_schema, output_schema, annotations, meta }
+    }
+}
+
+/// A sampling request for a 2025-11-25 peer: the same request, its tools in their legacy
+/// shape (the request itself carries no `task` and no `_meta`).
+pub fn legacy_create_message(params: v2026::CreateMessageRequestParams) -> v2025::CreateMessageRequestParams {
+    let v2026::CreateMessageRequestParams {
+        messages,
+        model_preferences,
+        system_prompt,
+        include_context,
+        temperature,
+        max_tokens,
+        stop_sequences,
+        metadata,
+        tools,
+        tool_choice,
+    } = params;
+    v2025::CreateMessageRequestParams {
+        meta: None,
+        task: None,
+        messages,
+        model_preferences,
+        system_prompt,
+        include_context,
+        temperature,
+        max_tokens,
+        stop_sequences,
+        metadata,
+        tools: tools.map(|tools| tools.into_iter().map(|tool| legacy_tool(tool, None)).collect()),
+        tool_choice,
     }
 }

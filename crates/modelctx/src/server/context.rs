@@ -14,6 +14,8 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::input::InputChannel;
+
 /// Where a request's notifications go: the connection's writer (stdio) or the request's
 /// own response stream (HTTP).
 pub type NotificationSink = mpsc::Sender<Message>;
@@ -54,6 +56,7 @@ pub struct RequestContext {
 
 struct ContextInner {
     facts: RequestFacts,
+    input: InputChannel,
     cancellation: CancellationToken,
     sink: NotificationSink,
     state: StateMap,
@@ -63,6 +66,7 @@ struct ContextInner {
 impl RequestContext {
     pub(crate) fn new(
         facts: RequestFacts,
+        input: InputChannel,
         cancellation: CancellationToken,
         sink: NotificationSink,
         state: StateMap,
@@ -70,12 +74,17 @@ impl RequestContext {
         Self {
             inner: Arc::new(ContextInner {
                 facts,
+                input,
                 cancellation,
                 sink,
                 state,
                 last_progress: Mutex::new(None),
             }),
         }
+    }
+
+    pub(crate) fn input(&self) -> &InputChannel {
+        &self.inner.input
     }
 
     /// The JSON-RPC id of the request.

@@ -18,7 +18,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::completion::completion;
 use super::context::{NotificationSink, RequestContext, RequestFacts};
+use super::input::{InputChannel, LegacyPeer, Round, RoundEnd, UntilAsked};
 use super::pagination::page;
+use super::request_state::params_digest;
 use super::resource::{ResourceError, ResourceRequest};
 use super::session::LegacySession;
 use super::{CompletionRequest, Server};
@@ -45,6 +47,15 @@ fn object_output_only(mut tool: v2026::Tool) -> v2026::Tool {
         tool.output_schema = None;
     }
     tool
+}
+
+/// The methods whose handlers may ask the client (MRTR-02).
+const MAY_ASK: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
+
+/// How a request that may ask the client ended: its result, or (modern) the questions.
+enum Asked<T> {
+    Done(T),
+    InputRequired(Box<v2026::InputRequiredResult>),
 }
 
 /// Methods only a legacy session has; a modern request for one gets `-32601` saying so.
@@ -84,7 +95,7 @@ impl Server {
 
     /// The context of a modern request: its `_meta` says everything (the era router has
     /// checked the version and that capabilities are present).
-    pub fn modern_context(
+    pub(crate) fn modern_context(
         &self,
         request: &Request,
         version: ProtocolVersion,
@@ -103,14 +114,79 @@ impl Server {
             progress_token: meta.progress_token,
             log_level: meta.log_level,
         };
-        Ok(RequestContext::new(facts, cancellation, sink, self.state().clone()))
+        let input = if MAY_ASK.contains(&request.method.as_str()) {
+            InputChannel::Modern(Arc::new(self.open_round(request)?))
+        } else {
+            InputChannel::None
+        };
+        Ok(RequestContext::new(facts, input, cancellation, sink, self.state().clone()))
     }
 
-    /// The context of a request inside a legacy session.
-    pub fn legacy_context(
+    /// The answers a retried modern request brings: those sealed in `requestState` by earlier
+    /// rounds, and this round's `inputResponses`.
+    fn open_round(&self, request: &Request) -> Result<Round, ErrorObject> {
+        let params = request.params.as_ref();
+        let mut answers = match params.and_then(|p| p.get("requestState")) {
+            None => JsonObject::new(),
+            Some(Value::String(state)) => {
+                self.state_keys().open(state, &request.method, &params_digest(params))?
+            }
+            Some(_) => {
+                return Err(ErrorObject::invalid_params("requestState must be the string the server sent"));
+            }
+        };
+        match params.and_then(|p| p.get("inputResponses")) {
+            None => {}
+            Some(Value::Object(responses)) => answers.extend(responses.clone()),
+            Some(_) => {
+                return Err(ErrorObject::invalid_params(
+                    "inputResponses must be an object keyed like inputRequests",
+                ));
+            }
+        }
+        Ok(Round::new(answers))
+    }
+
+    /// Runs `operation`; for a modern request, stops it when it asks the client something not
+    /// yet answered and returns the questions with the sealed answers so far.
+    async fn in_round<T>(
+        &self,
+        ctx: &RequestContext,
+        method: &str,
+        digest: String,
+        operation: impl std::future::Future<Output = Result<T, ErrorObject>>,
+    ) -> Result<Asked<T>, ErrorObject> {
+        let InputChannel::Modern(round) = ctx.input().clone() else {
+            return operation.await.map(Asked::Done);
+        };
+        let end = UntilAsked::new(operation, &round).await;
+        if let Some(failure) = round.failure.lock().expect("round lock").take() {
+            return Err(failure);
+        }
+        match end {
+            RoundEnd::Done(result) => result.map(Asked::Done),
+            RoundEnd::Asked => {
+                let asked = std::mem::take(&mut *round.asked.lock().expect("round lock"));
+                Ok(Asked::InputRequired(Box::new(v2026::InputRequiredResult {
+                    result_type: v2026::ResultType::InputRequired,
+                    input_requests: Some(asked),
+                    request_state: Some(self.state_keys().seal(method, digest, round.answers.clone())),
+                    meta: Some(v2026::ResultMetaObject {
+                        server_info: Some(self.info().clone()),
+                        other: JsonObject::new(),
+                    }),
+                })))
+            }
+        }
+    }
+
+    /// The context of a request inside a legacy session; `peer` sends live requests to the
+    /// client when the method may ask.
+    pub(crate) fn legacy_context(
         &self,
         request: &Request,
         session: &LegacySession,
+        peer: LegacyPeer,
         cancellation: CancellationToken,
         sink: NotificationSink,
     ) -> RequestContext {
@@ -129,7 +205,12 @@ impl Server {
             progress_token,
             log_level: session.log_level,
         };
-        RequestContext::new(facts, cancellation, sink, self.state().clone())
+        let input = if MAY_ASK.contains(&request.method.as_str()) {
+            InputChannel::Legacy(peer)
+        } else {
+            InputChannel::None
+        };
+        RequestContext::new(facts, input, cancellation, sink, self.state().clone())
     }
 
     /// Serves a request the era router accepted (apart from the legacy session requests,
@@ -182,9 +263,13 @@ impl Server {
                 })
             }
             "tools/call" => {
+                let digest = params_digest(params.as_ref());
                 let params: v2026::CallToolRequestParams = parse_params(params)?;
-                let result = self.call_tool(ctx, &params.name, params.arguments).await?;
-                to_object(&result.into_modern(Some(self.info().clone())))
+                let call = self.call_tool(ctx.clone(), &params.name, params.arguments);
+                match self.in_round(&ctx, method, digest, call).await? {
+                    Asked::Done(result) => to_object(&result.into_modern(Some(self.info().clone()))),
+                    Asked::InputRequired(required) => to_object(&*required),
+                }
             }
             "resources/list" => {
                 let params: v2026::PaginatedRequestParams = parse_params(params)?;
@@ -234,9 +319,18 @@ impl Server {
                 })
             }
             "prompts/get" => {
+                let digest = params_digest(params.as_ref());
                 let params: v2026::GetPromptRequestParams = parse_params(params)?;
-                let (description, messages) = self.get_prompt(ctx, &params.name, params.arguments).await?;
-                to_object(&v2026::GetPromptResult { result_type: complete, description, messages, meta })
+                let get = self.get_prompt(ctx.clone(), &params.name, params.arguments);
+                match self.in_round(&ctx, method, digest, get).await? {
+                    Asked::Done((description, messages)) => to_object(&v2026::GetPromptResult {
+                        result_type: complete,
+                        description,
+                        messages,
+                        meta,
+                    }),
+                    Asked::InputRequired(required) => to_object(&*required),
+                }
             }
             "completion/complete" => {
                 let params: v2026::CompleteRequestParams = parse_params(params)?;

@@ -25,10 +25,12 @@ mod context;
 mod dispatch;
 mod error;
 mod extract;
+pub(crate) mod input;
 mod options;
 mod pagination;
 mod prompt;
 mod registry;
+mod request_state;
 mod resource;
 mod schema;
 pub(crate) mod session;
@@ -45,8 +47,10 @@ pub use completion::CompletionRequest;
 pub use context::{NotificationSink, RequestContext};
 pub use error::RegistrationError;
 pub use extract::{Args, FromToolCall, State, ToolCallParts, ToolHandler};
+pub use input::InputError;
 pub use options::{CacheDefaults, Limits, ServerOptions};
 pub use prompt::{PromptDef, PromptError, PromptRequest};
+pub use request_state::{StateKey, StateKeyError, StateKeys};
 pub use resource::{
     ResourceDef, ResourceError, ResourceRequest, ResourceTemplateDef, blob_contents, text_contents,
 };
@@ -84,6 +88,7 @@ struct Inner {
     options: ServerOptions,
     registry: RwLock<Registry>,
     state: StateMap,
+    state_keys: StateKeys,
     events: broadcast::Sender<ServerEvent>,
 }
 
@@ -98,6 +103,34 @@ pub struct ServerBuilder {
     templates: Vec<ResourceTemplateDef>,
     prompts: Vec<PromptDef>,
     state: StateMap,
+    state_keys: Option<StateKeys>,
+}
+
+/// Why a server could not be built.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// A definition was refused.
+    Registration(RegistrationError),
+    /// No `requestState` key was configured and none could be generated.
+    StateKey(StateKeyError),
+}
+
+impl std::fmt::Display for BuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Registration(e) => e.fmt(f),
+            Self::StateKey(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+impl From<RegistrationError> for BuildError {
+    fn from(error: RegistrationError) -> Self {
+        Self::Registration(error)
+    }
 }
 
 impl Server {
@@ -113,6 +146,7 @@ impl Server {
             templates: Vec::new(),
             prompts: Vec::new(),
             state: StateMap::default(),
+            state_keys: None,
         }
     }
 
@@ -180,6 +214,10 @@ impl Server {
     pub(crate) fn state(&self) -> &StateMap {
         &self.inner.state
     }
+
+    pub(crate) fn state_keys(&self) -> &StateKeys {
+        &self.inner.state_keys
+    }
 }
 
 impl ServerBuilder {
@@ -204,6 +242,14 @@ impl ServerBuilder {
     /// Shared state for handlers, reached with [`State<T>`] or [`RequestContext::state`].
     pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
         self.state = self.state.with(value);
+        self
+    }
+
+    /// The keys that seal `requestState` for multi-round-trip requests. Servers behind one
+    /// load balancer must share them; by default each server makes a random key, valid for
+    /// ten minutes of state.
+    pub fn request_state_keys(mut self, keys: StateKeys) -> Self {
+        self.state_keys = Some(keys);
         self
     }
 
@@ -232,8 +278,16 @@ impl ServerBuilder {
     }
 
     /// Checks every definition and builds the server.
-    pub fn build(self) -> Result<Server, RegistrationError> {
+    pub fn build(self) -> Result<Server, BuildError> {
         let registry = Registry::build(self.tools, self.resources, self.templates, self.prompts)?;
+        let state_keys = match self.state_keys {
+            Some(keys) => keys,
+            None => StateKeys::new(
+                StateKey::random().map_err(BuildError::StateKey)?,
+                Vec::new(),
+                std::time::Duration::from_secs(600),
+            ),
+        };
         let (events, _) = broadcast::channel(64);
         Ok(Server {
             inner: Arc::new(Inner {
@@ -243,6 +297,7 @@ impl ServerBuilder {
                 options: self.options,
                 registry: RwLock::new(registry),
                 state: self.state,
+                state_keys,
                 events,
             }),
         })

@@ -33,6 +33,9 @@ pub struct Limits {
     /// How long in-flight requests may finish after the input ends or SIGTERM arrives before
     /// they are cancelled. Default 5 s.
     pub shutdown_grace: Duration,
+    /// How long a legacy server-to-client request (elicitation, sampling, roots) waits for
+    /// the client's answer. Default 5 minutes (a person may be answering).
+    pub client_request_timeout: Duration,
 }
 
 impl Default for Limits {
@@ -42,6 +45,7 @@ impl Default for Limits {
             max_in_flight: 64,
             max_queued: 1024,
             shutdown_grace: Duration::from_secs(5),
+            client_request_timeout: Duration::from_secs(300),
         }
     }
 }

@@ -9,6 +9,7 @@
 
 use std::collections::HashMap;
 use std::future::Future;
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 
 use futures::StreamExt;
@@ -25,6 +26,7 @@ use tokio_util::bytes::BytesMut;
 use tokio_util::codec::{Decoder, FramedRead, LinesCodec, LinesCodecError};
 use tokio_util::sync::CancellationToken;
 
+use crate::server::input::{LegacyPeer, PendingAnswers};
 use crate::server::{LegacySession, Server, ServerEvent};
 
 /// Messages waiting for the writer; handlers wait (not the reader) when it is full.
@@ -53,6 +55,8 @@ where
         session: None,
         tasks: JoinSet::new(),
         outbox,
+        answers: PendingAnswers::default(),
+        next_outgoing_id: Arc::new(AtomicU64::new(1)),
         server: server.clone(),
     };
     let mut lines =
@@ -156,6 +160,9 @@ struct Connection {
     in_flight: InFlight,
     tasks: JoinSet<()>,
     outbox: mpsc::Sender<Message>,
+    /// Server-to-client requests of the legacy session awaiting the client's answer.
+    answers: PendingAnswers,
+    next_outgoing_id: Arc<AtomicU64>,
 }
 
 impl Connection {
@@ -205,10 +212,25 @@ impl Connection {
             (Route::Modern(version), Message::Request(request)) => {
                 self.modern_request(version, request).await
             }
+            (Route::Legacy(_), Message::Response(response)) => self.answer(response.id, Ok(response.result)),
+            (Route::Legacy(_), Message::Error(error)) => match error.id {
+                Some(id) => self.answer(id, Err(error.error)),
+                None => tracing::warn!(error = %error.error, "the client sent an error without an id"),
+            },
             (_, Message::Response(_) | Message::Error(_)) => {
                 tracing::debug!("a response that answers no request of this server");
             }
             (Route::Initialize(_), _) => unreachable!("only requests are routed to Initialize"),
+        }
+    }
+
+    /// Hands the client's answer to the server-to-client request waiting for it.
+    fn answer(&self, id: RequestId, outcome: Result<JsonObject, ErrorObject>) {
+        match self.answers.lock().expect("answers lock").remove(&id) {
+            Some(waiter) => {
+                let _ = waiter.send(outcome);
+            }
+            None => tracing::debug!(%id, "an answer to no request of ours (late, or unknown)"),
         }
     }
 
@@ -252,7 +274,13 @@ impl Connection {
         }
         let Some(token) = self.register(&request).await else { return };
         let Some(session) = &self.session else { return };
-        let ctx = self.server.legacy_context(&request, session, token.clone(), self.outbox.clone());
+        let peer = LegacyPeer {
+            outbox: self.outbox.clone(),
+            pending: self.answers.clone(),
+            next_id: self.next_outgoing_id.clone(),
+            timeout: self.server.options().limits.client_request_timeout,
+        };
+        let ctx = self.server.legacy_context(&request, session, peer, token.clone(), self.outbox.clone());
         self.spawn(request, ctx, token);
     }
 

@@ -1,0 +1,354 @@
+//! Asking the client from a handler, in both eras: modern multi-round-trip requests with a
+//! sealed `requestState` (MRTR-*), and live server-to-client requests on legacy sessions.
+
+use std::time::Duration;
+
+use modelctx::server::{Args, InputError, Limits, RequestContext, Server, ServerOptions, ToolDef};
+use modelctx::testing::{TestClient, with_modern_meta};
+use modelctx_protocol::jsonrpc::{Message, RequestId};
+use modelctx_protocol::model::ElicitRequest;
+use modelctx_protocol::types::{ElicitAction, Implementation, RequestedSchema, SamplingContent};
+use modelctx_protocol::v2026::CreateMessageRequestParams;
+use modelctx_protocol::{JsonObject, ProtocolVersion};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+const WAIT: Duration = Duration::from_secs(10);
+
+fn name_form() -> ElicitRequest {
+    ElicitRequest::Form {
+        message: "What is your name?".into(),
+        requested_schema: serde_json::from_value::<RequestedSchema>(json!({
+            "type": "object", "properties": {"name": {"type": "string", "default": "Ada"}}, "required": ["name"]
+        }))
+        .unwrap(),
+    }
+}
+
+fn question(text: &str) -> CreateMessageRequestParams {
+    serde_json::from_value(json!({
+        "messages": [{"role": "user", "content": {"type": "text", "text": text}}], "maxTokens": 50
+    }))
+    .unwrap()
+}
+
+/// Greets the user by the name the form returns.
+async fn greet(ctx: RequestContext) -> Result<String, InputError> {
+    let answer = ctx.elicit(name_form()).await?;
+    match answer.action {
+        ElicitAction::Accept => {
+            let name = answer.content.and_then(|c| c.get("name").cloned());
+            Ok(format!("Hello, {}!", serde_json::to_value(name).unwrap().as_str().unwrap_or("stranger")))
+        }
+        other => Ok(format!("No greeting ({other:?})")),
+    }
+}
+
+/// Asks for a name, then asks the model for a poem about it: two rounds.
+async fn poem(ctx: RequestContext) -> Result<String, InputError> {
+    let answer = ctx.elicit(name_form()).await?;
+    let name = answer.content.and_then(|c| c.get("name").cloned()).map(|v| serde_json::to_value(v).unwrap());
+    let name = name.as_ref().and_then(Value::as_str).unwrap_or("nobody").to_owned();
+    let sampled = ctx.sample(question(&format!("A poem about {name}"))).await?;
+    let SamplingContent::One(modelctx_protocol::types::SamplingMessageContentBlock::Text(text)) =
+        sampled.content
+    else {
+        return Ok("unexpected content".into());
+    };
+    Ok(format!("{name}: {}", text.text))
+}
+
+/// Asks two questions at once.
+async fn both(ctx: RequestContext) -> Result<String, InputError> {
+    let (roots, answer) = tokio::join!(ctx.list_roots(), ctx.elicit(name_form()));
+    Ok(format!("{} roots, {:?}", roots?.len(), answer?.action))
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct Topic {
+    topic: String,
+}
+
+fn server(options: ServerOptions) -> Server {
+    Server::builder(Implementation::new("input-test", "1"))
+        .options(options)
+        .tool(ToolDef::new("greet", greet))
+        .tool(ToolDef::new("poem", poem))
+        .tool(ToolDef::new("both", both))
+        .tool(ToolDef::new("about", |ctx: RequestContext, Args(Topic { topic }): Args<Topic>| async move {
+            ctx.sample(question(&topic)).await.map(|_| topic)
+        }))
+        .build()
+        .unwrap()
+}
+
+fn caps() -> Value {
+    json!({"elicitation": {}, "sampling": {}, "roots": {}})
+}
+
+async fn call(
+    client: &TestClient,
+    params: Value,
+    capabilities: Value,
+) -> Result<JsonObject, modelctx_protocol::jsonrpc::ErrorObject> {
+    tokio::time::timeout(WAIT, client.request("tools/call", with_modern_meta(params, capabilities)))
+        .await
+        .expect("answered in time")
+}
+
+#[tokio::test]
+async fn mrtr_01_a_modern_request_gets_input_required_then_completes_on_retry() {
+    let client = TestClient::start(server(ServerOptions::default()));
+    let first = call(&client, json!({"name": "greet"}), caps()).await.unwrap();
+    assert_eq!(first["resultType"], "input_required");
+    let request = &first["inputRequests"]["elicit-0"];
+    assert_eq!(request["method"], "elicitation/create");
+    assert_eq!(request["params"]["requestedSchema"]["properties"]["name"]["default"], "Ada");
+    assert!(request.get("id").is_none(), "input requests carry no JSON-RPC id");
+    let state = first["requestState"].as_str().expect("a sealed state").to_owned();
+
+    let retry = json!({"name": "greet", "requestState": state,
+        "inputResponses": {"elicit-0": {"action": "accept", "content": {"name": "Grace"}}}});
+    let done = call(&client, retry, caps()).await.unwrap();
+    assert_eq!(done["resultType"], "complete");
+    assert_eq!(done["content"][0]["text"], "Hello, Grace!");
+}
+
+#[tokio::test]
+async fn mrtr_05_later_rounds_carry_earlier_answers_in_the_sealed_state() {
+    let client = TestClient::start(server(ServerOptions::default()));
+    let first = call(&client, json!({"name": "poem"}), caps()).await.unwrap();
+    assert!(first["inputRequests"]["elicit-0"].is_object());
+    let second = call(
+        &client,
+        json!({"name": "poem", "requestState": first["requestState"],
+               "inputResponses": {"elicit-0": {"action": "accept", "content": {"name": "Ada"}}}}),
+        caps(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(second["resultType"], "input_required");
+    assert_eq!(second["inputRequests"]["sample-0"]["method"], "sampling/createMessage");
+    assert!(second["inputRequests"].get("elicit-0").is_none(), "answered questions are not asked again");
+    // The last round brings only the new answer; the name comes from the state.
+    let third = call(
+        &client,
+        json!({"name": "poem", "requestState": second["requestState"],
+               "inputResponses": {"sample-0": {"role": "assistant", "model": "m",
+                   "content": {"type": "text", "text": "Counting engines hum."}}}}),
+        caps(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(third["content"][0]["text"], "Ada: Counting engines hum.");
+}
+
+#[tokio::test]
+async fn several_questions_at_once_arrive_in_one_round() {
+    let client = TestClient::start(server(ServerOptions::default()));
+    let first = call(&client, json!({"name": "both"}), caps()).await.unwrap();
+    let keys: Vec<&String> = first["inputRequests"].as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["elicit-0", "roots-0"]);
+    let done = call(
+        &client,
+        json!({"name": "both", "requestState": first["requestState"], "inputResponses": {
+            "roots-0": {"roots": [{"uri": "file:///work", "name": "work"}]},
+            "elicit-0": {"action": "decline"}}}),
+        caps(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(done["content"][0]["text"], "1 roots, Decline");
+}
+
+#[tokio::test]
+async fn meta_05_a_missing_client_capability_is_32021() {
+    let client = TestClient::start(server(ServerOptions::default()));
+    let error = call(&client, json!({"name": "greet"}), json!({"sampling": {}})).await.unwrap_err();
+    assert_eq!(error.code.0, -32021);
+    assert_eq!(error.data.unwrap()["requiredCapabilities"], json!({"elicitation": {"form": {}}}));
+    // Tool-enabled sampling needs sampling.tools, not just sampling (MRTR-06).
+    let error = call(&client, json!({"name": "greet"}), json!({})).await.unwrap_err();
+    assert_eq!(error.code.0, -32021);
+}
+
+#[tokio::test]
+async fn mrtr_08_tampered_or_foreign_state_is_refused() {
+    let client = TestClient::start(server(ServerOptions::default()));
+    let first =
+        call(&client, json!({"name": "about", "arguments": {"topic": "cats"}}), caps()).await.unwrap();
+    let state = first["requestState"].as_str().unwrap().to_owned();
+    let mut tampered = state.clone().into_bytes();
+    tampered[2] = if tampered[2] == b'A' { b'B' } else { b'A' };
+    let answer =
+        json!({"sample-0": {"role": "assistant", "model": "m", "content": {"type": "text", "text": "x"}}});
+    let error = call(
+        &client,
+        json!({"name": "about", "arguments": {"topic": "cats"}, "requestState": String::from_utf8(tampered).unwrap(),
+               "inputResponses": answer}),
+        caps(),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(error.code.0, -32602);
+    // The same state on a request with other arguments (MRTR-09: bound to the params).
+    let error = call(
+        &client,
+        json!({"name": "about", "arguments": {"topic": "dogs"}, "requestState": state, "inputResponses": answer}),
+        caps(),
+    )
+    .await
+    .unwrap_err();
+    assert!(error.message.contains("another request"), "{error}");
+    // A state from another server (another key) fails verification.
+    let other = TestClient::start(server(ServerOptions::default()));
+    let error = call(
+        &other,
+        json!({"name": "about", "arguments": {"topic": "cats"}, "requestState": state, "inputResponses": answer}),
+        caps(),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(error.code.0, -32602);
+}
+
+#[tokio::test]
+async fn mrtr_15_a_malformed_answer_is_invalid_params() {
+    let client = TestClient::start(server(ServerOptions::default()));
+    let first = call(&client, json!({"name": "greet"}), caps()).await.unwrap();
+    let error = call(
+        &client,
+        json!({"name": "greet", "requestState": first["requestState"],
+               "inputResponses": {"elicit-0": {"action": "maybe"}}}),
+        caps(),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(error.code.0, -32602);
+    assert!(error.message.contains("maybe"), "the message names the bad value: {error}");
+}
+
+/// Reads the next message the server sent that is a request (a server-to-client request).
+async fn next_server_request(client: &TestClient) -> (RequestId, String, Value) {
+    loop {
+        match client.next_notification(WAIT).await.expect("a server request in time") {
+            Message::Request(request) => {
+                return (request.id, request.method, Value::Object(request.params.unwrap_or_default()));
+            }
+            _ => continue,
+        }
+    }
+}
+
+async fn legacy_client(options: ServerOptions, capabilities: Value) -> TestClient {
+    let client = TestClient::start(server(options));
+    tokio::time::timeout(
+        WAIT,
+        client.request(
+            "initialize",
+            json!({"protocolVersion": ProtocolVersion::V2025_11_25.to_string(), "capabilities": capabilities,
+                   "clientInfo": {"name": "legacy", "version": "1"}}),
+        ),
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    client.notify("notifications/initialized", Value::Null).await;
+    client
+}
+
+#[tokio::test]
+async fn legacy_sessions_get_live_server_to_client_requests() {
+    let client = legacy_client(ServerOptions::default(), caps()).await;
+    let pending = client.send_request("tools/call", json!({"name": "poem"})).await;
+    let (id, method, params) = next_server_request(&client).await;
+    assert_eq!(method, "elicitation/create");
+    assert_eq!(params["requestedSchema"]["required"], json!(["name"]));
+    client
+        .send_line(&json!({"jsonrpc": "2.0", "id": id, "result": {"action": "accept", "content": {"name": "Linus"}}}).to_string())
+        .await;
+    let (id, method, params) = next_server_request(&client).await;
+    assert_eq!(method, "sampling/createMessage");
+    assert_eq!(params["messages"][0]["content"]["text"], "A poem about Linus");
+    client
+        .send_line(
+            &json!({"jsonrpc": "2.0", "id": id, "result": {"role": "assistant", "model": "m",
+                    "content": {"type": "text", "text": "Kernels compile."}}})
+            .to_string(),
+        )
+        .await;
+    let result = tokio::time::timeout(WAIT, pending.response()).await.unwrap().unwrap();
+    assert_eq!(result["content"][0]["text"], "Linus: Kernels compile.");
+    assert!(result.get("resultType").is_none());
+}
+
+#[tokio::test]
+async fn legacy_client_errors_and_missing_capabilities_reach_the_handler() {
+    // Without the capability, the handler's question fails and it reports a tool error.
+    let client = legacy_client(ServerOptions::default(), json!({})).await;
+    let result = tokio::time::timeout(WAIT, client.request("tools/call", json!({"name": "greet"})))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(result["isError"], true);
+    assert!(result["content"][0]["text"].as_str().unwrap().contains("elicitation"), "{result:?}");
+    // A client that refuses with a JSON-RPC error.
+    let client = legacy_client(ServerOptions::default(), caps()).await;
+    let pending = client.send_request("tools/call", json!({"name": "greet"})).await;
+    let (id, _, _) = next_server_request(&client).await;
+    client
+        .send_line(
+            &json!({"jsonrpc": "2.0", "id": id, "error": {"code": -1, "message": "user rejected"}})
+                .to_string(),
+        )
+        .await;
+    let result = tokio::time::timeout(WAIT, pending.response()).await.unwrap().unwrap();
+    assert!(result["content"][0]["text"].as_str().unwrap().contains("user rejected"), "{result:?}");
+}
+
+#[tokio::test]
+async fn legacy_questions_time_out_and_are_cancelled_at_the_client() {
+    let limits = Limits { client_request_timeout: Duration::from_millis(50), ..Limits::default() };
+    let client = legacy_client(ServerOptions { limits, ..ServerOptions::default() }, caps()).await;
+    let pending = client.send_request("tools/call", json!({"name": "greet"})).await;
+    let (id, _, _) = next_server_request(&client).await;
+    let result = tokio::time::timeout(WAIT, pending.response()).await.unwrap().unwrap();
+    assert!(result["content"][0]["text"].as_str().unwrap().contains("in time"), "{result:?}");
+    let cancel = loop {
+        match client.next_notification(WAIT).await.expect("a cancellation") {
+            Message::Notification(n) if n.method == "notifications/cancelled" => break n,
+            _ => continue,
+        }
+    };
+    assert_eq!(cancel.params.unwrap()["requestId"], serde_json::to_value(&id).unwrap());
+}
+
+#[tokio::test]
+async fn mrtr_02_only_three_methods_may_ask() {
+    use modelctx::server::{CompletionRequest, PromptDef};
+    let server = Server::builder(Implementation::new("t", "1"))
+        .prompt(PromptDef::new("p", |_| async { Ok(vec![]) }).argument("a", "an argument", false).complete(
+            "a",
+            |request: CompletionRequest| async move {
+                match request.ctx.elicit(name_form()).await {
+                    Err(InputError::NotAllowed) => vec!["not allowed".to_owned()],
+                    other => vec![format!("{other:?}")],
+                }
+            },
+        ))
+        .build()
+        .unwrap();
+    let client = TestClient::start(server);
+    let result = client
+        .request(
+            "completion/complete",
+            with_modern_meta(
+                json!({"ref": {"type": "ref/prompt", "name": "p"}, "argument": {"name": "a", "value": ""}}),
+                caps(),
+            ),
+        )
+        .await
+        .unwrap();
+    assert_eq!(result["completion"]["values"], json!(["not allowed"]));
+}
