@@ -96,8 +96,7 @@ async fn ver_03_discover_on_a_modern_only_server_lists_only_2026_07_28() {
 async fn ver_03_discover_capabilities_follow_the_registrations() {
     let client = TestClient::start(tools_only());
     let caps = Era::Modern.ok(&client, "server/discover", json!({})).await["capabilities"].clone();
-    // No listChanged for modern clients until subscriptions/listen is served (SUB-01).
-    assert_eq!(caps["tools"], json!({}));
+    assert_eq!(caps["tools"], json!({"listChanged": true}));
     assert_eq!(caps["logging"], json!({}));
     for absent in ["prompts", "resources", "completions"] {
         assert!(caps.get(absent).is_none(), "a tools-only server offers no {absent}: {caps}");
@@ -105,9 +104,9 @@ async fn ver_03_discover_capabilities_follow_the_registrations() {
 
     let client = TestClient::start(full(ServerOptions::default()));
     let caps = Era::Modern.ok(&client, "server/discover", json!({})).await["capabilities"].clone();
-    assert_eq!(caps["tools"], json!({}));
-    assert_eq!(caps["prompts"], json!({}));
-    assert_eq!(caps["resources"], json!({}));
+    assert_eq!(caps["tools"], json!({"listChanged": true}));
+    assert_eq!(caps["prompts"], json!({"listChanged": true}));
+    assert_eq!(caps["resources"], json!({"subscribe": true, "listChanged": true}));
     assert_eq!(caps["completions"], json!({}));
 
     // A server with prompts but no completer offers prompts and no completions.

@@ -36,6 +36,13 @@ impl StateMap {
     }
 }
 
+/// The cancellation tokens of a request: its own, and its connection's shutdown.
+#[derive(Clone, Default)]
+pub(crate) struct Tokens {
+    pub(crate) request: CancellationToken,
+    pub(crate) connection: CancellationToken,
+}
+
 /// The facts of one request, fixed when it arrives.
 pub(crate) struct RequestFacts {
     pub(crate) id: RequestId,
@@ -58,6 +65,7 @@ struct ContextInner {
     facts: RequestFacts,
     input: InputChannel,
     cancellation: CancellationToken,
+    closing: CancellationToken,
     sink: NotificationSink,
     state: StateMap,
     last_progress: Mutex<Option<f64>>,
@@ -67,20 +75,28 @@ impl RequestContext {
     pub(crate) fn new(
         facts: RequestFacts,
         input: InputChannel,
-        cancellation: CancellationToken,
+        tokens: Tokens,
         sink: NotificationSink,
         state: StateMap,
     ) -> Self {
+        let Tokens { request: cancellation, connection: closing } = tokens;
         Self {
             inner: Arc::new(ContextInner {
                 facts,
                 input,
                 cancellation,
+                closing,
                 sink,
                 state,
                 last_progress: Mutex::new(None),
             }),
         }
+    }
+
+    /// Tripped when the connection starts shutting down (long-lived requests such as
+    /// `subscriptions/listen` then end gracefully).
+    pub(crate) fn closing(&self) -> &CancellationToken {
+        &self.inner.closing
     }
 
     pub(crate) fn input(&self) -> &InputChannel {
@@ -158,7 +174,7 @@ impl RequestContext {
         self.inner.state.get()
     }
 
-    async fn notify(&self, method: &str, params: &impl serde::Serialize) {
+    pub(crate) async fn notify(&self, method: &str, params: &impl serde::Serialize) {
         if self.is_cancelled() {
             return; // STDIO-08: nothing more for a cancelled request
         }

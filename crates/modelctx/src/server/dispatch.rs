@@ -14,10 +14,9 @@ use modelctx_protocol::{Era, JsonObject, ProtocolVersion, meta, v2025, v2026};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use tokio_util::sync::CancellationToken;
 
 use super::completion::completion;
-use super::context::{NotificationSink, RequestContext, RequestFacts};
+use super::context::{NotificationSink, RequestContext, RequestFacts, Tokens};
 use super::input::{InputChannel, LegacyPeer, Round, RoundEnd, UntilAsked};
 use super::pagination::page;
 use super::request_state::params_digest;
@@ -78,17 +77,6 @@ impl Server {
         }
     }
 
-    /// The capabilities a 2026-07-28 client is told about: change notifications reach modern
-    /// clients only through `subscriptions/listen`, which this server does not serve yet, so
-    /// `listChanged` and `subscribe` are not promised to them (SUB-01/SUB-03).
-    fn modern_capabilities(&self) -> v2026::ServerCapabilities {
-        let mut capabilities: v2026::ServerCapabilities = self.capabilities().into();
-        capabilities.tools = capabilities.tools.map(|_| ListChangedCapability::default());
-        capabilities.prompts = capabilities.prompts.map(|_| ListChangedCapability::default());
-        capabilities.resources = capabilities.resources.map(|_| ResourcesCapability::default());
-        capabilities
-    }
-
     pub(crate) fn offers_resources(&self) -> bool {
         self.capabilities().resources.is_some()
     }
@@ -99,7 +87,7 @@ impl Server {
         &self,
         request: &Request,
         version: ProtocolVersion,
-        cancellation: CancellationToken,
+        tokens: Tokens,
         sink: NotificationSink,
     ) -> Result<RequestContext, ErrorObject> {
         let meta = request.params.as_ref().and_then(|p| p.get("_meta")).cloned().unwrap_or(Value::Null);
@@ -119,7 +107,7 @@ impl Server {
         } else {
             InputChannel::None
         };
-        Ok(RequestContext::new(facts, input, cancellation, sink, self.state().clone()))
+        Ok(RequestContext::new(facts, input, tokens, sink, self.state().clone()))
     }
 
     /// The answers a retried modern request brings: those sealed in `requestState` by earlier
@@ -187,7 +175,7 @@ impl Server {
         request: &Request,
         session: &LegacySession,
         peer: LegacyPeer,
-        cancellation: CancellationToken,
+        tokens: Tokens,
         sink: NotificationSink,
     ) -> RequestContext {
         let progress_token = request
@@ -210,7 +198,7 @@ impl Server {
         } else {
             InputChannel::None
         };
-        RequestContext::new(facts, input, cancellation, sink, self.state().clone())
+        RequestContext::new(facts, input, tokens, sink, self.state().clone())
     }
 
     /// Serves a request the era router accepted (apart from the legacy session requests,
@@ -244,7 +232,7 @@ impl Server {
             "server/discover" => to_object(&v2026::DiscoverResult {
                 result_type: complete,
                 supported_versions: self.versions().all().iter().map(ToString::to_string).collect(),
-                capabilities: self.modern_capabilities(),
+                capabilities: self.capabilities().into(),
                 instructions: self.inner.instructions.clone(),
                 ttl_ms,
                 cache_scope,
@@ -338,6 +326,7 @@ impl Server {
                     self.complete(ctx, params.reference, params.argument, params.context).await?;
                 to_object(&v2026::CompleteResult { result_type: complete, completion, meta })
             }
+            "subscriptions/listen" => self.listen(&ctx, parse_params(params)?).await?,
             legacy if LEGACY_ONLY.contains(&legacy) => {
                 return Err(ErrorObject::method_not_found(&format!(
                     "{legacy} (a 2025-11-25 session method; 2026-07-28 requests carry their state in _meta)"

@@ -26,6 +26,7 @@ mod dispatch;
 mod error;
 mod extract;
 pub(crate) mod input;
+mod listen;
 mod options;
 mod pagination;
 mod prompt;
@@ -58,7 +59,8 @@ pub use session::LegacySession;
 pub use tool::ToolDef;
 pub use tool_result::{IntoCallToolResult, Json, error_result};
 
-pub(crate) use context::StateMap;
+pub(crate) use context::{StateMap, Tokens};
+pub(crate) use listen::covers;
 use registry::Registry;
 
 /// A change a connected client may want to hear about.

@@ -26,8 +26,9 @@ use tokio_util::bytes::BytesMut;
 use tokio_util::codec::{Decoder, FramedRead, LinesCodec, LinesCodecError};
 use tokio_util::sync::CancellationToken;
 
+use crate::server::Tokens;
 use crate::server::input::{LegacyPeer, PendingAnswers};
-use crate::server::{LegacySession, Server, ServerEvent};
+use crate::server::{LegacySession, Server, ServerEvent, covers};
 
 /// Messages waiting for the writer; handlers wait (not the reader) when it is full.
 const OUTBOX: usize = 256;
@@ -56,6 +57,7 @@ where
         tasks: JoinSet::new(),
         outbox,
         answers: PendingAnswers::default(),
+        closing: CancellationToken::new(),
         next_outgoing_id: Arc::new(AtomicU64::new(1)),
         server: server.clone(),
     };
@@ -122,15 +124,6 @@ impl Decoder for Lines {
     }
 }
 
-/// Whether a subscription to `subscribed` covers a change at `uri`: the resource itself or a
-/// sub-resource of it (`file:///dir` covers `file:///dir/a.txt`, not `file:///dir2`) (RES-12).
-fn covers(subscribed: &str, uri: &str) -> bool {
-    match uri.strip_prefix(subscribed) {
-        Some(rest) => rest.is_empty() || subscribed.ends_with('/') || rest.starts_with(['/', '?', '#']),
-        None => false,
-    }
-}
-
 fn log_task_end(finished: Result<(), tokio::task::JoinError>) {
     if let Err(e) = finished {
         tracing::error!(error = %e, "a request task panicked");
@@ -162,6 +155,8 @@ struct Connection {
     outbox: mpsc::Sender<Message>,
     /// Server-to-client requests of the legacy session awaiting the client's answer.
     answers: PendingAnswers,
+    /// Tripped when the connection starts to shut down.
+    closing: CancellationToken,
     next_outgoing_id: Arc<AtomicU64>,
 }
 
@@ -224,6 +219,10 @@ impl Connection {
         }
     }
 
+    fn tokens(&self, request: &CancellationToken) -> Tokens {
+        Tokens { request: request.clone(), connection: self.closing.clone() }
+    }
+
     /// Hands the client's answer to the server-to-client request waiting for it.
     fn answer(&self, id: RequestId, outcome: Result<JsonObject, ErrorObject>) {
         match self.answers.lock().expect("answers lock").remove(&id) {
@@ -280,13 +279,14 @@ impl Connection {
             next_id: self.next_outgoing_id.clone(),
             timeout: self.server.options().limits.client_request_timeout,
         };
-        let ctx = self.server.legacy_context(&request, session, peer, token.clone(), self.outbox.clone());
+        let ctx =
+            self.server.legacy_context(&request, session, peer, self.tokens(&token), self.outbox.clone());
         self.spawn(request, ctx, token);
     }
 
     async fn modern_request(&mut self, version: ProtocolVersion, request: Request) {
         let Some(token) = self.register(&request).await else { return };
-        match self.server.modern_context(&request, version, token.clone(), self.outbox.clone()) {
+        match self.server.modern_context(&request, version, self.tokens(&token), self.outbox.clone()) {
             Ok(ctx) => self.spawn(request, ctx, token),
             Err(error) => {
                 self.in_flight.lock().expect("in-flight lock").remove(&request.id);
@@ -332,7 +332,12 @@ impl Connection {
                 biased;
                 () = token.cancelled() => None,
                 outcome = async {
-                    let _permit = permits.acquire_owned().await;
+                    // A subscription mostly waits; it must not hold one of the permits that
+                    // bound the work in flight (it still counts toward the queue limit).
+                    let _permit = match method.as_str() {
+                        "subscriptions/listen" => None,
+                        _ => permits.acquire_owned().await.ok(),
+                    };
                     server.handle(ctx, &method, params).await
                 } => Some(outcome),
             };
@@ -380,6 +385,8 @@ impl Connection {
     /// Lets in-flight requests finish for up to `grace`, then cancels the rest and waits for
     /// them to stop.
     async fn drain(&mut self, grace: std::time::Duration) {
+        // Long-lived requests (subscriptions/listen) end gracefully now.
+        self.closing.cancel();
         let finished = tokio::time::timeout(grace, async {
             while let Some(result) = self.tasks.join_next().await {
                 log_task_end(result);

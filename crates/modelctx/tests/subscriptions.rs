@@ -1,0 +1,157 @@
+//! `subscriptions/listen` (2026-07-28): acknowledgement, opt-in filters, tagging,
+//! cancellation and graceful close (SUB-*, META-08).
+
+use std::time::Duration;
+
+use modelctx::server::{PromptDef, ResourceDef, Server, ToolDef};
+use modelctx::testing::{TestClient, with_modern_meta};
+use modelctx_protocol::jsonrpc::Message;
+use modelctx_protocol::types::Implementation;
+use serde_json::{Value, json};
+
+const WAIT: Duration = Duration::from_secs(10);
+
+fn server() -> Server {
+    Server::builder(Implementation::new("listen-test", "1"))
+        .tool(ToolDef::new("one", || async { "1" }))
+        .resource(ResourceDef::text("test://docs", "docs", "text"))
+        .build()
+        .unwrap()
+}
+
+/// The next notification with this method, skipping others.
+async fn next(client: &TestClient, method: &str) -> Value {
+    loop {
+        match client.next_notification(WAIT).await {
+            Some(Message::Notification(n)) if n.method == method => {
+                return Value::Object(n.params.unwrap_or_default());
+            }
+            Some(_) => continue,
+            None => panic!("no {method} in time"),
+        }
+    }
+}
+
+async fn listen(client: &TestClient, filter: Value) -> modelctx::testing::PendingRequest {
+    client
+        .send_request("subscriptions/listen", with_modern_meta(json!({"notifications": filter}), json!({})))
+        .await
+}
+
+#[tokio::test]
+async fn sub_02_the_acknowledgement_comes_first_and_names_what_is_honoured() {
+    let client = TestClient::start(server());
+    let pending = listen(
+        &client,
+        json!({"toolsListChanged": true, "promptsListChanged": true,
+                                          "resourceSubscriptions": ["test://docs"]}),
+    )
+    .await;
+    let ack = next(&client, "notifications/subscriptions/acknowledged").await;
+    // SUB-03: no prompts on this server, so promptsListChanged is not honoured.
+    assert_eq!(
+        ack["notifications"],
+        json!({"toolsListChanged": true, "resourceSubscriptions": ["test://docs"]})
+    );
+    assert_eq!(ack["_meta"]["io.modelcontextprotocol/subscriptionId"], json!(pending.id()));
+}
+
+#[tokio::test]
+async fn sub_01_only_requested_changes_arrive_tagged_with_the_subscription_id() {
+    let server = server();
+    let client = TestClient::start(server.clone());
+    let pending = listen(&client, json!({"resourceSubscriptions": ["test://docs"]})).await;
+    next(&client, "notifications/subscriptions/acknowledged").await;
+    // Not asked for: no tools/list_changed.
+    server.add_tool(ToolDef::new("two", || async { "2" })).unwrap();
+    server.resource_updated("test://other");
+    server.resource_updated("test://docs/part");
+    let updated = next(&client, "notifications/resources/updated").await;
+    assert_eq!(updated["uri"], "test://docs/part");
+    assert_eq!(updated["_meta"]["io.modelcontextprotocol/subscriptionId"], json!(pending.id()), "META-08");
+    let seen = client.take_notifications().await;
+    assert!(
+        seen.iter().all(|m| m.method() != Some("notifications/tools/list_changed")),
+        "SUB-01: nothing that was not asked for: {seen:?}"
+    );
+}
+
+#[tokio::test]
+async fn list_changes_reach_each_listener_that_asked() {
+    let server = Server::builder(Implementation::new("t", "1"))
+        .tool(ToolDef::new("one", || async { "1" }))
+        .prompt(PromptDef::new("p", |_| async { Ok(vec![]) }))
+        .build()
+        .unwrap();
+    let client = TestClient::start(server.clone());
+    let tools = listen(&client, json!({"toolsListChanged": true})).await;
+    next(&client, "notifications/subscriptions/acknowledged").await;
+    let both = listen(&client, json!({"toolsListChanged": true, "promptsListChanged": true})).await;
+    next(&client, "notifications/subscriptions/acknowledged").await;
+    server.remove_tool("one");
+    let mut ids = Vec::new();
+    for _ in 0..2 {
+        let changed = next(&client, "notifications/tools/list_changed").await;
+        ids.push(changed["_meta"]["io.modelcontextprotocol/subscriptionId"].clone());
+    }
+    ids.sort_by_key(Value::to_string);
+    let mut expected = vec![json!(tools.id()), json!(both.id())];
+    expected.sort_by_key(Value::to_string);
+    assert_eq!(ids, expected, "one notification per subscription, demultiplexed by id (SUB-05)");
+}
+
+#[tokio::test]
+async fn cancelling_a_subscription_ends_it_without_a_response() {
+    let server = server();
+    let client = TestClient::start(server.clone());
+    let mut pending = listen(&client, json!({"toolsListChanged": true})).await;
+    next(&client, "notifications/subscriptions/acknowledged").await;
+    client.notify("notifications/cancelled", json!({"requestId": pending.id()})).await;
+    // A later request is answered; the listen request never is, and hears nothing more.
+    let later = client.modern("tools/list", json!({})).await.unwrap();
+    assert!(later["tools"].is_array());
+    server.add_tool(ToolDef::new("late", || async { "late" })).unwrap();
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert!(pending.try_response().is_none());
+    assert!(
+        client
+            .take_notifications()
+            .await
+            .iter()
+            .all(|m| m.method() != Some("notifications/tools/list_changed"))
+    );
+}
+
+#[tokio::test]
+async fn tx_15_task_ids_need_the_tasks_extension() {
+    let client = TestClient::start(server());
+    let error = listen(&client, json!({"taskIds": ["t-1"]})).await.response().await.unwrap_err();
+    assert_eq!(error.code.0, -32021);
+}
+
+#[tokio::test]
+async fn sub_06_a_closing_connection_ends_listens_gracefully() {
+    use modelctx::transport::serve_connection;
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let (client_side, server_side) = tokio::io::duplex(1 << 16);
+    let (server_read, server_write) = tokio::io::split(server_side);
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let served = tokio::spawn(serve_connection(server(), server_read, server_write, async move {
+        let _ = stopped.await;
+    }));
+    let (client_read, mut client_write) = tokio::io::split(client_side);
+    let request = json!({"jsonrpc": "2.0", "id": "L", "method": "subscriptions/listen",
+        "params": with_modern_meta(json!({"notifications": {"toolsListChanged": true}}), json!({}))});
+    client_write.write_all(format!("{request}\n").as_bytes()).await.unwrap();
+    let mut lines = BufReader::new(client_read).lines();
+    let ack: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    stop.send(()).unwrap();
+    let last: Value =
+        serde_json::from_str(&tokio::time::timeout(WAIT, lines.next_line()).await.unwrap().unwrap().unwrap())
+            .unwrap();
+    assert_eq!(last["id"], "L");
+    assert_eq!(last["result"]["resultType"], "complete");
+    assert_eq!(last["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "L");
+    tokio::time::timeout(WAIT, served).await.unwrap().unwrap().unwrap();
+}
