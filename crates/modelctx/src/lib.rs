@@ -28,6 +28,10 @@
 //! }
 //! ```
 //!
+//! With the `macros` feature (on by default), `#[modelctx::tool]` turns an async function into
+//! a tool: it generates `<name>_tool()`, which builds the same `ToolDef` you could write by
+//! hand, with the doc comment as the description.
+//!
 //! Guarantees: requests run concurrently up to [`server::Limits::max_in_flight`];
 //! notifications are handled in arrival order by the reader, which never waits on a handler;
 //! a cancelled request gets no response; stdout carries only protocol messages (logs go to
@@ -41,3 +45,6 @@ pub mod testing;
 pub mod transport;
 
 pub use modelctx_protocol as protocol;
+
+#[cfg(feature = "macros")]
+pub use modelctx_macros::tool;

@@ -1,0 +1,6 @@
+#[modelctx::tool]
+fn not_async() -> String {
+    String::new()
+}
+
+fn main() {}

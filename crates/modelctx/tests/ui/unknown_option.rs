@@ -1,0 +1,6 @@
+#[modelctx::tool(readonly)]
+async fn reads() -> String {
+    String::new()
+}
+
+fn main() {}
