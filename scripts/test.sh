@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Runs every check of the project: formatting, lints, and all tests.
-# Needs only the Rust toolchain; cargo fetches the crates.
+# Runs every check of the project: formatting, lints, all tests, and interop with the
+# official Python and TypeScript SDK clients.
+# Needs the Rust toolchain, Python 3 and Node 20+; it fetches crates, the pinned PyPI packages
+# (into target/interop/venv) and the pinned npm packages (into interop/typescript/node_modules).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,3 +14,6 @@ cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
 
 echo "==> cargo test (all features)"
 cargo test --workspace --all-features --locked
+
+echo "==> interop: the official SDK clients against modelctx serve everything"
+scripts/interop.sh

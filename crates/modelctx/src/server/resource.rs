@@ -25,6 +25,14 @@ pub struct ResourceRequest {
     pub variables: BTreeMap<String, String>,
 }
 
+impl ResourceRequest {
+    /// The template variable `name` parsed as `T` (`request.variable::<u32>("id")?`). A
+    /// missing or unparsable value means the URI names no resource: [`ResourceError::NotFound`].
+    pub fn variable<T: std::str::FromStr>(&self, name: &str) -> Result<T, ResourceError> {
+        self.variables.get(name).and_then(|value| value.parse().ok()).ok_or(ResourceError::NotFound)
+    }
+}
+
 /// Why a resource could not be read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
