@@ -47,4 +47,4 @@ pub mod transport;
 pub use modelctx_protocol as protocol;
 
 #[cfg(feature = "macros")]
-pub use modelctx_macros::tool;
+pub use modelctx_macros::{prompt, resource, tool};

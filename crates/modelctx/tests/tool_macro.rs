@@ -1,9 +1,14 @@
-//! `#[tool]` expands to the public `ToolDef` builder: the same tool as written by hand, and
-//! compile errors that say what to fix (pinned with trybuild).
+//! `#[tool]`, `#[prompt]` and `#[resource]` expand to the public builders: the same
+//! definitions as written by hand, and compile errors that say what to fix (pinned with
+//! trybuild).
 
-use modelctx::server::{Args, Json, Server, ToolDef};
+use modelctx::server::{
+    Args, Json, PromptDef, PromptError, PromptRequest, ResourceDef, ResourceError, ResourceRequest,
+    ResourceTemplateDef, Server, ToolDef, text_contents,
+};
 use modelctx::testing::TestClient;
 use modelctx_protocol::types::Implementation;
+use modelctx_protocol::types::{ContentBlock, PromptMessage, Role, TextOrBlob};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -33,6 +38,66 @@ async fn add(Args(AddArgs { a, b }): Args<AddArgs>) -> Json<Sum> {
 #[modelctx::tool(name = "hello", description = "Greets the world")]
 async fn greet() -> &'static str {
     "hello"
+}
+
+/// Asks the model to greet someone.
+#[modelctx::prompt(
+    title = "Greeting",
+    argument(name = "name", description = "Who to greet", required),
+    argument(name = "tone", description = "How")
+)]
+async fn greeting(request: PromptRequest) -> Result<Vec<PromptMessage>, PromptError> {
+    let name = request.arguments.get("name").cloned().unwrap_or_default();
+    Ok(vec![PromptMessage { role: Role::User, content: ContentBlock::text(format!("Greet {name}")) }])
+}
+
+/// The read-me.
+#[modelctx::resource(uri = "docs://readme", mime_type = "text/plain")]
+async fn readme(request: ResourceRequest) -> Result<Vec<TextOrBlob>, ResourceError> {
+    Ok(vec![text_contents(request.uri, Some("text/plain"), "read me")])
+}
+
+/// One item.
+#[modelctx::resource(uri = "items://{id}", name = "item")]
+async fn item(request: ResourceRequest) -> Result<Vec<TextOrBlob>, ResourceError> {
+    let id: u32 = request.variable("id")?;
+    Ok(vec![text_contents(request.uri, None, id.to_string())])
+}
+
+#[test]
+fn prompt_and_resource_macros_build_the_definitions_a_person_would_write() {
+    let by_hand = PromptDef::new("greeting", greeting)
+        .description("Asks the model to greet someone.")
+        .title("Greeting")
+        .argument("name", "Who to greet", true)
+        .argument("tone", "How", false);
+    assert_eq!(greeting_prompt().prompt(), by_hand.prompt());
+    let by_hand = ResourceDef::new("docs://readme", "readme", readme)
+        .description("The read-me.")
+        .mime_type("text/plain");
+    assert_eq!(readme_resource().resource(), by_hand.resource());
+    let by_hand = ResourceTemplateDef::new("items://{id}", "item", item).description("One item.");
+    assert_eq!(item_resource().template(), by_hand.template());
+}
+
+#[tokio::test]
+async fn macro_prompts_and_resources_serve_requests() {
+    let server = Server::builder(Implementation::new("t", "1"))
+        .prompt(greeting_prompt())
+        .resource(readme_resource())
+        .resource_template(item_resource())
+        .build()
+        .unwrap();
+    let client = TestClient::start(server);
+    let prompt = client
+        .modern("prompts/get", json!({"name": "greeting", "arguments": {"name": "Ada"}}))
+        .await
+        .unwrap();
+    assert_eq!(prompt["messages"][0]["content"]["text"], "Greet Ada");
+    let read = client.modern("resources/read", json!({"uri": "items://42"})).await.unwrap();
+    assert_eq!(read["contents"][0]["text"], "42");
+    let missing = client.modern("resources/read", json!({"uri": "items://forty-two"})).await.unwrap_err();
+    assert_eq!(missing.code.0, -32602, "an unparsable variable is not found");
 }
 
 #[test]
