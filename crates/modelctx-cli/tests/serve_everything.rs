@@ -1,109 +1,14 @@
 //! `modelctx serve everything` as a client meets it: the built binary as a child process,
 //! raw JSON-RPC lines on its stdin and stdout, both eras, bad input, and shutdown.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
-use std::time::{Duration, Instant};
+mod support;
+
+use std::process::Command;
+use std::sync::mpsc::RecvTimeoutError;
+use std::time::Duration;
 
 use serde_json::{Value, json};
-
-const WAIT: Duration = Duration::from_secs(10);
-
-struct Server {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: Receiver<String>,
-}
-
-impl Server {
-    fn start() -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_modelctx"))
-            .args(["serve", "everything"])
-            .env("RUST_LOG", "warn")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("modelctx starts");
-        let stdout = child.stdout.take().expect("stdout");
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let stdin = child.stdin.take();
-        Self { child, stdin, lines }
-    }
-
-    fn send(&mut self, line: &str) {
-        let stdin = self.stdin.as_mut().expect("stdin open");
-        writeln!(stdin, "{line}").expect("write to the server");
-        stdin.flush().expect("flush");
-    }
-
-    /// The next line, as JSON (every line on stdout must be a JSON-RPC message: STDIO-02).
-    fn next(&self) -> Value {
-        let line = self.lines.recv_timeout(WAIT).expect("the server answers in time");
-        serde_json::from_str(&line).unwrap_or_else(|e| panic!("stdout carried a non-JSON line {line:?}: {e}"))
-    }
-
-    /// The response to `id`, skipping notifications (collected into `seen`).
-    fn response(&self, id: Value, seen: &mut Vec<Value>) -> Value {
-        loop {
-            let message = self.next();
-            if message.get("id") == Some(&id) && message.get("method").is_none() {
-                return message;
-            }
-            seen.push(message);
-        }
-    }
-
-    fn call(&mut self, id: i64, method: &str, params: Value) -> Value {
-        let mut message = json!({"jsonrpc": "2.0", "id": id, "method": method});
-        if !params.is_null() {
-            message["params"] = params;
-        }
-        self.send(&message.to_string());
-        self.response(json!(id), &mut Vec::new())
-    }
-
-    fn close_stdin(&mut self) {
-        self.stdin = None;
-    }
-
-    /// Waits (bounded) for the process to exit and requires a clean exit.
-    fn assert_exits_cleanly(&mut self, why: &str) {
-        let started = Instant::now();
-        loop {
-            if let Some(status) = self.child.try_wait().expect("wait") {
-                assert!(status.success(), "{why}: {status}");
-                return;
-            }
-            assert!(started.elapsed() < WAIT, "{why}: the server did not exit");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn modern(params: Value) -> Value {
-    let mut params = if params.is_null() { json!({}) } else { params };
-    params["_meta"] = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
-    });
-    params
-}
+use support::{Server, modern};
 
 #[test]
 fn modern_client_discovers_lists_and_calls() {

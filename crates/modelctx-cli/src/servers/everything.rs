@@ -8,12 +8,14 @@ use modelctx::protocol::types::{
 };
 use modelctx::server::{
     Args, BuildError, CompletionRequest, Json, PromptDef, PromptError, PromptRequest, RequestContext,
-    ResourceDef, ResourceError, ResourceRequest, ResourceTemplateDef, Server, ToolDef, blob_contents,
-    text_contents,
+    ResourceDef, ResourceError, ResourceRequest, ResourceTemplateDef, Server, ServerBuilder, ToolDef,
+    blob_contents, text_contents,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
+
+use super::conformance;
 
 /// A 1×1 transparent PNG.
 const PIXEL_PNG: &[u8] = &[
@@ -107,25 +109,33 @@ async fn greeting(request: PromptRequest) -> Result<Vec<PromptMessage>, PromptEr
 }
 
 async fn item(request: ResourceRequest) -> Result<Vec<modelctx::protocol::types::TextOrBlob>, ResourceError> {
-    let id = &request.variables["id"];
-    match id.parse::<u32>() {
-        Ok(n) if n <= 1000 => Ok(vec![text_contents(
-            request.uri.clone(),
-            Some("application/json"),
-            json!({"id": n, "name": format!("item {n}")}).to_string(),
-        )]),
-        _ => Err(ResourceError::NotFound),
+    let id: u32 = request.variable("id")?;
+    if id > 1000 {
+        return Err(ResourceError::NotFound);
     }
+    let item = json!({"id": id, "name": format!("item {id}")});
+    Ok(vec![text_contents(request.uri.clone(), Some("application/json"), item.to_string())])
 }
 
-/// The `everything` server.
+/// The `everything` server: modelctx's own definitions and the conformance suite's fixtures.
 pub fn server() -> Result<Server, BuildError> {
+    let live = conformance::Live::default();
+    let server = conformance::register(own_definitions(), &live).build()?;
+    live.attach(&server);
+    Ok(server)
+}
+
+/// The tools, resources and prompts of the `everything` server that are modelctx's own.
+fn own_definitions() -> ServerBuilder {
     Server::builder(Implementation {
         title: Some("modelctx everything".into()),
         description: Some("A reference server that exercises every feature modelctx serves".into()),
         ..Implementation::new("modelctx-everything", env!("CARGO_PKG_VERSION"))
     })
-    .instructions("Try echo and add first; long_running_operation reports progress and logs.")
+    .instructions(
+        "Try echo and add first; long_running_operation reports progress and logs. \
+         The test_* tools, resources and prompts are the fixtures of the MCP conformance suite.",
+    )
     .tool(
         ToolDef::new("echo", |Args(EchoArgs { message }): Args<EchoArgs>| async move { message })
             .title("Echo")
@@ -187,5 +197,4 @@ pub fn server() -> Result<Server, BuildError> {
             .argument("color", "Their favourite colour", false)
             .complete("color", complete_color),
     )
-    .build()
 }

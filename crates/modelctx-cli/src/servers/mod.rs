@@ -1,3 +1,4 @@
 //! The reference servers `modelctx serve` runs.
 
+pub mod conformance;
 pub mod everything;
