@@ -163,6 +163,29 @@ async fn several_questions_at_once_arrive_in_one_round() {
 }
 
 #[tokio::test]
+async fn a_handler_may_choose_its_question_keys() {
+    let server = Server::builder(Implementation::new("keys", "1"))
+        .tool(ToolDef::new("named", |ctx: RequestContext| async move {
+            let answer = ctx.question("user_name").elicit(name_form()).await?;
+            Ok::<_, InputError>(format!("{:?}", answer.action))
+        }))
+        .build()
+        .unwrap();
+    let client = TestClient::start(server);
+    let first = call(&client, json!({"name": "named"}), caps()).await.unwrap();
+    assert!(first["inputRequests"]["user_name"].is_object(), "{first:?}");
+    let done = call(
+        &client,
+        json!({"name": "named", "requestState": first["requestState"],
+               "inputResponses": {"user_name": {"action": "cancel"}}}),
+        caps(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(done["content"][0]["text"], "Cancel");
+}
+
+#[tokio::test]
 async fn meta_05_a_missing_client_capability_is_32021() {
     let client = TestClient::start(server(ServerOptions::default()));
     let error = call(&client, json!({"name": "greet"}), json!({"sampling": {}})).await.unwrap_err();

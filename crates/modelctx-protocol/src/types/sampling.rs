@@ -119,6 +119,17 @@ pub struct SamplingMessage {
     pub meta: Option<Meta>,
 }
 
+impl SamplingMessage {
+    /// A text message from `role`.
+    pub fn text(role: Role, text: impl Into<String>) -> Self {
+        Self {
+            role,
+            content: SamplingContent::One(SamplingMessageContentBlock::Text(TextContent::new(text))),
+            meta: None,
+        }
+    }
+}
+
 /// A hint for model selection (`ModelHint`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModelHint {

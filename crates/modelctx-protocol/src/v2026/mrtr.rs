@@ -49,6 +49,24 @@ pub struct CreateMessageRequestParams {
     pub tool_choice: Option<ToolChoice>,
 }
 
+impl CreateMessageRequestParams {
+    /// A request to sample at most `max_tokens` after `messages`, with no other preferences.
+    pub fn new(messages: Vec<SamplingMessage>, max_tokens: u64) -> Self {
+        Self {
+            messages,
+            model_preferences: None,
+            system_prompt: None,
+            include_context: None,
+            temperature: None,
+            max_tokens,
+            stop_sequences: None,
+            metadata: None,
+            tools: None,
+            tool_choice: None,
+        }
+    }
+}
+
 open_enum! {
     /// Why sampling stopped.
     pub enum StopReason {

@@ -14,6 +14,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::Server;
 use super::input::InputChannel;
 
 /// Where a request's notifications go: the connection's writer (stdio) or the request's
@@ -67,7 +68,7 @@ struct ContextInner {
     cancellation: CancellationToken,
     closing: CancellationToken,
     sink: NotificationSink,
-    state: StateMap,
+    server: Server,
     last_progress: Mutex<Option<f64>>,
 }
 
@@ -77,7 +78,7 @@ impl RequestContext {
         input: InputChannel,
         tokens: Tokens,
         sink: NotificationSink,
-        state: StateMap,
+        server: Server,
     ) -> Self {
         let Tokens { request: cancellation, connection: closing } = tokens;
         Self {
@@ -87,7 +88,7 @@ impl RequestContext {
                 cancellation,
                 closing,
                 sink,
-                state,
+                server,
                 last_progress: Mutex::new(None),
             }),
         }
@@ -171,7 +172,13 @@ impl RequestContext {
 
     /// Shared state registered with [`crate::server::ServerBuilder::state`].
     pub fn state<T: Clone + Send + Sync + 'static>(&self) -> Option<T> {
-        self.inner.state.get()
+        self.inner.server.state().get()
+    }
+
+    /// The server serving this request — to add or remove definitions, or announce a
+    /// resource change, from inside a handler.
+    pub fn server(&self) -> &Server {
+        &self.inner.server
     }
 
     pub(crate) async fn notify(&self, method: &str, params: &impl serde::Serialize) {

@@ -107,7 +107,7 @@ impl Server {
         } else {
             InputChannel::None
         };
-        Ok(RequestContext::new(facts, input, tokens, sink, self.state().clone()))
+        Ok(RequestContext::new(facts, input, tokens, sink, self.clone()))
     }
 
     /// The answers a retried modern request brings: those sealed in `requestState` by earlier
@@ -198,7 +198,7 @@ impl Server {
         } else {
             InputChannel::None
         };
-        RequestContext::new(facts, input, tokens, sink, self.state().clone())
+        RequestContext::new(facts, input, tokens, sink, self.clone())
     }
 
     /// Serves a request the era router accepted (apart from the legacy session requests,

@@ -120,9 +120,10 @@ impl Round {
     async fn ask<T: DeserializeOwned>(
         &self,
         kind: &'static str,
+        key: Option<&str>,
         request: InputRequest,
     ) -> Result<T, InputError> {
-        let key = self.next_key(kind);
+        let key = key.map_or_else(|| self.next_key(kind), str::to_owned);
         if let Some(answer) = self.answers.get(&key) {
             return T::deserialize(answer.clone()).map_err(|e| {
                 let why = format!("inputResponses[{key:?}]: {e}");
@@ -216,29 +217,67 @@ enum Need {
     Roots,
 }
 
+/// A question to the client under a key the handler chooses (the `inputRequests` key of a
+/// modern round), from [`RequestContext::question`].
+pub struct Question<'c> {
+    ctx: &'c RequestContext,
+    key: Option<&'c str>,
+}
+
 impl RequestContext {
+    /// Asks under `key` instead of the automatic `elicit-0`, `sample-0`, … keys, for servers
+    /// whose clients expect particular keys. Keys must be unique within the request.
+    pub fn question<'c>(&'c self, key: &'c str) -> Question<'c> {
+        Question { ctx: self, key: Some(key) }
+    }
+
+    fn auto(&self) -> Question<'_> {
+        Question { ctx: self, key: None }
+    }
+
+    /// Asks the user, through the client: a form (with the fields of `requestedSchema`) or a
+    /// URL to visit. The answer says whether they accepted, declined or cancelled.
+    pub async fn elicit(&self, request: ElicitRequest) -> Result<ElicitResult, InputError> {
+        self.auto().elicit(request).await
+    }
+
+    /// Asks the client's model for a completion (sampling; with tools when the client
+    /// declared `sampling.tools`).
+    pub async fn sample(
+        &self,
+        params: CreateMessageRequestParams,
+    ) -> Result<CreateMessageResult, InputError> {
+        self.auto().sample(params).await
+    }
+
+    /// Asks the client for its roots (the directories it lets the server work in).
+    pub async fn list_roots(&self) -> Result<Vec<Root>, InputError> {
+        self.auto().list_roots().await
+    }
+}
+
+impl Question<'_> {
     fn capability(&self, needed: Need) -> Result<(), InputError> {
-        let outcome = check(self.client_capabilities(), needed);
+        let outcome = check(self.ctx.client_capabilities(), needed);
         if let (Err(InputError::MissingCapability(required)), InputChannel::Modern(round)) =
-            (&outcome, self.input())
+            (&outcome, self.ctx.input())
         {
             round.fail(ErrorObject::missing_client_capability(required.clone()));
         }
         outcome
     }
 
-    /// Asks the user, through the client: a form (with the fields of `requestedSchema`) or a
-    /// URL to visit. The answer says whether they accepted, declined or cancelled.
-    pub async fn elicit(&self, request: ElicitRequest) -> Result<ElicitResult, InputError> {
+    /// [`RequestContext::elicit`] under this question's key.
+    pub async fn elicit(self, request: ElicitRequest) -> Result<ElicitResult, InputError> {
         let need = match &request {
             ElicitRequest::Form { .. } => Need::ElicitForm,
             ElicitRequest::Url { .. } => Need::ElicitUrl,
         };
-        match self.input() {
+        match self.ctx.input() {
             InputChannel::None => Err(InputError::NotAllowed),
             InputChannel::Modern(round) => {
                 self.capability(need)?;
-                round.ask("elicit", InputRequest::Elicit(MethodCall::new(request.into()))).await
+                round.ask("elicit", self.key, InputRequest::Elicit(MethodCall::new(request.into()))).await
             }
             InputChannel::Legacy(peer) => {
                 self.capability(need)?;
@@ -258,22 +297,18 @@ impl RequestContext {
         }
     }
 
-    /// Asks the client's model for a completion (sampling; with tools when the client
-    /// declared `sampling.tools`).
-    pub async fn sample(
-        &self,
-        params: CreateMessageRequestParams,
-    ) -> Result<CreateMessageResult, InputError> {
+    /// [`RequestContext::sample`] under this question's key.
+    pub async fn sample(self, params: CreateMessageRequestParams) -> Result<CreateMessageResult, InputError> {
         let need = if params.tools.is_some() || params.tool_choice.is_some() {
             Need::SamplingTools
         } else {
             Need::Sampling
         };
-        match self.input() {
+        match self.ctx.input() {
             InputChannel::None => Err(InputError::NotAllowed),
             InputChannel::Modern(round) => {
                 self.capability(need)?;
-                round.ask("sample", InputRequest::CreateMessage(MethodCall::new(params))).await
+                round.ask("sample", self.key, InputRequest::CreateMessage(MethodCall::new(params))).await
             }
             InputChannel::Legacy(peer) => {
                 self.capability(need)?;
@@ -284,13 +319,13 @@ impl RequestContext {
         }
     }
 
-    /// Asks the client for its roots (the directories it lets the server work in).
-    pub async fn list_roots(&self) -> Result<Vec<Root>, InputError> {
-        let result: ListRootsResult = match self.input() {
+    /// [`RequestContext::list_roots`] under this question's key.
+    pub async fn list_roots(self) -> Result<Vec<Root>, InputError> {
+        let result: ListRootsResult = match self.ctx.input() {
             InputChannel::None => return Err(InputError::NotAllowed),
             InputChannel::Modern(round) => {
                 self.capability(Need::Roots)?;
-                round.ask("roots", InputRequest::ListRoots(MethodCall::new(None))).await?
+                round.ask("roots", self.key, InputRequest::ListRoots(MethodCall::new(None))).await?
             }
             InputChannel::Legacy(peer) => {
                 self.capability(Need::Roots)?;

@@ -48,7 +48,7 @@ pub use completion::CompletionRequest;
 pub use context::{NotificationSink, RequestContext};
 pub use error::RegistrationError;
 pub use extract::{Args, FromToolCall, State, ToolCallParts, ToolHandler};
-pub use input::InputError;
+pub use input::{InputError, Question};
 pub use options::{CacheDefaults, Limits, ServerOptions};
 pub use prompt::{PromptDef, PromptError, PromptRequest};
 pub use request_state::{StateKey, StateKeyError, StateKeys};
@@ -183,11 +183,62 @@ impl Server {
 
     /// Removes a tool; `false` when there was none by that name.
     pub fn remove_tool(&self, name: &str) -> bool {
-        let removed = self.write_registry().tools.remove(name).is_some();
-        if removed {
-            self.publish(ServerEvent::ToolsChanged);
+        self.change(ServerEvent::ToolsChanged, |registry| registry.tools.remove(name).is_some())
+    }
+
+    /// Adds (or replaces) a prompt; listeners hear `notifications/prompts/list_changed`.
+    pub fn add_prompt(&self, prompt: PromptDef) -> Result<(), RegistrationError> {
+        prompt.check()?;
+        self.change(ServerEvent::PromptsChanged, |registry| {
+            registry.prompts.insert(prompt.prompt.name.clone(), prompt);
+            true
+        });
+        Ok(())
+    }
+
+    /// Removes a prompt; `false` when there was none by that name.
+    pub fn remove_prompt(&self, name: &str) -> bool {
+        self.change(ServerEvent::PromptsChanged, |registry| registry.prompts.remove(name).is_some())
+    }
+
+    /// Adds (or replaces) a resource; listeners hear `notifications/resources/list_changed`.
+    pub fn add_resource(&self, resource: ResourceDef) {
+        self.change(ServerEvent::ResourcesChanged, |registry| {
+            registry.resources.insert(resource.resource.uri.clone(), resource);
+            true
+        });
+    }
+
+    /// Removes the resource at `uri`; `false` when there was none.
+    pub fn remove_resource(&self, uri: &str) -> bool {
+        self.change(ServerEvent::ResourcesChanged, |registry| registry.resources.remove(uri).is_some())
+    }
+
+    /// Adds (or replaces) a resource template; listeners hear
+    /// `notifications/resources/list_changed`.
+    pub fn add_resource_template(&self, template: ResourceTemplateDef) -> Result<(), RegistrationError> {
+        let template = resource::RegisteredTemplate::new(template)?;
+        self.change(ServerEvent::ResourcesChanged, |registry| {
+            registry.templates.insert(template.def.template.uri_template.clone(), Arc::new(template));
+            true
+        });
+        Ok(())
+    }
+
+    /// Removes the template with this URI template; `false` when there was none.
+    pub fn remove_resource_template(&self, uri_template: &str) -> bool {
+        self.change(ServerEvent::ResourcesChanged, |registry| {
+            registry.templates.remove(uri_template).is_some()
+        })
+    }
+
+    /// Applies `edit` to the registry and announces `event` when it changed something.
+    fn change(&self, event: ServerEvent, edit: impl FnOnce(&mut Registry) -> bool) -> bool {
+        let changed = edit(&mut self.write_registry());
+        if changed {
+            self.publish(event);
         }
-        removed
+        changed
     }
 
     /// Tells subscribed clients that the resource at `uri` changed.
