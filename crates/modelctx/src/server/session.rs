@@ -3,13 +3,13 @@
 
 use std::collections::BTreeSet;
 
-use modelctx_protocol::jsonrpc::ErrorObject;
+use modelctx_protocol::jsonrpc::{ErrorObject, Notification};
 use modelctx_protocol::model::ClientCapabilities;
 use modelctx_protocol::types::{Implementation, LoggingLevel};
 use modelctx_protocol::{JsonObject, ProtocolVersion, v2025};
 
-use super::Server;
 use super::dispatch::{parse_params, to_object};
+use super::{Server, ServerEvent, covers};
 
 /// One client's legacy session: on stdio the process, on HTTP the `Mcp-Session-Id`.
 #[derive(Clone, Debug, PartialEq)]
@@ -84,6 +84,25 @@ impl LegacySession {
             }
             _ => return None,
         })
+    }
+
+    /// The unsolicited notification that tells this session about `event`, if it should hear
+    /// of it: list changes always, resource updates only for subscribed URIs (RES-12).
+    pub fn notification_for(&self, event: &ServerEvent) -> Option<Notification> {
+        let (method, params) = match event {
+            ServerEvent::ToolsChanged => ("notifications/tools/list_changed", None),
+            ServerEvent::PromptsChanged => ("notifications/prompts/list_changed", None),
+            ServerEvent::ResourcesChanged => ("notifications/resources/list_changed", None),
+            ServerEvent::ResourceUpdated(uri) => {
+                if !self.subscriptions.iter().any(|s| covers(s, uri)) {
+                    return None;
+                }
+                let mut params = JsonObject::new();
+                params.insert("uri".into(), uri.clone().into());
+                ("notifications/resources/updated", Some(params))
+            }
+        };
+        Some(Notification { method: method.into(), params })
     }
 
     /// Takes a client notification that concerns the session.

@@ -28,7 +28,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::server::Tokens;
 use crate::server::input::{LegacyPeer, PendingAnswers};
-use crate::server::{LegacySession, Server, ServerEvent, covers};
+use crate::server::{LegacySession, Server, ServerEvent};
 
 /// Messages waiting for the writer; handlers wait (not the reader) when it is full.
 const OUTBOX: usize = 256;
@@ -357,29 +357,17 @@ impl Connection {
     /// `subscriptions/listen`).
     async fn on_event(&mut self, event: Result<ServerEvent, broadcast::error::RecvError>) {
         let Some(session) = &self.session else { return };
-        let notification = match event {
-            Ok(ServerEvent::ToolsChanged) => "notifications/tools/list_changed",
-            Ok(ServerEvent::PromptsChanged) => "notifications/prompts/list_changed",
-            Ok(ServerEvent::ResourcesChanged) => "notifications/resources/list_changed",
-            Ok(ServerEvent::ResourceUpdated(uri)) => {
-                if session.subscriptions.iter().any(|s| covers(s, &uri)) {
-                    let mut params = JsonObject::new();
-                    params.insert("uri".into(), uri.into());
-                    let message = Notification {
-                        method: "notifications/resources/updated".into(),
-                        params: Some(params),
-                    };
-                    self.send(message.into()).await;
+        match event {
+            Ok(event) => {
+                if let Some(notification) = session.notification_for(&event) {
+                    self.send(notification.into()).await;
                 }
-                return;
             }
             Err(broadcast::error::RecvError::Lagged(missed)) => {
-                tracing::warn!(missed, "missed server events");
-                return;
+                tracing::warn!(missed, "missed server events")
             }
-            Err(broadcast::error::RecvError::Closed) => return,
-        };
-        self.send(Notification { method: notification.into(), params: None }.into()).await;
+            Err(broadcast::error::RecvError::Closed) => {}
+        }
     }
 
     /// Lets in-flight requests finish for up to `grace`, then cancels the rest and waits for

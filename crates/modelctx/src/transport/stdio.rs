@@ -14,29 +14,5 @@ use super::serve_connection;
 /// program should end its runtime with `Runtime::shutdown_background` (or exit) once this
 /// returns, rather than wait for that thread.
 pub async fn serve_stdio(server: Server) -> std::io::Result<()> {
-    serve_connection(server, tokio::io::stdin(), tokio::io::stdout(), terminate()).await
-}
-
-/// Completes on SIGTERM or Ctrl-C.
-async fn terminate() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = term.recv() => {}
-                    _ = tokio::signal::ctrl_c() => {}
-                }
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, "cannot listen for SIGTERM");
-                let _ = tokio::signal::ctrl_c().await;
-            }
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
-    }
+    serve_connection(server, tokio::io::stdin(), tokio::io::stdout(), super::terminated()).await
 }

@@ -1,0 +1,97 @@
+//! Request bodies (bounded) and response bodies (JSON, empty, SSE).
+
+use std::convert::Infallible;
+
+use bytes::Bytes;
+use futures::StreamExt;
+use http::{Response, StatusCode, header};
+use http_body::Frame;
+use http_body_util::{BodyExt, Empty, Full, StreamBody};
+use modelctx_protocol::jsonrpc::{ErrorObject, ErrorResponse, Message, RequestId};
+use tokio::sync::mpsc;
+use tokio_util::sync::DropGuard;
+
+use super::McpBody;
+
+/// Reads the whole body, refusing more than `limit` bytes with 413 as soon as the limit is
+/// passed (also for chunked bodies without a length).
+pub(super) async fn read_limited<B>(body: B, limit: usize) -> Result<Bytes, Response<McpBody>>
+where
+    B: http_body::Body<Data = Bytes>,
+    B::Error: std::fmt::Display,
+{
+    let too_large = || {
+        error_response(
+            StatusCode::PAYLOAD_TOO_LARGE.as_u16(),
+            None,
+            ErrorObject::invalid_request(format!(
+                "the request body is larger than the limit of {limit} bytes"
+            )),
+        )
+    };
+    let mut body = std::pin::pin!(body);
+    let mut collected = Vec::new();
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|e| {
+            error_response(
+                400,
+                None,
+                ErrorObject::invalid_request(format!("reading the request body failed: {e}")),
+            )
+        })?;
+        if let Ok(data) = frame.into_data() {
+            if collected.len() + data.len() > limit {
+                return Err(too_large());
+            }
+            collected.extend_from_slice(&data);
+        }
+    }
+    Ok(Bytes::from(collected))
+}
+
+/// A JSON response with `status`.
+pub(super) fn json_response(status: u16, message: &Message) -> Response<McpBody> {
+    Response::builder()
+        .status(status)
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Full::new(Bytes::from(message.to_json())).boxed_unsync())
+        .expect("a valid response")
+}
+
+/// A JSON-RPC error response with `status`.
+pub(super) fn error_response(status: u16, id: Option<RequestId>, error: ErrorObject) -> Response<McpBody> {
+    json_response(status, &Message::Error(ErrorResponse { id, error }))
+}
+
+/// An empty response (202 for accepted notifications and answers, 200 for DELETE).
+pub(super) fn empty(status: StatusCode) -> Response<McpBody> {
+    Response::builder().status(status).body(Empty::new().boxed_unsync()).expect("a valid response")
+}
+
+/// One SSE event carrying a message.
+pub(super) fn sse_event(message: &Message) -> Bytes {
+    Bytes::from(format!("event: message\ndata: {}\n\n", message.to_json()))
+}
+
+/// An SSE response: `first` frames, then every message from `messages` until it closes.
+/// Dropping the body (the client went away) drops `guard`, which cancels the work behind
+/// the stream (HTTP-16).
+pub(super) fn sse_response(
+    first: Vec<Bytes>,
+    messages: mpsc::Receiver<Message>,
+    guard: Option<DropGuard>,
+) -> Response<McpBody> {
+    let head = futures::stream::iter(first);
+    let rest = futures::stream::unfold((messages, guard), |(mut messages, guard)| async move {
+        let message = messages.recv().await?;
+        Some((sse_event(&message), (messages, guard)))
+    });
+    let frames = head.chain(rest).map(|bytes| Ok::<_, Infallible>(Frame::data(bytes)));
+    Response::builder()
+        .status(StatusCode::OK)
+        .header(header::CONTENT_TYPE, "text/event-stream")
+        .header(header::CACHE_CONTROL, "no-cache")
+        .header("x-accel-buffering", "no")
+        .body(StreamBody::new(frames).boxed_unsync())
+        .expect("a valid response")
+}

@@ -1,0 +1,128 @@
+//! The Streamable HTTP transport, server side: both eras on one endpoint.
+//!
+//! Every POST is routed by the era router (CHECKLIST §10.3): modern requests are served
+//! statelessly and answered with JSON, or with a per-request SSE stream when the handler
+//! sends progress or log notifications first; closing that stream cancels the handler.
+//! `initialize` opens a legacy session (`Mcp-Session-Id`); its requests may receive live
+//! server-to-client requests on their stream, answered by POST; GET opens the session's
+//! standalone stream and DELETE ends the session.
+//!
+//! [`McpHttp`] is a `tower::Service` to mount in an app; [`serve_http`] runs it on a listener.
+
+mod body;
+mod guard;
+mod options;
+mod post;
+mod serve;
+mod sessions;
+mod stream;
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use http::{Method, Request, Response};
+use http_body_util::combinators::UnsyncBoxBody;
+use modelctx_protocol::era::{HttpMethod, PeerState, StreamRoute, route_http_stream};
+
+use crate::server::Server;
+
+pub use options::HttpOptions;
+pub use serve::{MCP_PATH, serve_http};
+
+use body::{error_response, read_limited};
+use sessions::Sessions;
+
+/// The response body of the MCP endpoint: JSON, or an SSE stream.
+pub type McpBody = UnsyncBoxBody<Bytes, Infallible>;
+
+/// The MCP endpoint as a `tower::Service` (and so a hyper service or an axum route).
+#[derive(Clone)]
+pub struct McpHttp {
+    inner: Arc<Shared>,
+}
+
+struct Shared {
+    server: Server,
+    options: HttpOptions,
+    sessions: Sessions,
+    /// Tripped at shutdown: long-lived streams end.
+    closing: tokio_util::sync::CancellationToken,
+}
+
+impl McpHttp {
+    /// Serves `server` with `options`.
+    pub fn new(server: Server, options: HttpOptions) -> Self {
+        let sessions = Sessions::new(&options);
+        Self { inner: Arc::new(Shared { server, options, sessions, closing: Default::default() }) }
+    }
+
+    /// Ends long-lived streams (`subscriptions/listen`, session streams), as at shutdown.
+    pub fn close_streams(&self) {
+        self.inner.closing.cancel();
+    }
+
+    /// Handles one HTTP request to the MCP endpoint.
+    pub async fn handle<B>(&self, request: Request<B>) -> Response<McpBody>
+    where
+        B: http_body::Body<Data = Bytes>,
+        B::Error: std::fmt::Display,
+    {
+        let shared = &self.inner;
+        let origin_allowed = guard::allowed(request.headers(), &shared.options);
+        let method = match *request.method() {
+            Method::POST => HttpMethod::Post,
+            Method::GET => HttpMethod::Get,
+            Method::DELETE => HttpMethod::Delete,
+            _ => HttpMethod::Other,
+        };
+        if method == HttpMethod::Post {
+            if !origin_allowed {
+                return guard::forbidden();
+            }
+            let (parts, body) = request.into_parts();
+            let bytes = match read_limited(body, shared.options.max_body_bytes).await {
+                Ok(bytes) => bytes,
+                Err(response) => return response,
+            };
+            return post::handle(shared, &parts.headers, &bytes).await;
+        }
+        let session = shared.sessions.lookup(request.headers());
+        let peer = session.as_ref().map_or_else(|lookup| lookup.peer(), |s| PeerState::Session(s.version()));
+        match route_http_stream(method, origin_allowed, &peer, shared.server.versions()) {
+            StreamRoute::Reject(rejection) => error_response(rejection.status, None, rejection.error),
+            StreamRoute::OpenStream(_) => match session {
+                Ok(session) => stream::open(shared, session),
+                Err(_) => unreachable!("a stream opens only for a known session"),
+            },
+            StreamRoute::EndSession => {
+                if let Ok(session) = session {
+                    shared.sessions.remove(&session);
+                }
+                body::empty(http::StatusCode::OK)
+            }
+        }
+    }
+}
+
+impl<B> tower_service::Service<Request<B>> for McpHttp
+where
+    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B::Error: std::fmt::Display,
+{
+    type Response = Response<McpBody>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        let service = self.clone();
+        Box::pin(async move { Ok(service.handle(request).await) })
+    }
+}

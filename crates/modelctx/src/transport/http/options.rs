@@ -1,0 +1,38 @@
+//! Options of the HTTP transport.
+
+use std::time::Duration;
+
+/// How the MCP endpoint guards itself and how long state lives.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HttpOptions {
+    /// Extra allowed `Origin`s (`https://app.example.com`); loopback origins are always
+    /// allowed. A request with any other `Origin` is refused with 403 (DNS-rebinding
+    /// protection, HTTP-02/03).
+    pub allowed_origins: Vec<String>,
+    /// Extra allowed `Host` names; loopback names are always allowed.
+    pub allowed_hosts: Vec<String>,
+    /// Largest accepted request body; larger bodies get 413. Default 4 MiB.
+    pub max_body_bytes: usize,
+    /// Time a client has to send its request headers. Default 10 s.
+    pub header_read_timeout: Duration,
+    /// Legacy sessions idle longer than this are forgotten (then 404). Default 30 minutes.
+    pub session_idle_timeout: Duration,
+    /// Most legacy sessions at once; `initialize` beyond that gets 503. Default 1024.
+    pub max_sessions: usize,
+    /// How long in-flight requests may finish at shutdown. Default 5 s.
+    pub shutdown_grace: Duration,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        Self {
+            allowed_origins: Vec::new(),
+            allowed_hosts: Vec::new(),
+            max_body_bytes: 4 * 1024 * 1024,
+            header_read_timeout: Duration::from_secs(10),
+            session_idle_timeout: Duration::from_secs(30 * 60),
+            max_sessions: 1024,
+            shutdown_grace: Duration::from_secs(5),
+        }
+    }
+}

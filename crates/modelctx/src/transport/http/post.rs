@@ -1,0 +1,277 @@
+//! POST: one JSON-RPC message, routed by era.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http::{HeaderMap, HeaderValue, Response, StatusCode};
+use modelctx_protocol::era::{self, HttpRequestFacts, PeerState, Route, Transport, dispatch_error_status};
+use modelctx_protocol::headers::{MCP_METHOD, MCP_NAME, MCP_PROTOCOL_VERSION, MCP_SESSION_ID};
+use modelctx_protocol::jsonrpc::{
+    ErrorObject, ErrorResponse, Message, Notification, Request, RequestId, Response as Answer,
+    parse_message_with,
+};
+use modelctx_protocol::{Era, JsonObject, ProtocolVersion};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use super::body::{empty, error_response, json_response, sse_event, sse_response};
+use super::sessions::Session;
+use super::{McpBody, Shared};
+use crate::server::input::LegacyPeer;
+use crate::server::{LegacySession, RequestContext, Tokens};
+
+/// Messages a request's handler sends while it runs (progress, logs, server-to-client
+/// requests) before its stream opens.
+const STREAM_BUFFER: usize = 64;
+
+type Outcome = Option<Result<JsonObject, ErrorObject>>;
+
+fn header<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+    headers.get(name).and_then(|value| value.to_str().ok())
+}
+
+pub(super) async fn handle(shared: &Arc<Shared>, headers: &HeaderMap, bytes: &Bytes) -> Response<McpBody> {
+    let message = match parse_message_with(bytes, &shared.server.options().limits.parse) {
+        Ok(message) => message,
+        Err(failure) => return error_response(StatusCode::BAD_REQUEST.as_u16(), failure.id, failure.error),
+    };
+    let session = shared.sessions.lookup(headers);
+    let peer = match &session {
+        Ok(session) => PeerState::Session(session.version()),
+        Err(missing) => missing.peer(),
+    };
+    let facts = HttpRequestFacts {
+        origin_allowed: true,
+        protocol_version: header(headers, MCP_PROTOCOL_VERSION),
+        mcp_method: header(headers, MCP_METHOD),
+        mcp_name: header(headers, MCP_NAME),
+    };
+    let route = era::route(&message, &Transport::Http(facts), &peer, shared.server.versions());
+    match (route, message, session) {
+        (Route::Reject(rejection), _, _) => error_response(rejection.status, rejection.id, rejection.error),
+        (Route::Ignore(_), _, _) => empty(StatusCode::ACCEPTED),
+        (Route::Initialize(version), Message::Request(request), _) => initialize(shared, version, request),
+        (Route::Modern(version), Message::Request(request), _) => modern(shared, version, request).await,
+        // 2026-07-28 defines no client notifications over HTTP (cancellation is closing the
+        // stream): accepted and ignored.
+        (Route::Modern(_), _, _) => empty(StatusCode::ACCEPTED),
+        (Route::Legacy(_), message, Ok(session)) => legacy(shared, session, message).await,
+        (Route::Legacy(_) | Route::Initialize(_), _, _) => {
+            error_response(400, None, ErrorObject::invalid_request("this message needs a session"))
+        }
+    }
+}
+
+fn initialize(shared: &Shared, version: ProtocolVersion, request: Request) -> Response<McpBody> {
+    let created = LegacySession::initialize(&shared.server, version, request.params)
+        .and_then(|(state, result)| shared.sessions.create(state).map(|session| (session, result)));
+    match created {
+        Ok((session, result)) => {
+            let mut response = json_response(200, &Message::Response(Answer { id: request.id, result }));
+            let id = HeaderValue::from_str(&session.id).expect("session ids are visible ASCII");
+            response.headers_mut().insert(MCP_SESSION_ID, id);
+            response
+        }
+        Err(error) => error_response(200, Some(request.id), error),
+    }
+}
+
+async fn modern(shared: &Arc<Shared>, version: ProtocolVersion, request: Request) -> Response<McpBody> {
+    let (sink, messages) = mpsc::channel(STREAM_BUFFER);
+    let token = CancellationToken::new();
+    let tokens = Tokens { request: token.clone(), connection: shared.closing.clone() };
+    match shared.server.modern_context(&request, version, tokens, sink) {
+        Ok(ctx) => run(shared, ctx, request, messages, token, Era::Modern, || {}).await,
+        Err(error) => error_response(400, Some(request.id), error),
+    }
+}
+
+async fn legacy(shared: &Arc<Shared>, session: Arc<Session>, message: Message) -> Response<McpBody> {
+    match message {
+        Message::Request(request) => {
+            let served = session.state().handle(&shared.server, &request.method, request.params.clone());
+            if let Some(result) = served {
+                return json_response(200, &reply(request.id, result));
+            }
+            let token = CancellationToken::new();
+            {
+                let mut in_flight =
+                    session.in_flight.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                if in_flight.contains_key(&request.id) {
+                    let error =
+                        ErrorObject::invalid_request(format!("id {} is already in flight", request.id));
+                    return error_response(200, Some(request.id), error);
+                }
+                in_flight.insert(request.id.clone(), token.clone());
+            }
+            let (sink, messages) = mpsc::channel(STREAM_BUFFER);
+            let peer = LegacyPeer {
+                outbox: sink.clone(),
+                pending: session.answers.clone(),
+                next_id: session.next_outgoing_id.clone(),
+                timeout: shared.server.options().limits.client_request_timeout,
+            };
+            let state = session.state().clone();
+            let tokens = Tokens { request: token.clone(), connection: shared.closing.clone() };
+            let ctx = shared.server.legacy_context(&request, &state, peer, tokens, sink);
+            let id = request.id.clone();
+            let forget = move || {
+                session.in_flight.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&id);
+            };
+            run(shared, ctx, request, messages, token, Era::Legacy, forget).await
+        }
+        Message::Notification(notification) => {
+            on_notification(&session, &notification);
+            empty(StatusCode::ACCEPTED)
+        }
+        Message::Response(answer) => {
+            deliver(&session, answer.id, Ok(answer.result));
+            empty(StatusCode::ACCEPTED)
+        }
+        Message::Error(error) => {
+            if let Some(id) = error.id {
+                deliver(&session, id, Err(error.error));
+            }
+            empty(StatusCode::ACCEPTED)
+        }
+    }
+}
+
+fn on_notification(session: &Session, notification: &Notification) {
+    if notification.method == "notifications/cancelled" {
+        let id = notification
+            .params
+            .as_ref()
+            .and_then(|p| p.get("requestId"))
+            .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());
+        let in_flight = session.in_flight.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(token) = id.and_then(|id| in_flight.get(&id)) {
+            token.cancel();
+        }
+    } else {
+        session.state().notification(&notification.method);
+    }
+}
+
+fn deliver(session: &Session, id: RequestId, outcome: Result<JsonObject, ErrorObject>) {
+    let waiter = session.answers.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&id);
+    match waiter {
+        Some(waiter) => {
+            let _ = waiter.send(outcome);
+        }
+        None => tracing::debug!(%id, "an answer to no request of ours"),
+    }
+}
+
+fn reply(id: RequestId, result: Result<JsonObject, ErrorObject>) -> Message {
+    match result {
+        Ok(result) => Message::Response(Answer { id, result }),
+        Err(error) => Message::Error(ErrorResponse { id: Some(id), error }),
+    }
+}
+
+/// Runs the handler. If it finishes before sending anything, the answer is plain JSON; if
+/// it sends a notification or a server-to-client request first, the answer becomes an SSE
+/// stream that carries those and then the final response. Closing the stream cancels it.
+async fn run(
+    shared: &Arc<Shared>,
+    ctx: RequestContext,
+    request: Request,
+    mut messages: mpsc::Receiver<Message>,
+    token: CancellationToken,
+    era: Era,
+    on_done: impl FnOnce() + Send + 'static,
+) -> Response<McpBody> {
+    let Request { id, method, params } = request;
+    let server = shared.server.clone();
+    let cancelled = token.clone();
+    let mut handler: JoinHandle<Outcome> = tokio::spawn(async move {
+        let outcome = tokio::select! {
+            biased;
+            () = cancelled.cancelled() => None,
+            outcome = server.handle(ctx, &method, params) => Some(outcome),
+        };
+        on_done();
+        outcome
+    });
+    enum Start {
+        First(Message),
+        SinkDropped,
+        Finished(Outcome),
+    }
+    let start = tokio::select! {
+        first = messages.recv() => first.map_or(Start::SinkDropped, Start::First),
+        finished = &mut handler => Start::Finished(finished.ok().flatten()),
+    };
+    let first = match start {
+        Start::First(first) => first,
+        // The handler dropped its sink without sending anything: wait for its answer.
+        Start::SinkDropped => return json_answer(id, handler.await.ok().flatten(), era),
+        Start::Finished(outcome) => {
+            return match messages.try_recv() {
+                // Notifications raced the end: stream them before the answer.
+                Ok(early) => finish_streaming(early, messages, outcome, id, token),
+                Err(_) => json_answer(id, outcome, era),
+            };
+        }
+    };
+    let (out, stream) = mpsc::channel(STREAM_BUFFER);
+    let guard = token.clone().drop_guard();
+    tokio::spawn(async move {
+        if out.send(first).await.is_err() {
+            return;
+        }
+        loop {
+            tokio::select! {
+                message = messages.recv() => match message {
+                    Some(message) => if out.send(message).await.is_err() { return },
+                    None => break,
+                },
+                finished = &mut handler => {
+                    while let Ok(message) = messages.try_recv() {
+                        if out.send(message).await.is_err() {
+                            return;
+                        }
+                    }
+                    if let Some(outcome) = finished.ok().flatten() {
+                        let _ = out.send(reply(id, outcome)).await;
+                    }
+                    return;
+                }
+            }
+        }
+        if let Some(outcome) = handler.await.ok().flatten() {
+            let _ = out.send(reply(id, outcome)).await;
+        }
+    });
+    sse_response(Vec::new(), stream, Some(guard))
+}
+
+/// An SSE answer for messages that arrived with the handler's end.
+fn finish_streaming(
+    early: Message,
+    mut messages: mpsc::Receiver<Message>,
+    outcome: Outcome,
+    id: RequestId,
+    token: CancellationToken,
+) -> Response<McpBody> {
+    let mut frames = vec![sse_event(&early)];
+    while let Ok(message) = messages.try_recv() {
+        frames.push(sse_event(&message));
+    }
+    if let Some(outcome) = outcome {
+        frames.push(sse_event(&reply(id, outcome)));
+    }
+    let (_, closed) = mpsc::channel(1);
+    sse_response(frames, closed, Some(token.drop_guard()))
+}
+
+fn json_answer(id: RequestId, outcome: Outcome, era: Era) -> Response<McpBody> {
+    match outcome {
+        Some(Ok(result)) => json_response(200, &Message::Response(Answer { id, result })),
+        Some(Err(error)) => error_response(dispatch_error_status(era, &error), Some(id), error),
+        // Cancelled (a DELETE of the session, or shutdown): nothing to say for it.
+        None => empty(StatusCode::ACCEPTED),
+    }
+}

@@ -1,0 +1,70 @@
+//! Serving the MCP endpoint on a TCP listener with hyper: HTTP/1.1 with keep-alive, a
+//! header-read timeout, `TCP_NODELAY`, and a graceful shutdown.
+
+use std::convert::Infallible;
+use std::future::Future;
+
+use http::{Request, StatusCode};
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use tokio::net::TcpListener;
+
+use super::body::empty;
+use super::{HttpOptions, McpHttp};
+use crate::server::Server;
+
+/// The path the endpoint is served at.
+pub const MCP_PATH: &str = "/mcp";
+
+/// Serves `server` at `/mcp` on `listener` until `shutdown` completes; then stops accepting,
+/// ends long-lived streams and lets open connections finish within the grace period.
+pub async fn serve_http(
+    server: Server,
+    listener: TcpListener,
+    options: HttpOptions,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
+    let grace = options.shutdown_grace;
+    let mut builder = http1::Builder::new();
+    builder.timer(TokioTimer::new()).header_read_timeout(options.header_read_timeout).keep_alive(true);
+    let endpoint = McpHttp::new(server, options);
+    let graceful = GracefulShutdown::new();
+    tokio::pin!(shutdown);
+    loop {
+        let (stream, _) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(e) => {
+                    tracing::warn!(error = %e, "accepting a connection failed");
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let _ = stream.set_nodelay(true);
+        let endpoint = endpoint.clone();
+        let service = hyper::service::service_fn(move |request: Request<Incoming>| {
+            let endpoint = endpoint.clone();
+            async move {
+                if request.uri().path() == MCP_PATH {
+                    Ok::<_, Infallible>(endpoint.handle(request).await)
+                } else {
+                    Ok(empty(StatusCode::NOT_FOUND))
+                }
+            }
+        });
+        let connection = graceful.watch(builder.serve_connection(TokioIo::new(stream), service));
+        tokio::spawn(async move {
+            if let Err(e) = connection.await {
+                tracing::debug!(error = %e, "a connection ended with an error");
+            }
+        });
+    }
+    endpoint.close_streams();
+    if tokio::time::timeout(grace, graceful.shutdown()).await.is_err() {
+        tracing::info!("connections still open after the grace period were dropped");
+    }
+    Ok(())
+}

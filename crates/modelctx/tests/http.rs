@@ -1,0 +1,264 @@
+//! Streamable HTTP on 127.0.0.1: both eras on one endpoint (CHECKLIST §10.3, §11.3–11.6),
+//! spoken with a real HTTP client.
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::Request;
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
+use modelctx::server::{InputError, RequestContext, Server, ToolDef};
+use modelctx::testing::with_modern_meta;
+use modelctx::transport::http::{HttpOptions, serve_http};
+use modelctx_protocol::model::ElicitRequest;
+use modelctx_protocol::types::{Implementation, RequestedSchema};
+use serde_json::{Value, json};
+use tokio::sync::oneshot;
+
+const WAIT: Duration = Duration::from_secs(10);
+
+async fn slow(ctx: RequestContext) -> String {
+    for step in 1..=2 {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        ctx.progress(f64::from(step), Some(2.0), None).await;
+    }
+    "done".into()
+}
+
+async fn ask(ctx: RequestContext) -> Result<String, InputError> {
+    let schema: RequestedSchema =
+        serde_json::from_value(json!({"type": "object", "properties": {"name": {"type": "string"}}}))
+            .unwrap();
+    let answer =
+        ctx.elicit(ElicitRequest::Form { message: "Name?".into(), requested_schema: schema }).await?;
+    Ok(format!("{:?}", answer.action))
+}
+
+fn server() -> Server {
+    Server::builder(Implementation::new("http-test", "1"))
+        .tool(ToolDef::new("echo", || async { "echo" }))
+        .tool(ToolDef::new("slow", slow))
+        .tool(ToolDef::new("ask", ask))
+        .build()
+        .unwrap()
+}
+
+struct Endpoint {
+    url: String,
+    client: Client<HttpConnector, Full<Bytes>>,
+    server: Server,
+    _stop: oneshot::Sender<()>,
+}
+
+async fn start(options: HttpOptions) -> Endpoint {
+    let server = server();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let (stop, stopped) = oneshot::channel::<()>();
+    tokio::spawn(serve_http(server.clone(), listener, options, async move {
+        let _ = stopped.await;
+    }));
+    Endpoint { url, client: Client::builder(TokioExecutor::new()).build_http(), server, _stop: stop }
+}
+
+struct Answer {
+    status: u16,
+    headers: http::HeaderMap,
+    body: String,
+}
+
+impl Answer {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("{e}: {}", self.body))
+    }
+
+    /// The JSON messages of an SSE body.
+    fn events(&self) -> Vec<Value> {
+        self.body
+            .lines()
+            .filter_map(|line| line.strip_prefix("data: "))
+            .map(|d| serde_json::from_str(d).unwrap())
+            .collect()
+    }
+}
+
+impl Endpoint {
+    async fn send(&self, method: &str, headers: &[(&str, &str)], body: &str) -> Answer {
+        let mut request = Request::builder().method(method).uri(&self.url);
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let request = request.body(Full::new(Bytes::from(body.to_owned()))).unwrap();
+        let response = tokio::time::timeout(WAIT, self.client.request(request)).await.unwrap().unwrap();
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        let body =
+            tokio::time::timeout(WAIT, response.into_body().collect()).await.unwrap().unwrap().to_bytes();
+        Answer { status, headers, body: String::from_utf8(body.to_vec()).unwrap() }
+    }
+
+    async fn modern(&self, method: &str, name: Option<&str>, params: Value) -> Answer {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": with_modern_meta(params, json!({}))});
+        let mut headers = vec![
+            ("content-type", "application/json"),
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", method),
+        ];
+        if let Some(name) = name {
+            headers.push(("mcp-name", name));
+        }
+        self.send("POST", &headers, &body.to_string()).await
+    }
+}
+
+#[tokio::test]
+async fn http_10_modern_requests_get_json_or_a_stream_when_the_handler_reports_progress() {
+    let endpoint = start(HttpOptions::default()).await;
+    let answer = endpoint.modern("tools/call", Some("echo"), json!({"name": "echo"})).await;
+    assert_eq!(answer.status, 200);
+    assert_eq!(answer.headers["content-type"], "application/json");
+    assert_eq!(answer.json()["result"]["resultType"], "complete");
+
+    let mut params = json!({"name": "slow"});
+    params["_meta"] = json!({"progressToken": "p"});
+    let answer = endpoint.modern("tools/call", Some("slow"), params).await;
+    assert_eq!(answer.headers["content-type"], "text/event-stream");
+    assert_eq!(answer.headers["x-accel-buffering"], "no", "HTTP-14");
+    let events = answer.events();
+    assert_eq!(events.len(), 3, "{events:?}");
+    assert_eq!(events[0]["method"], "notifications/progress");
+    assert_eq!(events[2]["result"]["content"][0]["text"], "done", "HTTP-13: the stream ends with the answer");
+}
+
+#[tokio::test]
+async fn http_19_21_34_modern_header_and_method_errors_have_their_statuses() {
+    let endpoint = start(HttpOptions::default()).await;
+    let mismatch = endpoint.modern("tools/call", Some("other"), json!({"name": "echo"})).await;
+    assert_eq!((mismatch.status, mismatch.json()["error"]["code"].clone()), (400, json!(-32020)));
+    let unknown = endpoint.modern("no/such", None, json!({})).await;
+    assert_eq!((unknown.status, unknown.json()["error"]["code"].clone()), (404, json!(-32601)));
+    let unknown_tool = endpoint.modern("tools/call", Some("nope"), json!({"name": "nope"})).await;
+    assert_eq!((unknown_tool.status, unknown_tool.json()["error"]["code"].clone()), (200, json!(-32602)));
+}
+
+#[tokio::test]
+async fn http_03_a_foreign_origin_is_403_and_a_large_body_413() {
+    let endpoint = start(HttpOptions { max_body_bytes: 256, ..HttpOptions::default() }).await;
+    let answer = endpoint.send("POST", &[("origin", "https://evil.example")], "{}").await;
+    assert_eq!(answer.status, 403);
+    let big = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"x":"{}"}}}}"#, "a".repeat(300));
+    assert_eq!(endpoint.send("POST", &[("content-type", "application/json")], &big).await.status, 413);
+}
+
+#[tokio::test]
+async fn legacy_sessions_live_from_initialize_to_delete() {
+    let endpoint = start(HttpOptions::default()).await;
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let answer = endpoint.send("POST", &[("content-type", "application/json")], &init.to_string()).await;
+    assert_eq!(answer.status, 200);
+    let session = answer.headers["mcp-session-id"].to_str().unwrap().to_owned();
+    assert!(session.bytes().all(|b| (0x21..=0x7e).contains(&b)), "HTTP-56");
+    let with_session = [
+        ("content-type", "application/json"),
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let ping = endpoint.send("POST", &with_session, r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#).await;
+    assert_eq!((ping.status, ping.json()["result"].clone()), (200, json!({})));
+    let note = endpoint
+        .send("POST", &with_session, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+        .await;
+    assert_eq!(note.status, 202, "HTTP-09");
+    let unknown =
+        endpoint.send("POST", &with_session, r#"{"jsonrpc":"2.0","id":3,"method":"no/such"}"#).await;
+    assert_eq!(unknown.status, 200, "a legacy -32601 is never a 404 (which would mean: session gone)");
+    let missing = endpoint
+        .send(
+            "POST",
+            &[("content-type", "application/json"), ("mcp-protocol-version", "2025-11-25")],
+            r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#,
+        )
+        .await;
+    assert_eq!(missing.status, 400, "HTTP-58");
+    assert_eq!(endpoint.send("DELETE", &with_session, "").await.status, 200);
+    let gone = endpoint.send("POST", &with_session, r#"{"jsonrpc":"2.0","id":5,"method":"ping"}"#).await;
+    assert_eq!(gone.status, 404, "HTTP-59");
+}
+
+#[tokio::test]
+async fn legacy_questions_travel_on_the_request_stream_and_answers_by_post() {
+    let endpoint = start(HttpOptions::default()).await;
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}}, "clientInfo": {"name": "t", "version": "1"}}});
+    let answer = endpoint.send("POST", &[("content-type", "application/json")], &init.to_string()).await;
+    let session = answer.headers["mcp-session-id"].to_str().unwrap().to_owned();
+    // Send the call, read the stream's first event (the server's question), answer it by POST.
+    let request = Request::builder()
+        .method("POST")
+        .uri(&endpoint.url)
+        .header("content-type", "application/json")
+        .header("mcp-session-id", &session)
+        .body(Full::new(Bytes::from(
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"ask"}}"#,
+        )))
+        .unwrap();
+    let response = tokio::time::timeout(WAIT, endpoint.client.request(request)).await.unwrap().unwrap();
+    assert_eq!(response.headers()["content-type"], "text/event-stream");
+    let mut body = response.into_body();
+    let mut text = String::new();
+    let question = loop {
+        let frame = tokio::time::timeout(WAIT, body.frame()).await.unwrap().unwrap().unwrap();
+        text.push_str(std::str::from_utf8(&frame.into_data().unwrap()).unwrap());
+        if let Some(line) = text.lines().find_map(|l| l.strip_prefix("data: ")) {
+            break serde_json::from_str::<Value>(line).unwrap();
+        }
+    };
+    assert_eq!(question["method"], "elicitation/create");
+    let reply = json!({"jsonrpc": "2.0", "id": question["id"], "result": {"action": "decline"}});
+    let posted = endpoint
+        .send(
+            "POST",
+            &[("content-type", "application/json"), ("mcp-session-id", &session)],
+            &reply.to_string(),
+        )
+        .await;
+    assert_eq!(posted.status, 202);
+    let rest = tokio::time::timeout(WAIT, body.collect()).await.unwrap().unwrap().to_bytes();
+    let rest = String::from_utf8(rest.to_vec()).unwrap();
+    let last: Value =
+        serde_json::from_str(rest.lines().rev().find_map(|l| l.strip_prefix("data: ")).unwrap()).unwrap();
+    assert_eq!(last["id"], 7);
+    assert_eq!(last["result"]["content"][0]["text"], "Decline");
+}
+
+#[tokio::test]
+async fn http_50_a_session_stream_opens_with_a_priming_event_and_carries_changes() {
+    let endpoint = start(HttpOptions::default()).await;
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let answer = endpoint.send("POST", &[("content-type", "application/json")], &init.to_string()).await;
+    let session = answer.headers["mcp-session-id"].to_str().unwrap().to_owned();
+    let request = Request::builder()
+        .method("GET")
+        .uri(&endpoint.url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &session)
+        .body(Full::new(Bytes::new()))
+        .unwrap();
+    let response = tokio::time::timeout(WAIT, endpoint.client.request(request)).await.unwrap().unwrap();
+    assert_eq!(response.headers()["content-type"], "text/event-stream", "HTTP-50");
+    let mut body = response.into_body();
+    endpoint.server.add_tool(ToolDef::new("late", || async { "late" })).unwrap();
+    let mut text = String::new();
+    while !text.contains("list_changed") {
+        let frame = tokio::time::timeout(WAIT, body.frame()).await.unwrap().unwrap().unwrap();
+        text.push_str(std::str::from_utf8(&frame.into_data().unwrap()).unwrap());
+    }
+    assert!(text.starts_with("id: "), "HTTP-44: a priming event with an id first: {text}");
+    assert!(text.contains("notifications/tools/list_changed"));
+    let no_session = endpoint.send("GET", &[], "").await;
+    assert_eq!(no_session.status, 400);
+}
