@@ -94,9 +94,9 @@ impl Client {
             for request in &exchange.requests {
                 questions.push(json!({"method": request["method"], "params": request["params"]}));
             }
-            return Asked { questions, result: exchange.result().clone(), rounds: 1 };
+            return Asked { questions, keys: Vec::new(), result: exchange.result().clone(), rounds: 1 };
         }
-        let (mut responses, mut state) = (None::<Value>, None::<Value>);
+        let (mut responses, mut state, mut keys) = (None::<Value>, None::<Value>, Vec::new());
         for round in 1..=5 {
             let mut retry = params.clone();
             if let Some(responses) = responses.take() {
@@ -108,7 +108,7 @@ impl Client {
             let result = self.request(method, retry).result().clone();
             if result["resultType"] != "input_required" {
                 assert_eq!(result["resultType"], "complete", "{result}");
-                return Asked { questions, result, rounds: round };
+                return Asked { questions, keys, result, rounds: round };
             }
             let mut answers = serde_json::Map::new();
             for (key, question) in result["inputRequests"].as_object().expect("inputRequests") {
@@ -117,6 +117,9 @@ impl Client {
                 answers.insert(key.clone(), answer(method, question.get("params").unwrap_or(&empty)));
                 questions.push(question.clone());
             }
+            let mut round_keys: Vec<String> = answers.keys().cloned().collect();
+            round_keys.sort_unstable();
+            keys.push(round_keys);
             responses = Some(Value::Object(answers));
             state = result.get("requestState").cloned();
         }
@@ -128,6 +131,8 @@ impl Client {
 struct Asked {
     /// Every question, as `{method, params}`, in order.
     questions: Vec<Value>,
+    /// The `inputRequests` keys of each modern round, sorted (none in a legacy session).
+    keys: Vec<Vec<String>>,
     /// The final result.
     result: Value,
     /// How many requests it took (always 1 in a legacy session).
@@ -197,7 +202,7 @@ const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
 // ---------------------------------------------------------------------------------------------
 // Tools: tools-list, tools-call-*, json-schema-2020-12, http-custom-header-server-validation
 
-const FIXTURE_TOOLS: [&str; 30] = [
+const FIXTURE_TOOLS: [&str; 31] = [
     "test_simple_text",
     "test_image_content",
     "test_audio_content",
@@ -224,6 +229,7 @@ const FIXTURE_TOOLS: [&str; 30] = [
     "test_streaming_elicitation",
     "test_logging_tool",
     "test_trigger_tool_change",
+    "test_trigger_prompt_change",
     "test_trigger_resource_update",
     // modelctx's own tools stay next to the fixtures.
     "echo",
@@ -777,18 +783,75 @@ fn a_listener_hears_only_what_it_asked_for() {
     assert!(seen.iter().all(|m| m["method"] != "notifications/tools/list_changed"), "filtered out: {seen:?}");
 }
 
+/// Each list a trigger tool changes: the trigger, its notification, the list method and
+/// member, and the definition it adds and removes.
+const LIST_TRIGGERS: [(&str, &str, &str, &str, &str); 2] = [
+    (
+        "test_trigger_tool_change",
+        "notifications/tools/list_changed",
+        "tools/list",
+        "tools",
+        "test_dynamic_tool",
+    ),
+    (
+        "test_trigger_prompt_change",
+        "notifications/prompts/list_changed",
+        "prompts/list",
+        "prompts",
+        "test_dynamic_prompt",
+    ),
+];
+
 #[test]
-fn legacy_sessions_hear_of_tool_list_changes() {
+fn legacy_sessions_hear_of_tool_and_prompt_list_changes() {
     let mut client = Client::start(Era::Legacy);
-    for expected in [true, false] {
-        let call = client.request("tools/call", json!({"name": "test_trigger_tool_change", "arguments": {}}));
-        call.result();
-        if call.notifications_of("notifications/tools/list_changed").is_empty() {
-            client.server.wait_for(|m| m["method"] == "notifications/tools/list_changed");
+    for (trigger, notification, list, member, dynamic) in LIST_TRIGGERS {
+        for (expected, listed) in [("Added", true), ("Removed", false)] {
+            let call = client.request("tools/call", json!({"name": trigger, "arguments": {}}));
+            assert_eq!(first_text(call.result()), format!("{expected} {dynamic}"));
+            if call.notifications_of(notification).is_empty() {
+                client.server.wait_for(|m| m["method"] == notification);
+            }
+            let names = names(&client.result(list, Value::Null), member);
+            assert_eq!(names.contains(&dynamic.to_owned()), listed, "{trigger} toggles {dynamic}");
+            if listed && member == "prompts" {
+                let prompt = client.result("prompts/get", json!({"name": dynamic}));
+                assert_eq!(prompt["messages"][0]["role"], "user");
+            }
         }
-        let tools = names(&client.result("tools/list", Value::Null), "tools");
-        assert_eq!(tools.contains(&"test_dynamic_tool".to_owned()), expected, "the trigger toggles the tool");
     }
+}
+
+#[test]
+fn modern_listeners_hear_of_prompt_list_changes() {
+    // sep-2575-server-sends-prompts-list-changed-on-subscription: a server that declares
+    // prompts.listChanged is asked to change its prompts through test_trigger_prompt_change.
+    let mut client = Client::start(Era::Modern);
+    let discover = client.result("server/discover", Value::Null);
+    assert_eq!(discover["capabilities"]["prompts"]["listChanged"], true, "{discover}");
+    let params = client.params(json!({"notifications": {"promptsListChanged": true}}));
+    client.server.send_request(100, "subscriptions/listen", params);
+    assert_eq!(client.server.next()["method"], "notifications/subscriptions/acknowledged");
+    for (expected, listed) in [("Added", true), ("Removed", false)] {
+        let call =
+            client.request("tools/call", json!({"name": "test_trigger_prompt_change", "arguments": {}}));
+        assert_eq!(first_text(call.result()), format!("{expected} test_dynamic_prompt"));
+        let heard = match call.notifications_of("notifications/prompts/list_changed").first() {
+            Some(heard) => (*heard).clone(),
+            None => client.server.wait_for(|m| m["method"] == "notifications/prompts/list_changed").0,
+        };
+        assert_eq!(heard["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 100, "{heard}");
+        let prompts = names(&client.result("prompts/list", Value::Null), "prompts");
+        assert_eq!(prompts.contains(&"test_dynamic_prompt".to_owned()), listed);
+        if listed {
+            let prompt = client.result("prompts/get", json!({"name": "test_dynamic_prompt"}));
+            assert_eq!(
+                prompt["messages"][0]["content"]["text"],
+                "This prompt comes and goes with test_trigger_prompt_change."
+            );
+        }
+    }
+    client.server.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":100}}"#);
 }
 
 #[test]
@@ -932,43 +995,186 @@ fn only_question(result: &Value) -> (String, Value) {
     (key.clone(), question.clone())
 }
 
+/// The `inputRequests` of a round as `(key, method)`, sorted by key.
+fn keyed_methods(result: &Value) -> Vec<(String, String)> {
+    let mut keyed: Vec<(String, String)> = result["inputRequests"]
+        .as_object()
+        .expect("inputRequests")
+        .iter()
+        .map(|(key, question)| (key.clone(), question["method"].as_str().expect("a method").to_owned()))
+        .collect();
+    keyed.sort_unstable();
+    keyed
+}
+
+/// The text a completed fixture answered: a tool's first text block, or a prompt's first message.
+fn answer_text(result: &Value) -> &str {
+    match result["messages"][0]["content"]["text"].as_str() {
+        Some(text) => text,
+        None => first_text(result),
+    }
+}
+
+/// A fixture that asks the client, run with the suite's mock answers.
+struct AskingFixture {
+    method: &'static str,
+    name: &'static str,
+    /// The `inputRequests` keys of each modern round, sorted: those of the suite's scenario
+    /// texts, or of its reference server where the scenario names none.
+    keys: &'static [&'static [&'static str]],
+    /// The methods of every question, sorted.
+    methods: &'static [&'static str],
+    /// The text of the completed result.
+    text: &'static str,
+}
+
+const ASKING_FIXTURES: [AskingFixture; 9] = [
+    AskingFixture {
+        method: "tools/call",
+        name: "test_input_required_result_elicitation",
+        keys: &[&["user_name"]],
+        methods: &["elicitation/create"],
+        text: "Hello, Alice!",
+    },
+    AskingFixture {
+        method: "tools/call",
+        name: "test_input_required_result_sampling",
+        keys: &[&["capital_question"]],
+        methods: &["sampling/createMessage"],
+        text: "The client's model answered: This is a test response from the client",
+    },
+    AskingFixture {
+        method: "tools/call",
+        name: "test_input_required_result_list_roots",
+        keys: &[&["client_roots"]],
+        methods: &["roots/list"],
+        text: "The client has 1 root(s): file:///test/root (Test Root)",
+    },
+    AskingFixture {
+        method: "tools/call",
+        name: "test_input_required_result_request_state",
+        keys: &[&["confirm"]],
+        methods: &["elicitation/create"],
+        text: r#"state-ok: action=accept, content={"ok":true}"#,
+    },
+    AskingFixture {
+        method: "tools/call",
+        name: "test_input_required_result_multiple_inputs",
+        keys: &[&["client_roots", "greeting", "user_name"]],
+        methods: &["elicitation/create", "roots/list", "sampling/createMessage"],
+        text: r#"All inputs received: name=Alice, greeting="This is a test response from the client", roots=1"#,
+    },
+    AskingFixture {
+        method: "tools/call",
+        name: "test_input_required_result_multi_round",
+        keys: &[&["step1"], &["step2"]],
+        methods: &["elicitation/create", "elicitation/create"],
+        text: "Multi-round complete for Alice who likes blue",
+    },
+    AskingFixture {
+        method: "tools/call",
+        name: "test_input_required_result_tampered_state",
+        keys: &[&["confirm"]],
+        methods: &["elicitation/create"],
+        text: r#"integrity-ok: action=accept, content={"ok":true}"#,
+    },
+    AskingFixture {
+        method: "tools/call",
+        name: "test_input_required_result_capabilities",
+        keys: &[&["elicit_input", "sample_input"]],
+        methods: &["elicitation/create", "sampling/createMessage"],
+        text: "capabilities-ok: received elicitation,sampling",
+    },
+    AskingFixture {
+        method: "prompts/get",
+        name: "test_input_required_result_prompt",
+        keys: &[&["user_context"]],
+        methods: &["elicitation/create"],
+        text: "Answer the next question with this context in mind: test context",
+    },
+];
+
+#[test]
+fn asking_fixtures_use_the_suites_keys_and_complete_in_both_eras() {
+    for era in ERAS {
+        let mut client = Client::start(era);
+        for fixture in &ASKING_FIXTURES {
+            let params = match fixture.method {
+                "tools/call" => call_tool_params(fixture.name),
+                _ => json!({"name": fixture.name}),
+            };
+            let asked = client.asking(fixture.method, params, mock_answer);
+            let what = format!("{era:?} {}", fixture.name);
+            let mut methods: Vec<&str> =
+                asked.questions.iter().map(|q| q["method"].as_str().unwrap()).collect();
+            methods.sort_unstable();
+            assert_eq!(methods, fixture.methods, "{what}");
+            match era {
+                // The keys are the modern rounds'; a legacy session asks live, in one request.
+                Era::Legacy => assert!(asked.keys.is_empty() && asked.rounds == 1, "{what}"),
+                Era::Modern => {
+                    assert_eq!(asked.keys, fixture.keys, "{what}");
+                    assert_eq!(asked.rounds, fixture.keys.len() + 1, "{what}");
+                }
+            }
+            assert_eq!(answer_text(&asked.result), fixture.text, "{what}");
+        }
+    }
+}
+
 #[test]
 fn input_required_result_basic_elicitation() {
     let mut client = Client::start(Era::Modern);
     let round = first_round(&mut client, "test_input_required_result_elicitation");
-    let (_key, question) = only_question(&round);
+    let (key, question) = only_question(&round);
+    assert_eq!(key, "user_name", "inputRequests missing expected key \"user_name\"");
     assert_eq!(question["method"], "elicitation/create");
     assert_eq!(question["params"]["message"], "What is your name?");
     assert_eq!(
         question["params"]["requestedSchema"],
         json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]})
     );
-    let asked =
-        client.asking("tools/call", call_tool_params("test_input_required_result_elicitation"), mock_answer);
-    assert_eq!((asked.rounds, asked.text()), (2, "Hello, Alice!"));
+    // Round 2 exactly as the scenario sends it.
+    let mut retry = call_tool_params("test_input_required_result_elicitation");
+    retry["inputResponses"] = json!({"user_name": {"action": "accept", "content": {"name": "Alice"}}});
+    retry["requestState"] = round["requestState"].clone();
+    assert_eq!(first_text(&client.result("tools/call", retry)), "Hello, Alice!");
 }
 
 #[test]
 fn input_required_result_basic_sampling() {
     let mut client = Client::start(Era::Modern);
-    let (_, question) = only_question(&first_round(&mut client, "test_input_required_result_sampling"));
+    let round = first_round(&mut client, "test_input_required_result_sampling");
+    let (key, question) = only_question(&round);
+    assert_eq!(key, "capital_question");
     assert_eq!(question["method"], "sampling/createMessage");
-    assert_eq!(question["params"]["messages"][0]["content"]["text"], "What is the capital of France?");
+    assert_eq!(
+        question["params"]["messages"],
+        json!([{"role": "user", "content": {"type": "text", "text": "What is the capital of France?"}}])
+    );
     assert_eq!(question["params"]["maxTokens"], 100);
-    let asked = client.asking("tools/call", call_tool_params("test_input_required_result_sampling"), |_, _| {
-        json!({"role": "assistant", "content": {"type": "text", "text": "The capital of France is Paris."}, "model": "test-model", "stopReason": "endTurn"})
-    });
-    assert_eq!(asked.text(), "The client's model answered: The capital of France is Paris.");
+    let mut retry = call_tool_params("test_input_required_result_sampling");
+    retry["inputResponses"] = json!({key: {"role": "assistant", "content": {"type": "text", "text": "The capital of France is Paris."}, "model": "test-model", "stopReason": "endTurn"}});
+    retry["requestState"] = round["requestState"].clone();
+    assert_eq!(
+        first_text(&client.result("tools/call", retry)),
+        "The client's model answered: The capital of France is Paris."
+    );
 }
 
 #[test]
 fn input_required_result_basic_list_roots() {
     let mut client = Client::start(Era::Modern);
-    let (_, question) = only_question(&first_round(&mut client, "test_input_required_result_list_roots"));
-    assert_eq!(question["method"], "roots/list");
-    let asked =
-        client.asking("tools/call", call_tool_params("test_input_required_result_list_roots"), mock_answer);
-    assert_eq!(asked.text(), "The client has 1 root(s): file:///test/root (Test Root)");
+    let round = first_round(&mut client, "test_input_required_result_list_roots");
+    let (key, question) = only_question(&round);
+    assert_eq!((key.as_str(), question["method"].as_str()), ("client_roots", Some("roots/list")));
+    let mut retry = call_tool_params("test_input_required_result_list_roots");
+    retry["inputResponses"] = json!({key: {"roots": [{"uri": "file:///test/root", "name": "Test Root"}]}});
+    retry["requestState"] = round["requestState"].clone();
+    assert_eq!(
+        first_text(&client.result("tools/call", retry)),
+        "The client has 1 root(s): file:///test/root (Test Root)"
+    );
 }
 
 #[test]
@@ -976,8 +1182,12 @@ fn input_required_result_request_state() {
     let mut client = Client::start(Era::Modern);
     let round = first_round(&mut client, "test_input_required_result_request_state");
     let (key, question) = only_question(&round);
+    assert_eq!(key, "confirm");
     assert_eq!(question["params"]["message"], "Please confirm");
-    assert_eq!(question["params"]["requestedSchema"]["properties"]["ok"]["type"], "boolean");
+    assert_eq!(
+        question["params"]["requestedSchema"],
+        json!({"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]})
+    );
     let mut retry = call_tool_params("test_input_required_result_request_state");
     retry["inputResponses"] = json!({key: {"action": "accept", "content": {"ok": true}}});
     retry["requestState"] = round["requestState"].clone();
@@ -989,23 +1199,29 @@ fn input_required_result_request_state() {
 fn input_required_result_multiple_input_requests() {
     let mut client = Client::start(Era::Modern);
     let round = first_round(&mut client, "test_input_required_result_multiple_inputs");
-    let mut methods: Vec<&str> =
-        round["inputRequests"].as_object().unwrap().values().map(|q| q["method"].as_str().unwrap()).collect();
-    methods.sort_unstable();
     assert_eq!(
-        methods,
-        ["elicitation/create", "roots/list", "sampling/createMessage"],
-        "one round, three kinds"
+        keyed_methods(&round),
+        [
+            ("client_roots".to_owned(), "roots/list".to_owned()),
+            ("greeting".to_owned(), "sampling/createMessage".to_owned()),
+            ("user_name".to_owned(), "elicitation/create".to_owned()),
+        ],
+        "one round, three kinds, under the scenario's keys"
     );
-    let asked = client.asking(
-        "tools/call",
-        call_tool_params("test_input_required_result_multiple_inputs"),
-        mock_answer,
-    );
-    assert_eq!(asked.rounds, 2);
+    let greeting = &round["inputRequests"]["greeting"]["params"];
+    assert_eq!(greeting["messages"][0]["content"]["text"], "Generate a greeting");
+    assert_eq!(greeting["maxTokens"], 50);
+    // Round 2 with the scenario's answers.
+    let mut retry = call_tool_params("test_input_required_result_multiple_inputs");
+    retry["inputResponses"] = json!({
+        "user_name": {"action": "accept", "content": {"name": "Alice"}},
+        "greeting": {"role": "assistant", "content": {"type": "text", "text": "Hello there!"}, "model": "test-model", "stopReason": "endTurn"},
+        "client_roots": {"roots": [{"uri": "file:///test/root", "name": "Test Root"}]}
+    });
+    retry["requestState"] = round["requestState"].clone();
     assert_eq!(
-        asked.text(),
-        r#"All inputs received: name=Alice, greeting="This is a test response from the client", roots=1"#
+        first_text(&client.result("tools/call", retry)),
+        r#"All inputs received: name=Alice, greeting="Hello there!", roots=1"#
     );
 }
 
@@ -1014,6 +1230,7 @@ fn input_required_result_multi_round() {
     let mut client = Client::start(Era::Modern);
     let round1 = first_round(&mut client, "test_input_required_result_multi_round");
     let (key, question) = only_question(&round1);
+    assert_eq!(key, "step1");
     assert_eq!(question["params"]["message"], "Step 1: What is your name?");
     let mut retry = call_tool_params("test_input_required_result_multi_round");
     retry["inputResponses"] = json!({key: {"action": "accept", "content": {"name": "Alice"}}});
@@ -1022,6 +1239,7 @@ fn input_required_result_multi_round() {
     assert_eq!(round2["resultType"], "input_required", "{round2}");
     assert_ne!(round2["requestState"], round1["requestState"], "the state moves on");
     let (key, question) = only_question(&round2);
+    assert_eq!(key, "step2", "the answered step1 is not asked again");
     assert_eq!(question["params"]["requestedSchema"]["properties"]["color"]["type"], "string");
     let mut retry = call_tool_params("test_input_required_result_multi_round");
     retry["inputResponses"] = json!({key: {"action": "accept", "content": {"color": "blue"}}});
@@ -1037,6 +1255,7 @@ fn input_required_result_missing_input_response_asks_again() {
     params["inputResponses"] = json!({"wrong_key": {"action": "accept", "content": {"data": "wrong"}}});
     let again = client.request("tools/call", params).result().clone();
     assert_eq!(again["resultType"], "input_required", "re-requested, not an error: {again}");
+    assert_eq!(only_question(&again).0, "user_name");
 }
 
 #[test]
@@ -1045,11 +1264,14 @@ fn input_required_result_non_tool_request() {
     let round =
         client.request("prompts/get", json!({"name": "test_input_required_result_prompt"})).result().clone();
     assert_eq!(round["resultType"], "input_required");
-    assert_eq!(only_question(&round).1["params"]["message"], "What context should the prompt use?");
-    let asked =
-        client.asking("prompts/get", json!({"name": "test_input_required_result_prompt"}), mock_answer);
+    let (key, question) = only_question(&round);
+    assert_eq!(key, "user_context");
+    assert_eq!(question["params"]["message"], "What context should the prompt use?");
+    let mut retry = json!({"name": "test_input_required_result_prompt"});
+    retry["inputResponses"] = json!({key: {"action": "accept", "content": {"context": "test context"}}});
+    retry["requestState"] = round["requestState"].clone();
     assert_eq!(
-        asked.result["messages"][0]["content"]["text"],
+        client.result("prompts/get", retry)["messages"][0]["content"]["text"],
         "Answer the next question with this context in mind: test context"
     );
 }
@@ -1067,6 +1289,7 @@ fn input_required_result_tampered_state_is_refused() {
     let mut client = Client::start(Era::Modern);
     let round = first_round(&mut client, "test_input_required_result_tampered_state");
     let (key, _) = only_question(&round);
+    assert_eq!(key, "confirm");
     let mut retry = call_tool_params("test_input_required_result_tampered_state");
     retry["inputResponses"] = json!({key: {"action": "accept", "content": {"ok": true}}});
     retry["requestState"] = json!(format!("{}-TAMPERED", round["requestState"].as_str().unwrap()));
@@ -1077,21 +1300,18 @@ fn input_required_result_tampered_state_is_refused() {
 
 #[test]
 fn input_required_result_respects_client_capabilities() {
+    let (elicit, sample) =
+        (("elicit_input", "elicitation/create"), ("sample_input", "sampling/createMessage"));
     for (capabilities, expected) in [
-        (json!({"sampling": {}}), vec!["sampling/createMessage"]),
-        (json!({"elicitation": {}}), vec!["elicitation/create"]),
-        (client_capabilities(), vec!["elicitation/create", "sampling/createMessage"]),
+        (json!({"sampling": {}}), vec![sample]),
+        (json!({"elicitation": {}}), vec![elicit]),
+        (client_capabilities(), vec![elicit, sample]),
     ] {
         let mut client = Client::declaring(Era::Modern, capabilities.clone());
         let round = first_round(&mut client, "test_input_required_result_capabilities");
-        let mut methods: Vec<&str> = round["inputRequests"]
-            .as_object()
-            .unwrap()
-            .values()
-            .map(|q| q["method"].as_str().unwrap())
-            .collect();
-        methods.sort_unstable();
-        assert_eq!(methods, expected, "declared {capabilities}");
+        let expected: Vec<(String, String)> =
+            expected.into_iter().map(|(key, method)| (key.to_owned(), method.to_owned())).collect();
+        assert_eq!(keyed_methods(&round), expected, "declared {capabilities}");
         let asked = client.asking(
             "tools/call",
             call_tool_params("test_input_required_result_capabilities"),
@@ -1109,10 +1329,10 @@ fn input_required_result_respects_client_capabilities() {
 #[test]
 fn input_required_result_ignores_extra_input_responses() {
     let mut client = Client::start(Era::Modern);
-    let (key, _) = only_question(&first_round(&mut client, "test_input_required_result_elicitation"));
+    // Exactly as the scenario sends it: no first round, no requestState.
     let mut params = call_tool_params("test_input_required_result_elicitation");
     params["inputResponses"] = json!({
-        key: {"action": "accept", "content": {"name": "Alice"}},
+        "user_name": {"action": "accept", "content": {"name": "Alice"}},
         "unknown_extra_key": {"action": "accept", "content": {"foo": "bar"}},
         "another_unexpected": {"action": "accept", "content": {"baz": 123}}
     });
@@ -1122,13 +1342,15 @@ fn input_required_result_ignores_extra_input_responses() {
 #[test]
 fn input_required_result_validates_input_responses() {
     let mut client = Client::start(Era::Modern);
-    let (key, _) = only_question(&first_round(&mut client, "test_input_required_result_elicitation"));
     let mut params = call_tool_params("test_input_required_result_elicitation");
-    params["inputResponses"] = json!({key: 12345});
-    assert_eq!(client.error("tools/call", params.clone())["code"], -32602, "a malformed answer");
-    // Every answer must have the shape of some input response, whatever its key: the suite's
-    // own case (a key this server never asked) is refused too, never completed.
     params["inputResponses"] = json!({"user_name": 12345});
+    assert_eq!(client.error("tools/call", params.clone())["code"], -32602, "a malformed answer");
+    // Every answer must have the shape of some input response, whatever its key: a malformed
+    // answer to a question never asked is refused too, never completed.
+    params["inputResponses"] = json!({
+        "user_name": {"action": "accept", "content": {"name": "Alice"}},
+        "unknown_key": 12345
+    });
     assert_eq!(
         client.error("tools/call", params.clone())["code"],
         -32602,
@@ -1180,22 +1402,4 @@ fn logging_tool_logs_only_when_asked() {
     params["_meta"] = json!({"io.modelcontextprotocol/logLevel": "info"});
     let logged = client.request("tools/call", params);
     assert_eq!(logged.notifications_of("notifications/message").len(), 1);
-}
-
-#[test]
-fn input_fixtures_ask_live_in_a_legacy_session() {
-    let mut client = Client::start(Era::Legacy);
-    let asked = client.asking(
-        "tools/call",
-        call_tool_params("test_input_required_result_multiple_inputs"),
-        mock_answer,
-    );
-    let mut methods: Vec<&str> = asked.questions.iter().map(|q| q["method"].as_str().unwrap()).collect();
-    methods.sort_unstable();
-    assert_eq!(methods, ["elicitation/create", "roots/list", "sampling/createMessage"]);
-    assert!(asked.text().starts_with("All inputs received: name=Alice"), "{}", asked.text());
-    let prompt =
-        client.asking("prompts/get", json!({"name": "test_input_required_result_prompt"}), mock_answer);
-    assert_eq!(prompt.questions.len(), 1);
-    assert!(prompt.result["messages"][0]["content"]["text"].as_str().unwrap().ends_with("test context"));
 }

@@ -119,10 +119,7 @@ async fn item(request: ResourceRequest) -> Result<Vec<modelctx::protocol::types:
 
 /// The `everything` server: modelctx's own definitions and the conformance suite's fixtures.
 pub fn server() -> Result<Server, BuildError> {
-    let live = conformance::Live::default();
-    let server = conformance::register(own_definitions(), &live).build()?;
-    live.attach(&server);
-    Ok(server)
+    conformance::register(own_definitions()).build()
 }
 
 /// The tools, resources and prompts of the `everything` server that are modelctx's own.

@@ -15,56 +15,20 @@ mod prompts;
 mod resources;
 mod triggers;
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
-
 use base64::Engine;
 use modelctx::protocol::model::ElicitRequest;
 use modelctx::protocol::types::{
     AudioContent, AudioType, ContentBlock, ElicitAction, ElicitValue, ImageContent, ImageType, Role,
-    SamplingContent, SamplingMessage, SamplingMessageContentBlock, TextContent,
+    SamplingContent, SamplingMessage, SamplingMessageContentBlock,
 };
 use modelctx::protocol::v2026::{CreateMessageRequestParams, CreateMessageResult, ElicitResult};
-use modelctx::server::{Server, ServerBuilder};
+use modelctx::server::ServerBuilder;
 
 /// The logger name of the fixtures' log messages.
 const LOGGER: &str = "conformance";
 
-/// What the trigger fixtures change while the server runs: the server itself (its tool list)
-/// and the revision of `test://watched-resource`. Cheap to clone.
-///
-/// The handle lives in the server's own state, so the server and the handle keep each other
-/// alive: fine for a server that lives as long as its process, as `modelctx serve` does.
-#[derive(Clone, Default)]
-pub struct Live {
-    server: Arc<OnceLock<Server>>,
-    watched_revision: Arc<AtomicU64>,
-}
-
-impl Live {
-    /// Hands the built server to the trigger tools; until then they answer with a tool error.
-    pub fn attach(&self, server: &Server) {
-        // A second attach keeps the first server: the handle belongs to one server.
-        let _ = self.server.set(server.clone());
-    }
-
-    fn server(&self) -> Result<&Server, &'static str> {
-        self.server.get().ok_or("the conformance fixtures were not attached to their server")
-    }
-
-    fn watched_revision(&self) -> u64 {
-        self.watched_revision.load(Ordering::SeqCst)
-    }
-
-    fn bump_watched_revision(&self) -> u64 {
-        self.watched_revision.fetch_add(1, Ordering::SeqCst) + 1
-    }
-}
-
-/// Adds every conformance fixture to `builder`. Call [`Live::attach`] on `live` with the built
-/// server so the trigger tools can change it.
-pub fn register(builder: ServerBuilder, live: &Live) -> ServerBuilder {
-    let builder = builder.state(live.clone());
+/// Adds every conformance fixture to `builder`, with the state they share.
+pub fn register(builder: ServerBuilder) -> ServerBuilder {
     let builder = content::register(builder);
     let builder = input::register(builder);
     let builder = mrtr::register(builder);
@@ -131,22 +95,7 @@ fn silent_wav() -> Vec<u8> {
 
 /// A sampling request of one user message.
 fn sampling_request(prompt: &str, max_tokens: u64) -> CreateMessageRequestParams {
-    CreateMessageRequestParams {
-        messages: vec![SamplingMessage {
-            role: Role::User,
-            content: SamplingContent::One(SamplingMessageContentBlock::Text(TextContent::new(prompt))),
-            meta: None,
-        }],
-        model_preferences: None,
-        system_prompt: None,
-        include_context: None,
-        temperature: None,
-        max_tokens,
-        stop_sequences: None,
-        metadata: None,
-        tools: None,
-        tool_choice: None,
-    }
+    CreateMessageRequestParams::new(vec![SamplingMessage::text(Role::User, prompt)], max_tokens)
 }
 
 /// The text the client's model answered (its text blocks, joined).

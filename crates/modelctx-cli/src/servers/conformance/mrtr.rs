@@ -1,10 +1,14 @@
 //! Tools for the 2026-07-28 multi-round-trip scenarios (`input-required-result-*`, SEP-2322)
-//! and the diagnostic tools of `server-stateless`. Each asks through `ctx.elicit`,
-//! `ctx.sample` and `ctx.list_roots`: a modern request gets an `InputRequiredResult` and its
-//! retry re-runs the handler with the answers, a legacy session gets live requests.
+//! and the diagnostic tools of `server-stateless`. Each asks through `ctx.question(key)`
+//! (`.elicit`, `.sample`, `.list_roots`): a modern request gets an `InputRequiredResult` whose
+//! `inputRequests` are keyed the way the suite's scenario texts show them (`user_name`,
+//! `capital_question`, …), and its retry re-runs the handler with the answers; a legacy session
+//! gets live requests, where the keys play no part.
 //!
-//! The runtime names the questions itself (`elicit-0`, `sample-0`, `roots-0`, …): a handler
-//! cannot choose the keys the suite's scenario texts show (`user_name`, `capital_question`).
+//! The suite names no key for `test_input_required_result_tampered_state` and
+//! `test_input_required_result_capabilities`; they use the keys of the suite's reference
+//! server (`examples/servers/typescript/everything-server.ts`). The `server-stateless`
+//! diagnostics never get an answer from the suite and keep the runtime's keys (`sample-0`, …).
 
 use modelctx::protocol::types::{ElicitValue, LoggingLevel};
 use modelctx::server::{InputError, RequestContext, ServerBuilder, ToolDef};
@@ -73,7 +77,9 @@ fn confirm_form() -> modelctx::protocol::model::ElicitRequest {
 }
 
 async fn elicitation(ctx: RequestContext) -> Result<String, InputError> {
-    let answer = ctx.elicit(text_form("What is your name?", "name")).await?;
+    // input-required-result-basic-elicitation requires this key; -ignore-extra-params and
+    // -validate-input answer it without asking first.
+    let answer = ctx.question("user_name").elicit(text_form("What is your name?", "name")).await?;
     Ok(match form_text(&answer, "name") {
         Some(name) => format!("Hello, {name}!"),
         None => format!("No name given ({})", describe_elicitation(&answer)),
@@ -81,12 +87,15 @@ async fn elicitation(ctx: RequestContext) -> Result<String, InputError> {
 }
 
 async fn sampling(ctx: RequestContext) -> Result<String, InputError> {
-    let answer = ctx.sample(sampling_request("What is the capital of France?", 100)).await?;
+    let answer = ctx
+        .question("capital_question")
+        .sample(sampling_request("What is the capital of France?", 100))
+        .await?;
     Ok(format!("The client's model answered: {}", sampled_text(&answer)))
 }
 
 async fn list_roots(ctx: RequestContext) -> Result<String, InputError> {
-    let roots = ctx.list_roots().await?;
+    let roots = ctx.question("client_roots").list_roots().await?;
     let listed: Vec<String> = roots
         .iter()
         .map(|root| match &root.name {
@@ -98,7 +107,7 @@ async fn list_roots(ctx: RequestContext) -> Result<String, InputError> {
 }
 
 async fn request_state(ctx: RequestContext) -> Result<String, InputError> {
-    let answer = ctx.elicit(confirm_form()).await?;
+    let answer = ctx.question("confirm").elicit(confirm_form()).await?;
     // The runtime verified the sealed requestState (tag, expiry, method, params) before this
     // run; an answer carried by a tampered or foreign state never reaches the handler.
     Ok(format!("state-ok: {}", describe_elicitation(&answer)))
@@ -107,9 +116,9 @@ async fn request_state(ctx: RequestContext) -> Result<String, InputError> {
 async fn multiple_inputs(ctx: RequestContext) -> Result<String, InputError> {
     // Asked together, so one round carries all three questions.
     let (name, greeting, roots) = tokio::join!(
-        ctx.elicit(text_form("What is your name?", "name")),
-        ctx.sample(sampling_request("Generate a greeting", 50)),
-        ctx.list_roots(),
+        ctx.question("user_name").elicit(text_form("What is your name?", "name")),
+        ctx.question("greeting").sample(sampling_request("Generate a greeting", 50)),
+        ctx.question("client_roots").list_roots(),
     );
     let name = form_text(&name?, "name").unwrap_or_else(|| "stranger".into());
     Ok(format!(
@@ -122,16 +131,18 @@ async fn multiple_inputs(ctx: RequestContext) -> Result<String, InputError> {
 async fn multi_round(ctx: RequestContext) -> Result<String, InputError> {
     // Asked one after the other: the second question needs the first answer, so it comes in
     // a second round with a new requestState.
-    let name = ctx.elicit(text_form("Step 1: What is your name?", "name")).await?;
+    let name = ctx.question("step1").elicit(text_form("Step 1: What is your name?", "name")).await?;
     let name = form_text(&name, "name").unwrap_or_else(|| "someone".into());
-    let color =
-        ctx.elicit(text_form(&format!("Step 2: {name}, what is your favorite color?"), "color")).await?;
+    let color = ctx
+        .question("step2")
+        .elicit(text_form(&format!("Step 2: {name}, what is your favorite color?"), "color"))
+        .await?;
     let color = form_text(&color, "color").unwrap_or_else(|| "no colour".into());
     Ok(format!("Multi-round complete for {name} who likes {color}"))
 }
 
 async fn tampered_state(ctx: RequestContext) -> Result<String, InputError> {
-    let answer = ctx.elicit(confirm_form()).await?;
+    let answer = ctx.question("confirm").elicit(confirm_form()).await?;
     Ok(format!("integrity-ok: {}", describe_elicitation(&answer)))
 }
 
@@ -144,10 +155,18 @@ async fn capabilities(ctx: RequestContext) -> Result<String, InputError> {
     }
     // Only what the client declared, asked together in one round.
     let elicit = async {
-        if can_elicit { Some(ctx.elicit(text_form("Elicitation input", "value")).await) } else { None }
+        if can_elicit {
+            Some(ctx.question("elicit_input").elicit(text_form("Elicitation input", "value")).await)
+        } else {
+            None
+        }
     };
     let sample = async {
-        if can_sample { Some(ctx.sample(sampling_request("Sample request", 50)).await) } else { None }
+        if can_sample {
+            Some(ctx.question("sample_input").sample(sampling_request("Sample request", 50)).await)
+        } else {
+            None
+        }
     };
     let (elicited, sampled) = tokio::join!(elicit, sample);
     let mut received = Vec::new();

@@ -86,8 +86,10 @@ async fn with_embedded_resource(request: PromptRequest) -> Result<Vec<PromptMess
 async fn asks_first(request: PromptRequest) -> Result<Vec<PromptMessage>, PromptError> {
     let schema =
         json!({"type": "object", "properties": {"context": {"type": "string"}}, "required": ["context"]});
+    // The key of input-required-result-non-tool-request's scenario text.
     let answer = request
         .ctx
+        .question("user_context")
         .elicit(form("What context should the prompt use?", schema))
         .await
         .map_err(|e| PromptError::Failed(e.to_string()))?;

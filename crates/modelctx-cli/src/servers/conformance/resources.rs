@@ -1,6 +1,9 @@
 //! Resources the suite reads: static text and binary, a URI template (with completion of its
 //! variable), and a watched resource whose updates reach subscribers.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use modelctx::protocol::types::TextOrBlob;
 use modelctx::server::{
     CompletionRequest, ResourceDef, ResourceError, ResourceRequest, ResourceTemplateDef, ServerBuilder,
@@ -8,13 +11,30 @@ use modelctx::server::{
 };
 use serde_json::json;
 
-use super::{Live, RED_PIXEL_PNG};
+use super::RED_PIXEL_PNG;
 
 /// The resource `test_trigger_resource_update` changes.
 pub(super) const WATCHED_URI: &str = "test://watched-resource";
 
+/// The revision of `test://watched-resource`: 0 until `test_trigger_resource_update` first
+/// runs. Shared state of the server (`State<WatchedRevision>`); cheap to clone.
+#[derive(Clone, Default)]
+pub(super) struct WatchedRevision(Arc<AtomicU64>);
+
+impl WatchedRevision {
+    fn get(&self) -> u64 {
+        self.0.load(Ordering::SeqCst)
+    }
+
+    /// Moves to the next revision and returns it.
+    pub(super) fn bump(&self) -> u64 {
+        self.0.fetch_add(1, Ordering::SeqCst) + 1
+    }
+}
+
 pub(super) fn register(builder: ServerBuilder) -> ServerBuilder {
     builder
+        .state(WatchedRevision::default())
         .resource(
             ResourceDef::text(
                 "test://static-text",
@@ -71,7 +91,7 @@ async fn complete_id(request: CompletionRequest) -> Vec<String> {
 }
 
 async fn watched(request: ResourceRequest) -> Result<Vec<TextOrBlob>, ResourceError> {
-    let revision = request.ctx.state::<Live>().map_or(0, |live| live.watched_revision());
+    let revision = request.ctx.state::<WatchedRevision>().map_or(0, |revision| revision.get());
     let text = match revision {
         0 => "Watched resource content".to_owned(),
         n => format!("Watched resource content (revision {n})"),

@@ -1,21 +1,29 @@
 //! Hooks that change the server while it runs, so the suite (and our tests) can watch the
-//! notifications: `test_trigger_tool_change` (the `server-stateless` list-changed checks) and
-//! `test_trigger_resource_update` (ours: it makes `test://watched-resource` change, for
-//! `resources/subscribe` and `subscriptions/listen`).
+//! notifications: `test_trigger_tool_change` and `test_trigger_prompt_change` (the
+//! `server-stateless` list-changed checks) and `test_trigger_resource_update` (ours: it makes
+//! `test://watched-resource` change, for `resources/subscribe` and `subscriptions/listen`).
+//! Each reaches its own server through `ctx.server()`.
 
-use modelctx::server::{ServerBuilder, State, ToolDef};
+use modelctx::protocol::types::{ContentBlock, PromptMessage, Role};
+use modelctx::server::{PromptDef, PromptRequest, RequestContext, ServerBuilder, State, ToolDef};
 
-use super::Live;
-use super::resources::WATCHED_URI;
+use super::resources::{WATCHED_URI, WatchedRevision};
 
 /// The tool `test_trigger_tool_change` adds and removes.
 const DYNAMIC_TOOL: &str = "test_dynamic_tool";
+
+/// The prompt `test_trigger_prompt_change` adds and removes.
+const DYNAMIC_PROMPT: &str = "test_dynamic_prompt";
 
 pub(super) fn register(builder: ServerBuilder) -> ServerBuilder {
     builder
         .tool(ToolDef::new("test_trigger_tool_change", trigger_tool_change).description(
             "Adds test_dynamic_tool, or removes it when present; listeners hear \
                  notifications/tools/list_changed (server-stateless)",
+        ))
+        .tool(ToolDef::new("test_trigger_prompt_change", trigger_prompt_change).description(
+            "Adds the prompt test_dynamic_prompt, or removes it when present; listeners hear \
+                 notifications/prompts/list_changed (server-stateless)",
         ))
         .tool(
             ToolDef::new("test_trigger_resource_update", trigger_resource_update).description(
@@ -29,8 +37,19 @@ fn dynamic_tool() -> ToolDef {
         .description("Added and removed by test_trigger_tool_change")
 }
 
-async fn trigger_tool_change(State(live): State<Live>) -> Result<String, String> {
-    let server = live.server()?;
+fn dynamic_prompt() -> PromptDef {
+    PromptDef::new(DYNAMIC_PROMPT, |_: PromptRequest| async {
+        Ok(vec![PromptMessage {
+            role: Role::User,
+            content: ContentBlock::text("This prompt comes and goes with test_trigger_prompt_change."),
+        }])
+    })
+    .title("Dynamic Prompt")
+    .description("Added and removed by test_trigger_prompt_change")
+}
+
+async fn trigger_tool_change(ctx: RequestContext) -> Result<String, String> {
+    let server = ctx.server();
     if server.remove_tool(DYNAMIC_TOOL) {
         return Ok(format!("Removed {DYNAMIC_TOOL}"));
     }
@@ -38,9 +57,17 @@ async fn trigger_tool_change(State(live): State<Live>) -> Result<String, String>
     Ok(format!("Added {DYNAMIC_TOOL}"))
 }
 
-async fn trigger_resource_update(State(live): State<Live>) -> Result<String, String> {
-    let server = live.server()?;
-    let revision = live.bump_watched_revision();
-    server.resource_updated(WATCHED_URI);
-    Ok(format!("{WATCHED_URI} is now at revision {revision}"))
+async fn trigger_prompt_change(ctx: RequestContext) -> Result<String, String> {
+    let server = ctx.server();
+    if server.remove_prompt(DYNAMIC_PROMPT) {
+        return Ok(format!("Removed {DYNAMIC_PROMPT}"));
+    }
+    server.add_prompt(dynamic_prompt()).map_err(|e| e.to_string())?;
+    Ok(format!("Added {DYNAMIC_PROMPT}"))
+}
+
+async fn trigger_resource_update(ctx: RequestContext, State(revision): State<WatchedRevision>) -> String {
+    let revision = revision.bump();
+    ctx.server().resource_updated(WATCHED_URI);
+    format!("{WATCHED_URI} is now at revision {revision}")
 }
