@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every check of the project: formatting, lints, all tests, and interop with the
-# official Python and TypeScript SDK clients.
+# official Python and TypeScript SDK clients, and the official conformance suite over HTTP.
 # Needs the Rust toolchain, Python 3 and Node 20+; it fetches crates, the pinned PyPI packages
-# (into target/interop/venv) and the pinned npm packages (into interop/typescript/node_modules).
+# (into target/interop/venv) and the pinned npm packages (into interop/typescript/node_modules
+# and conformance/node_modules, which brings its own Node 22 for the suite).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,3 +18,6 @@ cargo test --workspace --all-features --locked
 
 echo "==> interop: the official SDK clients against modelctx serve everything"
 scripts/interop.sh
+
+echo "==> conformance: the official suite (both revisions) against modelctx serve everything --http"
+scripts/conformance.sh

@@ -181,6 +181,12 @@ impl Server {
         Ok(())
     }
 
+    /// The arguments of tool `name` that clients mirror into `Mcp-Param-*` headers; `None`
+    /// for an unknown tool.
+    pub fn param_headers(&self, name: &str) -> Option<Vec<modelctx_protocol::headers::McpParamHeader>> {
+        self.read_registry().tools.get(name).map(|tool| tool.param_headers.clone())
+    }
+
     /// Removes a tool; `false` when there was none by that name.
     pub fn remove_tool(&self, name: &str) -> bool {
         self.change(ServerEvent::ToolsChanged, |registry| registry.tools.remove(name).is_some())

@@ -3,7 +3,7 @@
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-use modelctx_protocol::headers::validate_x_mcp_headers;
+use modelctx_protocol::headers::{McpParamHeader, validate_x_mcp_headers};
 use modelctx_protocol::jsonrpc::ErrorObject;
 use modelctx_protocol::model::{CallToolResult, Tool};
 use modelctx_protocol::types::{Icon, ToolAnnotations};
@@ -115,6 +115,8 @@ pub(crate) struct RegisteredTool {
     handler: Arc<dyn ErasedToolHandler>,
     input: Validator,
     output: Option<Validator>,
+    /// The arguments mirrored into `Mcp-Param-*` headers (`x-mcp-header`).
+    pub(crate) param_headers: Vec<McpParamHeader>,
 }
 
 /// Whether `name` follows the spec's tool name rules (TOOL-06): 1–128 characters of
@@ -144,8 +146,9 @@ impl RegisteredTool {
             Some(schema) => Some(Validator::new(schema).map_err(|e| invalid(format!("outputSchema: {e}")))?),
             None => None,
         };
-        validate_x_mcp_headers(&tool.input_schema).map_err(|e| invalid(format!("x-mcp-header: {e}")))?;
-        Ok(Self { tool, handler, input, output })
+        let param_headers =
+            validate_x_mcp_headers(&tool.input_schema).map_err(|e| invalid(format!("x-mcp-header: {e}")))?;
+        Ok(Self { tool, handler, input, output, param_headers })
     }
 
     /// Validates the arguments, runs the handler, and checks its structured output.

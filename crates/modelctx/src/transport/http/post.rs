@@ -52,11 +52,13 @@ pub(super) async fn handle(shared: &Arc<Shared>, headers: &HeaderMap, bytes: &By
         (Route::Reject(rejection), _, _) => error_response(rejection.status, rejection.id, rejection.error),
         (Route::Ignore(_), _, _) => empty(StatusCode::ACCEPTED),
         (Route::Initialize(version), Message::Request(request), _) => initialize(shared, version, request),
-        (Route::Modern(version), Message::Request(request), _) => modern(shared, version, request).await,
+        (Route::Modern(version), Message::Request(request), _) => {
+            modern(shared, headers, version, request).await
+        }
         // 2026-07-28 defines no client notifications over HTTP (cancellation is closing the
         // stream): accepted and ignored.
         (Route::Modern(_), _, _) => empty(StatusCode::ACCEPTED),
-        (Route::Legacy(_), message, Ok(session)) => legacy(shared, session, message).await,
+        (Route::Legacy(_), message, Ok(session)) => legacy(shared, headers, session, message).await,
         (Route::Legacy(_) | Route::Initialize(_), _, _) => {
             error_response(400, None, ErrorObject::invalid_request("this message needs a session"))
         }
@@ -77,17 +79,43 @@ fn initialize(shared: &Shared, version: ProtocolVersion, request: Request) -> Re
     }
 }
 
-async fn modern(shared: &Arc<Shared>, version: ProtocolVersion, request: Request) -> Response<McpBody> {
+/// For `tools/call`, the `Mcp-Param-*` headers must mirror the annotated arguments
+/// (HTTP-30, HTTP-33, HTTP-34): a mismatch is `-32020` with 400.
+fn check_param_headers(shared: &Shared, headers: &HeaderMap, request: &Request) -> Result<(), ErrorObject> {
+    if request.method != "tools/call" {
+        return Ok(());
+    }
+    let params = request.params.as_ref();
+    let Some(name) = params.and_then(|p| p.get("name")).and_then(|n| n.as_str()) else { return Ok(()) };
+    let Some(param_headers) = shared.server.param_headers(name) else { return Ok(()) };
+    let arguments = params.and_then(|p| p.get("arguments")).and_then(|a| a.as_object());
+    modelctx_protocol::headers::check_param_headers(&param_headers, arguments, |name| header(headers, name))
+}
+
+async fn modern(
+    shared: &Arc<Shared>,
+    headers: &HeaderMap,
+    version: ProtocolVersion,
+    request: Request,
+) -> Response<McpBody> {
+    if let Err(error) = check_param_headers(shared, headers, &request) {
+        return error_response(400, Some(request.id), error);
+    }
     let (sink, messages) = mpsc::channel(STREAM_BUFFER);
     let token = CancellationToken::new();
     let tokens = Tokens { request: token.clone(), connection: shared.closing.clone() };
     match shared.server.modern_context(&request, version, tokens, sink) {
-        Ok(ctx) => run(shared, ctx, request, messages, token, Era::Modern, || {}).await,
+        Ok(ctx) => run(shared, Call { ctx, request, messages, token }, Era::Modern, None, || {}).await,
         Err(error) => error_response(400, Some(request.id), error),
     }
 }
 
-async fn legacy(shared: &Arc<Shared>, session: Arc<Session>, message: Message) -> Response<McpBody> {
+async fn legacy(
+    shared: &Arc<Shared>,
+    headers: &HeaderMap,
+    session: Arc<Session>,
+    message: Message,
+) -> Response<McpBody> {
     match message {
         Message::Request(request) => {
             let served = session.state().handle(&shared.server, &request.method, request.params.clone());
@@ -115,11 +143,12 @@ async fn legacy(shared: &Arc<Shared>, session: Arc<Session>, message: Message) -
             let state = session.state().clone();
             let tokens = Tokens { request: token.clone(), connection: shared.closing.clone() };
             let ctx = shared.server.legacy_context(&request, &state, peer, tokens, sink);
+            let priming = accepts_sse(headers).then(|| priming_event(&session));
             let id = request.id.clone();
             let forget = move || {
                 session.in_flight.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&id);
             };
-            run(shared, ctx, request, messages, token, Era::Legacy, forget).await
+            run(shared, Call { ctx, request, messages, token }, Era::Legacy, priming, forget).await
         }
         Message::Notification(notification) => {
             on_notification(&session, &notification);
@@ -164,6 +193,21 @@ fn deliver(session: &Session, id: RequestId, outcome: Result<JsonObject, ErrorOb
     }
 }
 
+/// Whether the client accepts an SSE answer.
+fn accepts_sse(headers: &HeaderMap) -> bool {
+    header(headers, "accept").is_some_and(|accept| accept.contains("text/event-stream"))
+}
+
+/// How long a 2025-11-25 client should wait before reconnecting a broken stream.
+const RETRY_MS: u32 = 1000;
+
+/// The first event of a legacy request's stream: an id (unique in the session) and no data,
+/// so the client can resume, and the reconnection delay (HTTP-44, HTTP-45).
+fn priming_event(session: &Session) -> Bytes {
+    let stream = session.next_stream.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    Bytes::from(format!("id: {}-{stream}-0\nretry: {RETRY_MS}\ndata: \n\n", session.id))
+}
+
 fn reply(id: RequestId, result: Result<JsonObject, ErrorObject>) -> Message {
     match result {
         Ok(result) => Message::Response(Answer { id, result }),
@@ -171,18 +215,26 @@ fn reply(id: RequestId, result: Result<JsonObject, ErrorObject>) -> Message {
     }
 }
 
+/// A request ready to run: its context, the message, the receiving end of its sink, and its
+/// cancellation token.
+struct Call {
+    ctx: RequestContext,
+    request: Request,
+    messages: mpsc::Receiver<Message>,
+    token: CancellationToken,
+}
+
 /// Runs the handler. If it finishes before sending anything, the answer is plain JSON; if
 /// it sends a notification or a server-to-client request first, the answer becomes an SSE
 /// stream that carries those and then the final response. Closing the stream cancels it.
 async fn run(
     shared: &Arc<Shared>,
-    ctx: RequestContext,
-    request: Request,
-    mut messages: mpsc::Receiver<Message>,
-    token: CancellationToken,
+    call: Call,
     era: Era,
+    priming: Option<Bytes>,
     on_done: impl FnOnce() + Send + 'static,
 ) -> Response<McpBody> {
+    let Call { ctx, request, mut messages, token } = call;
     let Request { id, method, params } = request;
     let server = shared.server.clone();
     let cancelled = token.clone();
@@ -195,6 +247,9 @@ async fn run(
         on_done();
         outcome
     });
+    if let Some(priming) = priming {
+        return stream(vec![priming], None, messages, handler, id, token);
+    }
     enum Start {
         First(Message),
         SinkDropped,
@@ -216,10 +271,25 @@ async fn run(
             };
         }
     };
+    stream(Vec::new(), Some(first), messages, handler, id, token)
+}
+
+/// The SSE answer: `initial` frames, then `first` and every message the handler sends, then
+/// its final response. Dropping the body cancels the handler.
+fn stream(
+    initial: Vec<Bytes>,
+    first: Option<Message>,
+    mut messages: mpsc::Receiver<Message>,
+    mut handler: JoinHandle<Outcome>,
+    id: RequestId,
+    token: CancellationToken,
+) -> Response<McpBody> {
     let (out, stream) = mpsc::channel(STREAM_BUFFER);
-    let guard = token.clone().drop_guard();
+    let guard = token.drop_guard();
     tokio::spawn(async move {
-        if out.send(first).await.is_err() {
+        if let Some(first) = first
+            && out.send(first).await.is_err()
+        {
             return;
         }
         loop {
@@ -245,7 +315,7 @@ async fn run(
             let _ = out.send(reply(id, outcome)).await;
         }
     });
-    sse_response(Vec::new(), stream, Some(guard))
+    sse_response(initial, stream, Some(guard))
 }
 
 /// An SSE answer for messages that arrived with the handler's end.

@@ -25,6 +25,8 @@ pub(super) struct Session {
     /// Server-to-client requests awaiting the client's answer (which arrives by POST).
     pub(super) answers: PendingAnswers,
     pub(super) next_outgoing_id: Arc<AtomicU64>,
+    /// Numbers the session's SSE streams, for event ids unique in the session (HTTP-53).
+    pub(super) next_stream: AtomicU64,
     /// Requests in flight, for `notifications/cancelled`.
     pub(super) in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
     last_seen: Mutex<Instant>,
@@ -116,6 +118,7 @@ impl Sessions {
             state: Mutex::new(state),
             answers: PendingAnswers::default(),
             next_outgoing_id: Arc::new(AtomicU64::new(1)),
+            next_stream: AtomicU64::new(1),
             in_flight: Mutex::new(HashMap::new()),
             last_seen: Mutex::new(Instant::now()),
         });
