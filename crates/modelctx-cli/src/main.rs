@@ -37,11 +37,23 @@ enum Command {
     ///   modelctx route --modern-only --json < transcript.jsonl
     #[command(verbatim_doc_comment)]
     Route(route::RouteArgs),
-    /// Run a bundled reference server on stdio (logs go to stderr; set RUST_LOG to tune).
+    /// Run a bundled reference server on stdio, or on Streamable HTTP with --http (logs go
+    /// to stderr; set RUST_LOG to tune).
     ///
     /// Examples:
     ///   modelctx serve everything
+    ///   modelctx serve everything --http 127.0.0.1:8080
     ///   RUST_LOG=debug modelctx serve everything
+    ///
+    /// Environment:
+    ///   MODELCTX_STATE_KEY=ID:BASE64SECRET
+    ///       The key that seals the requestState of 2026-07-28 multi-round-trip requests
+    ///       (HMAC-SHA256): an id (not empty, no '.') and a secret of at least 32 bytes in
+    ///       base64 (standard or URL-safe, padding optional). Give every instance behind one
+    ///       load balancer the same value, so that a retry may land on any of them. Unset,
+    ///       each process makes a random key and only that process can continue the
+    ///       requests it started. An invalid value is an error (exit status 1).
+    ///       For example: MODELCTX_STATE_KEY="k1:$(openssl rand -base64 32)"
     #[command(verbatim_doc_comment)]
     Serve(serve::ServeArgs),
 }

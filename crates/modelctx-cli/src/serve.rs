@@ -1,11 +1,15 @@
 //! `modelctx serve`: run a bundled reference server.
 
+use std::env::VarError;
 use std::net::SocketAddr;
 use std::process::ExitCode;
+use std::time::Duration;
 
+use base64::Engine;
+use base64::engine::general_purpose::{STANDARD_NO_PAD, URL_SAFE_NO_PAD};
 use clap::{Args, ValueEnum};
 
-use modelctx::server::Server;
+use modelctx::server::{Server, StateKey, StateKeyError, StateKeys};
 use modelctx::transport::http::{HttpOptions, MCP_PATH};
 
 use crate::servers;
@@ -23,6 +27,48 @@ async fn serve_http(server: Server, address: SocketAddr) -> std::io::Result<()> 
         modelctx::transport::terminated(),
     )
     .await
+}
+
+/// The environment variable that holds the `requestState` key shared by every instance:
+/// `ID:BASE64SECRET`.
+pub const STATE_KEY_VAR: &str = "MODELCTX_STATE_KEY";
+
+/// How long a sealed `requestState` stays valid: the runtime's default.
+const STATE_LIFETIME: Duration = Duration::from_secs(600);
+
+/// Parses `ID:BASE64SECRET` (standard or URL-safe alphabet, padding optional; the secret
+/// decodes to at least 32 bytes). Returns the key id with the key. The error never repeats the
+/// secret.
+fn parse_state_key(value: &str) -> Result<(String, StateKey), String> {
+    let Some((id, secret)) = value.trim().split_once(':') else {
+        return Err("it has no ':' between the key id and the secret".into());
+    };
+    let secret = secret.trim_end_matches('=');
+    let secret = STANDARD_NO_PAD
+        .decode(secret)
+        .or_else(|_| URL_SAFE_NO_PAD.decode(secret))
+        .map_err(|_| "the secret after ':' is not base64".to_owned())?;
+    let length = secret.len();
+    match StateKey::new(id, secret) {
+        Ok(key) => Ok((id.to_owned(), key)),
+        Err(StateKeyError::TooShort) => {
+            Err(format!("the secret is {length} bytes; a requestState key needs at least 32"))
+        }
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// The keys of `MODELCTX_STATE_KEY`, with the key id; `None` when it is not set (each
+/// process then makes a random key).
+fn state_keys_from_env() -> Result<Option<(String, StateKeys)>, String> {
+    match std::env::var(STATE_KEY_VAR) {
+        Err(VarError::NotPresent) => Ok(None),
+        Err(VarError::NotUnicode(_)) => Err("it is not valid UTF-8".into()),
+        Ok(value) => {
+            let (id, key) = parse_state_key(&value)?;
+            Ok(Some((id, StateKeys::new(key, Vec::new(), STATE_LIFETIME))))
+        }
+    }
 }
 
 /// Arguments of `modelctx serve`.
@@ -58,10 +104,24 @@ pub fn run(args: &ServeArgs) -> ExitCode {
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
         )
         .init();
-    let server = match args.server {
-        Bundled::Everything => servers::everything::server(),
+    let state_keys = match state_keys_from_env() {
+        Ok(keys) => keys,
+        Err(why) => {
+            tracing::error!(
+                "{STATE_KEY_VAR} is invalid: {why}. It must be ID:BASE64SECRET, with at least 32 \
+                 secret bytes; for example {STATE_KEY_VAR}=\"k1:$(openssl rand -base64 32)\""
+            );
+            return ExitCode::FAILURE;
+        }
     };
-    let server = match server {
+    let mut builder = match args.server {
+        Bundled::Everything => servers::everything::builder(),
+    };
+    if let Some((id, keys)) = state_keys {
+        tracing::info!(key_id = %id, "requestState is sealed with the shared key of {STATE_KEY_VAR}");
+        builder = builder.request_state_keys(keys);
+    }
+    let server = match builder.build() {
         Ok(server) => server,
         Err(e) => {
             tracing::error!(error = %e, "the server definitions are invalid");
@@ -91,6 +151,38 @@ pub fn run(args: &ServeArgs) -> ExitCode {
         Err(e) => {
             tracing::error!(error = %e, "serving failed");
             ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SECRET_32: &str = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8";
+
+    #[test]
+    fn state_key_takes_an_id_and_a_base64_secret() {
+        let (id, _) = parse_state_key(&format!("k1:{SECRET_32}=")).unwrap();
+        assert_eq!(id, "k1");
+        // Unpadded, URL-safe, and with a trailing newline (as read from a secrets file).
+        assert!(parse_state_key(&format!("k1:{SECRET_32}")).is_ok());
+        assert!(parse_state_key("k2:-_-_-_-_-_-_-_-_-_-_-_-_-_-_-_-_-_-_-_-_-_-_\n").is_ok());
+    }
+
+    #[test]
+    fn state_key_errors_say_why_without_the_secret() {
+        let cases = [
+            (SECRET_32.to_owned(), "no ':'"),
+            (format!(":{SECRET_32}"), "non-empty"),
+            (format!("a.b:{SECRET_32}"), "no '.'"),
+            ("k1:not base64!".to_owned(), "not base64"),
+            ("k1:AAECAwQFBgcICQoLDA0ODw==".to_owned(), "16 bytes"),
+        ];
+        for (value, why) in cases {
+            let error = parse_state_key(&value).map(|(id, _)| id).unwrap_err();
+            assert!(error.contains(why), "{value}: {error}");
+            assert!(!error.contains("AAEC"), "{error}");
         }
     }
 }

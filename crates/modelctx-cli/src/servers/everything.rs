@@ -7,9 +7,9 @@ use modelctx::protocol::types::{
     ContentBlock, ImageContent, ImageType, Implementation, LoggingLevel, PromptMessage, Role, ToolAnnotations,
 };
 use modelctx::server::{
-    Args, BuildError, CompletionRequest, Json, PromptDef, PromptError, PromptRequest, RequestContext,
-    ResourceDef, ResourceError, ResourceRequest, ResourceTemplateDef, Server, ServerBuilder, ToolDef,
-    blob_contents, text_contents,
+    Args, CompletionRequest, Json, PromptDef, PromptError, PromptRequest, RequestContext, ResourceDef,
+    ResourceError, ResourceRequest, ResourceTemplateDef, Server, ServerBuilder, ToolDef, blob_contents,
+    text_contents,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -117,9 +117,11 @@ async fn item(request: ResourceRequest) -> Result<Vec<modelctx::protocol::types:
     Ok(vec![text_contents(request.uri.clone(), Some("application/json"), item.to_string())])
 }
 
-/// The `everything` server: modelctx's own definitions and the conformance suite's fixtures.
-pub fn server() -> Result<Server, BuildError> {
-    conformance::register(own_definitions()).build()
+/// The `everything` server, not yet built: modelctx's own definitions and the conformance
+/// suite's fixtures. The caller may set more (such as the `requestState` keys) before
+/// `build()`.
+pub fn builder() -> ServerBuilder {
+    conformance::register(own_definitions())
 }
 
 /// The tools, resources and prompts of the `everything` server that are modelctx's own.

@@ -1,0 +1,413 @@
+//! Scale-out: two `modelctx serve everything --http 127.0.0.1:0` processes behind a load
+//! balancer in miniature (a round-robin over hand-written HTTP/1.1 on loopback).
+//!
+//! 2026-07-28 requests are stateless, and a multi-round-trip request carries its state in a
+//! `requestState` sealed with `MODELCTX_STATE_KEY`: with the same key on both instances a
+//! retry may land on either of them — even after the instance that started the request is
+//! gone — while with different keys (or none, so each process makes a random one) the other
+//! instance refuses it with `-32602`.
+
+mod support;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+use serde_json::{Value, json};
+use support::{WAIT, modern_as};
+
+const KEY_VAR: &str = "MODELCTX_STATE_KEY";
+
+/// `ID:BASE64SECRET` with 32 bytes of `byte`.
+fn state_key(id: &str, byte: u8) -> String {
+    format!("{id}:{}", base64::engine::general_purpose::STANDARD.encode([byte; 32]))
+}
+
+/// A child process, killed (and reaped) when dropped, whatever the test did before.
+struct Guard(Child);
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+impl Guard {
+    /// Waits, at most [`WAIT`], for the process to exit.
+    fn wait_bounded(&mut self, what: &str) -> ExitStatus {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            if let Some(status) = self.0.try_wait().expect("try_wait") {
+                return status;
+            }
+            assert!(Instant::now() < deadline, "{what}: the process did not exit in time");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+/// `modelctx` with `MODELCTX_STATE_KEY` set to `key`, or removed from the environment.
+fn modelctx(args: &[&str], key: Option<&str>) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_modelctx"));
+    command.args(args).env("RUST_LOG", "info").env("NO_COLOR", "1").stdin(Stdio::null());
+    match key {
+        Some(key) => command.env(KEY_VAR, key),
+        None => command.env_remove(KEY_VAR),
+    };
+    command
+}
+
+/// One `modelctx serve everything --http 127.0.0.1:0`.
+struct Instance {
+    /// Killed when the instance is dropped.
+    _process: Guard,
+    address: SocketAddr,
+    /// What it wrote on stderr before `listening on`.
+    log: Vec<String>,
+    /// Later stderr lines (kept flowing, so the pipe never fills).
+    _stderr: Receiver<String>,
+}
+
+impl Instance {
+    fn start(key: Option<&str>) -> Self {
+        let mut child = modelctx(&["serve", "everything", "--http", "127.0.0.1:0"], key)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("modelctx starts");
+        let stderr = child.stderr.take().expect("stderr");
+        let mut process = Guard(child);
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let deadline = Instant::now() + WAIT;
+        let mut log = Vec::new();
+        let address = loop {
+            match lines.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+                Ok(line) => {
+                    match line.strip_prefix("listening on http://").and_then(|l| l.strip_suffix("/mcp")) {
+                        Some(address) => break address.parse::<SocketAddr>().expect("a socket address"),
+                        None => log.push(line),
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => panic!("no `listening on` line in time: {log:?}"),
+                Err(RecvTimeoutError::Disconnected) => {
+                    let status = process.wait_bounded("an instance that closed stderr");
+                    panic!("the instance exited ({status}) before listening: {log:?}")
+                }
+            }
+        };
+        assert!(address.ip().is_loopback() && address.port() != 0, "{address}");
+        Self { _process: process, address, log, _stderr: lines }
+    }
+
+    /// POSTs one 2026-07-28 request to `/mcp` over a fresh connection, with the headers that
+    /// mirror its body; returns the HTTP status and the JSON-RPC response.
+    fn post(&self, request: &Value) -> (u16, Value) {
+        let method = request["method"].as_str().expect("a request");
+        let body = request.to_string();
+        let mut head = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+             Mcp-Method: {method}\r\nContent-Length: {}\r\nConnection: close\r\n",
+            self.address,
+            body.len()
+        );
+        if let Some(name) = request["params"]["name"].as_str().filter(|_| method == "tools/call") {
+            assert!(name.is_ascii(), "plain Mcp-Name values only");
+            head.push_str(&format!("Mcp-Name: {name}\r\n"));
+        }
+        let mut stream = TcpStream::connect_timeout(&self.address, WAIT).expect("connect");
+        stream.set_read_timeout(Some(WAIT)).expect("read timeout");
+        stream.set_write_timeout(Some(WAIT)).expect("write timeout");
+        stream.write_all(format!("{head}\r\n{body}").as_bytes()).expect("send the request");
+        let deadline = Instant::now() + WAIT;
+        let mut raw = Vec::new();
+        let mut buffer = [0u8; 8192];
+        loop {
+            assert!(Instant::now() < deadline, "{method}: the answer did not end in time");
+            match stream.read(&mut buffer) {
+                Ok(0) => break,
+                Ok(n) => raw.extend_from_slice(&buffer[..n]),
+                Err(e) => panic!("{method}: reading the answer failed: {e}"),
+            }
+        }
+        parse_answer(&raw)
+    }
+}
+
+/// The status and the JSON-RPC response of an HTTP/1.1 answer: plain JSON, or the response
+/// at the end of an SSE stream; either may be chunked.
+fn parse_answer(raw: &[u8]) -> (u16, Value) {
+    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").expect("a complete head");
+    let head = std::str::from_utf8(&raw[..split]).expect("an ASCII head");
+    let mut lines = head.split("\r\n");
+    let status = lines.next().and_then(|l| l.split(' ').nth(1)).and_then(|s| s.parse().ok());
+    let status: u16 = status.unwrap_or_else(|| panic!("a status line: {head}"));
+    let headers: Vec<(String, &str)> = lines
+        .filter_map(|line| line.split_once(':'))
+        .map(|(name, value)| (name.trim().to_ascii_lowercase(), value.trim()))
+        .collect();
+    let header = |name: &str| headers.iter().find(|(n, _)| n == name).map(|(_, v)| *v);
+    let mut body = raw[split + 4..].to_vec();
+    if header("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) {
+        body = dechunk(&body);
+    }
+    let body = String::from_utf8(body).expect("a UTF-8 body");
+    let response = if header("content-type").is_some_and(|v| v.starts_with("text/event-stream")) {
+        body.lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .filter(|data| !data.trim().is_empty())
+            .map(|data| serde_json::from_str::<Value>(data).expect("an SSE event of JSON"))
+            .rfind(|message| message.get("method").is_none())
+            .unwrap_or_else(|| panic!("no response in the stream: {body}"))
+    } else {
+        serde_json::from_str(&body).unwrap_or_else(|e| panic!("{status}: not JSON ({e}): {body}"))
+    };
+    (status, response)
+}
+
+/// The body of a `Transfer-Encoding: chunked` message.
+fn dechunk(mut body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    loop {
+        let end = body.windows(2).position(|w| w == b"\r\n").expect("a chunk size line");
+        let size = std::str::from_utf8(&body[..end]).expect("an ASCII chunk size");
+        let size = usize::from_str_radix(size.split(';').next().unwrap_or(size).trim(), 16).expect("hex");
+        if size == 0 {
+            return out;
+        }
+        out.extend_from_slice(&body[end + 2..end + 2 + size]);
+        body = &body[end + 2 + size + 2..];
+    }
+}
+
+/// The client capabilities every request declares: it can answer elicitations.
+fn capabilities() -> Value {
+    json!({"elicitation": {}})
+}
+
+/// A JSON-RPC request as a 2026-07-28 client sends it.
+fn request(id: i64, method: &str, params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": modern_as(params, capabilities())})
+}
+
+const A: usize = 0;
+const B: usize = 1;
+
+/// A load balancer in miniature: each request goes to the next instance in turn.
+struct RoundRobin<'a> {
+    instances: [&'a Instance; 2],
+    turn: usize,
+    next_id: i64,
+}
+
+impl<'a> RoundRobin<'a> {
+    fn new(instances: [&'a Instance; 2]) -> Self {
+        Self { instances, turn: 0, next_id: 0 }
+    }
+
+    /// Sends a modern request to the next instance; returns which one answered, and its
+    /// JSON-RPC response.
+    fn send(&mut self, method: &str, params: Value) -> (usize, Value) {
+        let at = self.turn;
+        self.turn = (self.turn + 1) % self.instances.len();
+        self.next_id += 1;
+        let (status, response) = self.instances[at].post(&request(self.next_id, method, params));
+        assert_eq!(status, 200, "{method} on instance {at}: {response}");
+        assert_eq!(response["id"], self.next_id, "{response}");
+        (at, response)
+    }
+}
+
+/// The `result` of a response, or a panic naming its error.
+fn result(response: &Value) -> &Value {
+    assert!(response.get("error").is_none(), "expected a result, got {response}");
+    &response["result"]
+}
+
+fn first_text(response: &Value) -> &str {
+    result(response)["content"][0]["text"].as_str().unwrap_or_else(|| panic!("no text: {response}"))
+}
+
+/// Checks an `InputRequiredResult` that asks exactly `key` by elicitation; returns its
+/// `requestState`.
+fn asks(response: &Value, key: &str) -> Value {
+    let result = result(response);
+    assert_eq!(result["resultType"], "input_required", "{result}");
+    let requests = result["inputRequests"].as_object().expect("inputRequests");
+    assert_eq!(requests.keys().collect::<Vec<_>>(), [key], "{result}");
+    assert_eq!(requests[key]["method"], "elicitation/create", "{result}");
+    assert!(result["requestState"].is_string(), "{result}");
+    result["requestState"].clone()
+}
+
+/// `call` again with the answer to `key` and the sealed state of the previous round.
+fn retry(call: &Value, key: &str, content: Value, state: Value) -> Value {
+    let mut retry = call.clone();
+    retry["inputResponses"] = json!({key: {"action": "accept", "content": content}});
+    retry["requestState"] = state;
+    retry
+}
+
+const ELICITATION: &str = "test_input_required_result_elicitation";
+
+#[test]
+fn a_shared_key_lets_either_instance_serve_every_round() {
+    let key = state_key("k1", 7);
+    let (a, b) = (Instance::start(Some(&key)), Instance::start(Some(&key)));
+    assert_ne!(a.address, b.address);
+    for instance in [&a, &b] {
+        let shared = instance.log.iter().any(|l| l.contains("shared key of MODELCTX_STATE_KEY"));
+        assert!(shared && instance.log.iter().any(|l| l.contains("k1")), "{:?}", instance.log);
+        assert!(!instance.log.iter().any(|l| l.contains(&key[3..])), "the secret stays out of the log");
+    }
+    let mut balancer = RoundRobin::new([&a, &b]);
+
+    let (at, discover) = balancer.send("server/discover", Value::Null);
+    assert_eq!(at, A);
+    assert_eq!(result(&discover)["resultType"], "complete");
+    assert_eq!(
+        result(&discover)["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "modelctx-everything"
+    );
+
+    let (at, tools) = balancer.send("tools/list", Value::Null);
+    assert_eq!(at, B);
+    let tools = result(&tools)["tools"].as_array().expect("tools");
+    for wanted in ["echo", ELICITATION] {
+        assert!(tools.iter().any(|t| t["name"] == wanted), "{wanted} missing");
+    }
+
+    for (instance, message) in [(A, "hello from A"), (B, "hello from B")] {
+        let (at, echo) =
+            balancer.send("tools/call", json!({"name": "echo", "arguments": {"message": message}}));
+        assert_eq!((at, first_text(&echo)), (instance, message));
+    }
+
+    // One question: asked by A, answered on B.
+    let call = json!({"name": ELICITATION, "arguments": {}});
+    let (at, round) = balancer.send("tools/call", call.clone());
+    assert_eq!(at, A);
+    let state = asks(&round, "user_name");
+    let (at, done) = balancer.send("tools/call", retry(&call, "user_name", json!({"name": "Alice"}), state));
+    assert_eq!(at, B);
+    assert_eq!(result(&done)["resultType"], "complete");
+    assert_eq!(first_text(&done), "Hello, Alice!");
+
+    // Two questions in two rounds: A asks, B re-seals with the first answer, A completes.
+    let call = json!({"name": "test_input_required_result_multi_round", "arguments": {}});
+    let (at, round) = balancer.send("tools/call", call.clone());
+    assert_eq!(at, A);
+    let state = asks(&round, "step1");
+    let (at, round) = balancer.send("tools/call", retry(&call, "step1", json!({"name": "Bob"}), state));
+    assert_eq!(at, B);
+    let state = asks(&round, "step2");
+    let (at, done) = balancer.send("tools/call", retry(&call, "step2", json!({"color": "green"}), state));
+    assert_eq!(at, A);
+    assert_eq!(first_text(&done), "Multi-round complete for Bob who likes green");
+
+    // Nothing of the request lives in A: once A is gone, B still completes what A started.
+    let call = json!({"name": ELICITATION, "arguments": {}});
+    let (_, round) = a.post(&request(100, "tools/call", call.clone()));
+    let state = asks(&round, "user_name");
+    drop(a);
+    let (status, done) =
+        b.post(&request(101, "tools/call", retry(&call, "user_name", json!({"name": "Carol"}), state)));
+    assert_eq!(status, 200);
+    assert_eq!(first_text(&done), "Hello, Carol!");
+}
+
+/// Starts a request on `a`, then sends its retry to `b`; returns `b`'s error after checking
+/// that the same retry completes on `a` (the state is sound; only the key differs).
+fn cross_instance_retry(a: &Instance, b: &Instance) -> Value {
+    let call = json!({"name": ELICITATION, "arguments": {}});
+    let (_, round) = a.post(&request(1, "tools/call", call.clone()));
+    let state = asks(&round, "user_name");
+    let retry = request(2, "tools/call", retry(&call, "user_name", json!({"name": "Alice"}), state));
+    let (_, refused) = b.post(&retry);
+    let error = refused.get("error").cloned().unwrap_or_else(|| panic!("expected an error: {refused}"));
+    assert_eq!(error["code"], -32602, "{refused}");
+    assert!(error["message"].as_str().is_some_and(|m| m.contains("requestState")), "{refused}");
+    let (_, done) = a.post(&retry);
+    assert_eq!(first_text(&done), "Hello, Alice!");
+    // Stateless requests are still served by both.
+    for instance in [a, b] {
+        let echo = json!({"name": "echo", "arguments": {"message": "still here"}});
+        assert_eq!(first_text(&instance.post(&request(3, "tools/call", echo)).1), "still here");
+    }
+    error
+}
+
+#[test]
+fn different_keys_refuse_the_other_instances_state() {
+    let a = Instance::start(Some(&state_key("k1", 7)));
+    let b = Instance::start(Some(&state_key("k1", 8)));
+    let error = cross_instance_retry(&a, &b);
+    assert!(error["message"].as_str().unwrap().contains("failed verification"), "{error}");
+}
+
+#[test]
+fn without_a_key_each_instance_makes_its_own() {
+    let (a, b) = (Instance::start(None), Instance::start(None));
+    let error = cross_instance_retry(&a, &b);
+    assert!(error["message"].as_str().unwrap().contains("unknown key"), "{error}");
+}
+
+/// Runs `modelctx args` to its end (bounded); returns its status and its stdout and stderr.
+fn run_to_end(args: &[&str], key: Option<&str>) -> (ExitStatus, String, String) {
+    let mut child =
+        modelctx(args, key).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("starts");
+    let read_all = |mut pipe: Box<dyn Read + Send>| -> JoinHandle<String> {
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = pipe.read_to_string(&mut text);
+            text
+        })
+    };
+    let stdout = read_all(Box::new(child.stdout.take().expect("stdout")));
+    let stderr = read_all(Box::new(child.stderr.take().expect("stderr")));
+    let mut process = Guard(child);
+    let status = process.wait_bounded(&args.join(" "));
+    (status, stdout.join().expect("stdout reader"), stderr.join().expect("stderr reader"))
+}
+
+#[test]
+fn an_invalid_key_is_a_clear_error_and_exit_1() {
+    let secret = base64::engine::general_purpose::STANDARD.encode([9u8; 32]);
+    let cases = [
+        (secret.clone(), "no ':'"),
+        (format!(":{secret}"), "non-empty"),
+        (format!("a.b:{secret}"), "no '.'"),
+        ("k1:not base64!".to_owned(), "not base64"),
+        (format!("k1:{}", base64::engine::general_purpose::STANDARD.encode([9u8; 31])), "31 bytes"),
+        (String::new(), "no ':'"),
+    ];
+    for (value, why) in cases {
+        let (status, _, stderr) = run_to_end(&["serve", "everything", "--http", "127.0.0.1:0"], Some(&value));
+        assert_eq!(status.code(), Some(1), "{value:?}: {stderr}");
+        assert!(
+            stderr.contains("MODELCTX_STATE_KEY is invalid") && stderr.contains(why),
+            "{value:?}: {stderr}"
+        );
+        assert!(!stderr.contains("listening on"), "{value:?}: {stderr}");
+        assert!(!stderr.contains(&secret[..20]), "the secret stays out of the log: {stderr}");
+    }
+}
+
+#[test]
+fn serve_help_documents_the_key() {
+    let (status, stdout, _) = run_to_end(&["serve", "--help"], None);
+    assert!(status.success());
+    assert!(stdout.contains("MODELCTX_STATE_KEY=ID:BASE64SECRET") && stdout.contains("32 bytes"), "{stdout}");
+}
