@@ -36,11 +36,20 @@ async fn ask(ctx: RequestContext) -> Result<String, InputError> {
     Ok(format!("{:?}", answer.action))
 }
 
+/// Releases its stream mid-call, then answers.
+async fn released(ctx: RequestContext) -> String {
+    ctx.progress(1.0, None, None).await;
+    ctx.release_stream();
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    "after the break".into()
+}
+
 fn server() -> Server {
     Server::builder(Implementation::new("http-test", "1"))
         .tool(ToolDef::new("echo", || async { "echo" }))
         .tool(ToolDef::new("slow", slow))
         .tool(ToolDef::new("ask", ask))
+        .tool(ToolDef::new("released", released))
         .build()
         .unwrap()
 }
@@ -78,8 +87,10 @@ impl Answer {
     fn events(&self) -> Vec<Value> {
         self.body
             .lines()
-            .filter_map(|line| line.strip_prefix("data: "))
-            .map(|d| serde_json::from_str(d).unwrap())
+            .filter_map(|line| line.strip_prefix("data:"))
+            .map(str::trim)
+            .filter(|data| !data.is_empty())
+            .map(|data| serde_json::from_str(data).unwrap())
             .collect()
     }
 }
@@ -261,4 +272,43 @@ async fn http_50_a_session_stream_opens_with_a_priming_event_and_carries_changes
     assert!(text.contains("notifications/tools/list_changed"));
     let no_session = endpoint.send("GET", &[], "").await;
     assert_eq!(no_session.status, 400);
+}
+
+#[tokio::test]
+async fn http_54_a_released_legacy_stream_resumes_with_last_event_id() {
+    let endpoint = start(HttpOptions::default()).await;
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let answer = endpoint.send("POST", &[("content-type", "application/json")], &init.to_string()).await;
+    let session = answer.headers["mcp-session-id"].to_str().unwrap().to_owned();
+    let call = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+        "params": {"name": "released", "_meta": {"progressToken": "p"}}});
+    let headers = [
+        ("content-type", "application/json"),
+        ("accept", "application/json, text/event-stream"),
+        ("mcp-session-id", session.as_str()),
+    ];
+    // The POST stream ends early: priming event (id + retry), the progress, no answer.
+    let first = endpoint.send("POST", &headers, &call.to_string()).await;
+    assert!(first.body.starts_with("id: ") && first.body.contains("retry: "), "HTTP-44/45: {}", first.body);
+    assert!(first.events().iter().all(|e| e.get("id") != Some(&json!(9))), "{}", first.body);
+    let last_id = first.body.lines().rev().find_map(|l| l.strip_prefix("id: ")).unwrap().to_owned();
+    // Resume: the rest of that stream, ending with the answer.
+    let resumed = endpoint
+        .send(
+            "GET",
+            &[("accept", "text/event-stream"), ("mcp-session-id", &session), ("last-event-id", &last_id)],
+            "",
+        )
+        .await;
+    let answer = resumed
+        .events()
+        .into_iter()
+        .find(|e| e.get("id") == Some(&json!(9)))
+        .expect("the answer after resuming");
+    assert_eq!(answer["result"]["content"][0]["text"], "after the break");
+    assert!(
+        resumed.events().iter().all(|e| e["method"] != "notifications/progress"),
+        "HTTP-55: nothing replayed twice"
+    );
 }

@@ -37,11 +37,13 @@ impl StateMap {
     }
 }
 
-/// The cancellation tokens of a request: its own, and its connection's shutdown.
+/// The cancellation tokens of a request: its own, its connection's shutdown, and the one
+/// that asks the transport to release the response stream.
 #[derive(Clone, Default)]
 pub(crate) struct Tokens {
     pub(crate) request: CancellationToken,
     pub(crate) connection: CancellationToken,
+    pub(crate) release: CancellationToken,
 }
 
 /// The facts of one request, fixed when it arrives.
@@ -67,6 +69,7 @@ struct ContextInner {
     input: InputChannel,
     cancellation: CancellationToken,
     closing: CancellationToken,
+    release: CancellationToken,
     sink: NotificationSink,
     server: Server,
     last_progress: Mutex<Option<f64>>,
@@ -80,18 +83,26 @@ impl RequestContext {
         sink: NotificationSink,
         server: Server,
     ) -> Self {
-        let Tokens { request: cancellation, connection: closing } = tokens;
+        let Tokens { request: cancellation, connection: closing, release } = tokens;
         Self {
             inner: Arc::new(ContextInner {
                 facts,
                 input,
                 cancellation,
                 closing,
+                release,
                 sink,
                 server,
                 last_progress: Mutex::new(None),
             }),
         }
+    }
+
+    /// Ends this request's response stream now, where the transport can resume it: a
+    /// 2025-11-25 Streamable HTTP client reconnects with `Last-Event-ID` and receives the rest
+    /// (SSE polling, HTTP-45). The handler goes on; elsewhere this does nothing.
+    pub fn release_stream(&self) {
+        self.inner.release.cancel();
     }
 
     /// Tripped when the connection starts shutting down (long-lived requests such as

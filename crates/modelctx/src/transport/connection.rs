@@ -220,7 +220,7 @@ impl Connection {
     }
 
     fn tokens(&self, request: &CancellationToken) -> Tokens {
-        Tokens { request: request.clone(), connection: self.closing.clone() }
+        Tokens { request: request.clone(), connection: self.closing.clone(), ..Tokens::default() }
     }
 
     /// Hands the client's answer to the server-to-client request waiting for it.

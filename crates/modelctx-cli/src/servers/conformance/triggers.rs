@@ -30,6 +30,17 @@ pub(super) fn register(builder: ServerBuilder) -> ServerBuilder {
                 "Changes test://watched-resource; subscribers hear notifications/resources/updated",
             ),
         )
+        .tool(ToolDef::new("test_reconnection", reconnection).description(
+            "Releases its response stream mid-call, then answers: a 2025-11-25 HTTP client \
+                 resumes with Last-Event-ID to get the answer (server-sse-polling)",
+        ))
+}
+
+/// Releases the stream (SSE polling), waits long enough for the client to notice, answers.
+async fn reconnection(ctx: RequestContext) -> &'static str {
+    ctx.release_stream();
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    "Reconnection test completed successfully"
 }
 
 fn dynamic_tool() -> ToolDef {

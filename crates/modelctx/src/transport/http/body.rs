@@ -81,12 +81,25 @@ pub(super) fn sse_response(
     messages: mpsc::Receiver<Message>,
     guard: Option<DropGuard>,
 ) -> Response<McpBody> {
-    let head = futures::stream::iter(first);
     let rest = futures::stream::unfold((messages, guard), |(mut messages, guard)| async move {
         let message = messages.recv().await?;
         Some((sse_event(&message), (messages, guard)))
     });
-    let frames = head.chain(rest).map(|bytes| Ok::<_, Infallible>(Frame::data(bytes)));
+    sse_body(futures::stream::iter(first).chain(rest))
+}
+
+/// An SSE response of ready frames: `first`, then whatever arrives on `frames`.
+pub(super) fn sse_frames(first: Vec<Bytes>, frames: Option<mpsc::Receiver<Bytes>>) -> Response<McpBody> {
+    let rest = futures::stream::unfold(frames, |frames| async move {
+        let mut frames = frames?;
+        let bytes = frames.recv().await?;
+        Some((bytes, Some(frames)))
+    });
+    sse_body(futures::stream::iter(first).chain(rest))
+}
+
+fn sse_body(frames: impl futures::Stream<Item = Bytes> + Send + 'static) -> Response<McpBody> {
+    let frames = frames.map(|bytes| Ok::<_, Infallible>(Frame::data(bytes)));
     Response::builder()
         .status(StatusCode::OK)
         .header(header::CONTENT_TYPE, "text/event-stream")

@@ -10,6 +10,7 @@
 //! [`McpHttp`] is a `tower::Service` to mount in an app; [`serve_http`] runs it on a listener.
 
 mod body;
+mod events;
 mod guard;
 mod options;
 mod post;
@@ -95,7 +96,7 @@ impl McpHttp {
         match route_http_stream(method, origin_allowed, &peer, shared.server.versions()) {
             StreamRoute::Reject(rejection) => error_response(rejection.status, None, rejection.error),
             StreamRoute::OpenStream(_) => match session {
-                Ok(session) => stream::open(shared, session),
+                Ok(session) => stream::open(shared, session, request.headers()),
                 Err(_) => unreachable!("a stream opens only for a known session"),
             },
             StreamRoute::EndSession => {

@@ -15,7 +15,8 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::body::{empty, error_response, json_response, sse_event, sse_response};
+use super::body::{empty, error_response, json_response, sse_event, sse_frames, sse_response};
+use super::events::LIVE_BUFFER;
 use super::sessions::Session;
 use super::{McpBody, Shared};
 use crate::server::input::LegacyPeer;
@@ -103,9 +104,9 @@ async fn modern(
     }
     let (sink, messages) = mpsc::channel(STREAM_BUFFER);
     let token = CancellationToken::new();
-    let tokens = Tokens { request: token.clone(), connection: shared.closing.clone() };
+    let tokens = Tokens { request: token.clone(), connection: shared.closing.clone(), ..Tokens::default() };
     match shared.server.modern_context(&request, version, tokens, sink) {
-        Ok(ctx) => run(shared, Call { ctx, request, messages, token }, Era::Modern, None, || {}).await,
+        Ok(ctx) => run(shared, Call { ctx, request, messages, token }, Era::Modern, || {}).await,
         Err(error) => error_response(400, Some(request.id), error),
     }
 }
@@ -141,14 +142,24 @@ async fn legacy(
                 timeout: shared.server.options().limits.client_request_timeout,
             };
             let state = session.state().clone();
-            let tokens = Tokens { request: token.clone(), connection: shared.closing.clone() };
+            let release = CancellationToken::new();
+            let tokens = Tokens {
+                request: token.clone(),
+                connection: shared.closing.clone(),
+                release: release.clone(),
+            };
             let ctx = shared.server.legacy_context(&request, &state, peer, tokens, sink);
-            let priming = accepts_sse(headers).then(|| priming_event(&session));
             let id = request.id.clone();
+            let log = session.clone();
             let forget = move || {
                 session.in_flight.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&id);
             };
-            run(shared, Call { ctx, request, messages, token }, Era::Legacy, priming, forget).await
+            let call = Call { ctx, request, messages, token };
+            if accepts_sse(headers) {
+                logged_stream(shared, call, log, release, forget)
+            } else {
+                run(shared, call, Era::Legacy, forget).await
+            }
         }
         Message::Notification(notification) => {
             on_notification(&session, &notification);
@@ -201,11 +212,73 @@ fn accepts_sse(headers: &HeaderMap) -> bool {
 /// How long a 2025-11-25 client should wait before reconnecting a broken stream.
 const RETRY_MS: u32 = 1000;
 
-/// The first event of a legacy request's stream: an id (unique in the session) and no data,
-/// so the client can resume, and the reconnection delay (HTTP-44, HTTP-45).
-fn priming_event(session: &Session) -> Bytes {
-    let stream = session.next_stream.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    Bytes::from(format!("id: {}-{stream}-0\nretry: {RETRY_MS}\ndata: \n\n", session.id))
+/// Runs the handler in its own task; `None` when it was cancelled.
+fn spawn_handler(
+    shared: &Arc<Shared>,
+    ctx: RequestContext,
+    request: Request,
+    token: CancellationToken,
+    on_done: impl FnOnce() + Send + 'static,
+) -> JoinHandle<Outcome> {
+    let Request { method, params, .. } = request;
+    let server = shared.server.clone();
+    tokio::spawn(async move {
+        let outcome = tokio::select! {
+            biased;
+            () = token.cancelled() => None,
+            outcome = server.handle(ctx, &method, params) => Some(outcome),
+        };
+        on_done();
+        outcome
+    })
+}
+
+/// A legacy request answered on a resumable SSE stream: a priming event with an id and the
+/// reconnection delay first (HTTP-44, HTTP-45), then every event logged in the session under
+/// ids unique in it, so the client can resume with `Last-Event-ID` — after its connection
+/// broke (which in 2025-11-25 is not cancellation, HTTP-48) or after the handler released the
+/// stream (`RequestContext::release_stream`).
+fn logged_stream(
+    shared: &Arc<Shared>,
+    call: Call,
+    session: Arc<Session>,
+    release: CancellationToken,
+    on_done: impl FnOnce() + Send + 'static,
+) -> Response<McpBody> {
+    let Call { ctx, request, mut messages, token } = call;
+    let id = request.id.clone();
+    let mut handler = spawn_handler(shared, ctx, request, token, on_done);
+    let (live, frames) = mpsc::channel(LIVE_BUFFER);
+    let number = session.events.open(live);
+    let priming = Bytes::from(format!("id: {number}-0\nretry: {RETRY_MS}\ndata: \n\n"));
+    tokio::spawn(async move {
+        let mut released = false;
+        let outcome = loop {
+            tokio::select! {
+                // Messages sent before the release still go out live.
+                biased;
+                message = messages.recv() => match message {
+                    Some(message) => session.events.record(number, &message),
+                    None => break handler.await.ok().flatten(),
+                },
+                () = release.cancelled(), if !released => {
+                    released = true;
+                    session.events.release(number);
+                }
+                finished = &mut handler => {
+                    while let Ok(message) = messages.try_recv() {
+                        session.events.record(number, &message);
+                    }
+                    break finished.ok().flatten();
+                }
+            }
+        };
+        if let Some(outcome) = outcome {
+            session.events.record(number, &reply(id, outcome));
+        }
+        session.events.finish(number);
+    });
+    sse_frames(vec![priming], Some(frames))
 }
 
 fn reply(id: RequestId, result: Result<JsonObject, ErrorObject>) -> Message {
@@ -231,25 +304,11 @@ async fn run(
     shared: &Arc<Shared>,
     call: Call,
     era: Era,
-    priming: Option<Bytes>,
     on_done: impl FnOnce() + Send + 'static,
 ) -> Response<McpBody> {
     let Call { ctx, request, mut messages, token } = call;
-    let Request { id, method, params } = request;
-    let server = shared.server.clone();
-    let cancelled = token.clone();
-    let mut handler: JoinHandle<Outcome> = tokio::spawn(async move {
-        let outcome = tokio::select! {
-            biased;
-            () = cancelled.cancelled() => None,
-            outcome = server.handle(ctx, &method, params) => Some(outcome),
-        };
-        on_done();
-        outcome
-    });
-    if let Some(priming) = priming {
-        return stream(vec![priming], None, messages, handler, id, token);
-    }
+    let id = request.id.clone();
+    let mut handler = spawn_handler(shared, ctx, request, token.clone(), on_done);
     enum Start {
         First(Message),
         SinkDropped,

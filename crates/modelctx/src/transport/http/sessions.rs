@@ -15,6 +15,7 @@ use modelctx_protocol::jsonrpc::{ErrorCode, ErrorObject, RequestId};
 use tokio_util::sync::CancellationToken;
 
 use super::HttpOptions;
+use super::events::EventLog;
 use crate::server::LegacySession;
 use crate::server::input::PendingAnswers;
 
@@ -25,8 +26,8 @@ pub(super) struct Session {
     /// Server-to-client requests awaiting the client's answer (which arrives by POST).
     pub(super) answers: PendingAnswers,
     pub(super) next_outgoing_id: Arc<AtomicU64>,
-    /// Numbers the session's SSE streams, for event ids unique in the session (HTTP-53).
-    pub(super) next_stream: AtomicU64,
+    /// The session's request streams, for resumption.
+    pub(super) events: EventLog,
     /// Requests in flight, for `notifications/cancelled`.
     pub(super) in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
     last_seen: Mutex<Instant>,
@@ -118,7 +119,7 @@ impl Sessions {
             state: Mutex::new(state),
             answers: PendingAnswers::default(),
             next_outgoing_id: Arc::new(AtomicU64::new(1)),
-            next_stream: AtomicU64::new(1),
+            events: EventLog::default(),
             in_flight: Mutex::new(HashMap::new()),
             last_seen: Mutex::new(Instant::now()),
         });

@@ -4,17 +4,23 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
-use http::Response;
+use http::{HeaderMap, Response};
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::mpsc;
 
-use super::body::sse_response;
+use super::body::{sse_frames, sse_response};
 use super::sessions::Session;
 use super::{McpBody, Shared};
 
-/// Opens a stream for the session (a client may hold several; each hears every change). The
-/// first event carries an id and no data, so the client has an id to resume from (HTTP-44).
-pub(super) fn open(shared: &Arc<Shared>, session: Arc<Session>) -> Response<McpBody> {
+/// Opens a GET stream: with `Last-Event-ID` naming one of the session's request streams, the
+/// rest of that stream (HTTP-54); otherwise a standalone stream for the session (a client may
+/// hold several; each hears every change), whose first event carries an id and no data
+/// (HTTP-44).
+pub(super) fn open(shared: &Arc<Shared>, session: Arc<Session>, headers: &HeaderMap) -> Response<McpBody> {
+    let last = headers.get("last-event-id").and_then(|v| v.to_str().ok());
+    if let Some(resumed) = last.and_then(|last| session.events.resume(last)) {
+        return sse_frames(resumed.missed, resumed.live);
+    }
     let (sender, stream) = mpsc::channel(64);
     let mut events = shared.server.events();
     let closing = shared.closing.clone();
