@@ -50,6 +50,10 @@ fn server() -> Server {
         .tool(ToolDef::new("slow", slow))
         .tool(ToolDef::new("ask", ask))
         .tool(ToolDef::new("released", released))
+        .tool(ToolDef::new("sleepy", || async {
+            tokio::time::sleep(Duration::from_secs(30)).await;
+            "woke"
+        }))
         .build()
         .unwrap()
 }
@@ -311,4 +315,14 @@ async fn http_54_a_released_legacy_stream_resumes_with_last_event_id() {
         resumed.events().iter().all(|e| e["method"] != "notifications/progress"),
         "HTTP-55: nothing replayed twice"
     );
+}
+
+#[tokio::test]
+async fn a_request_past_the_time_limit_is_cancelled_with_an_internal_error() {
+    let options = HttpOptions { request_timeout: Some(Duration::from_millis(50)), ..HttpOptions::default() };
+    let endpoint = start(options).await;
+    let answer = endpoint.modern("tools/call", Some("sleepy"), json!({"name": "sleepy"})).await;
+    let error = &answer.json()["error"];
+    assert_eq!(error["code"], -32603);
+    assert!(error["message"].as_str().unwrap().contains("did not finish within 0.05s"), "{error}");
 }

@@ -52,13 +52,16 @@ struct Shared {
     sessions: Sessions,
     /// Tripped at shutdown: long-lived streams end.
     closing: tokio_util::sync::CancellationToken,
+    /// Bounds the requests running at once.
+    permits: Arc<tokio::sync::Semaphore>,
 }
 
 impl McpHttp {
     /// Serves `server` with `options`.
     pub fn new(server: Server, options: HttpOptions) -> Self {
         let sessions = Sessions::new(&options);
-        Self { inner: Arc::new(Shared { server, options, sessions, closing: Default::default() }) }
+        let permits = Arc::new(tokio::sync::Semaphore::new(options.max_in_flight.max(1)));
+        Self { inner: Arc::new(Shared { server, options, sessions, closing: Default::default(), permits }) }
     }
 
     /// Ends long-lived streams (`subscriptions/listen`, session streams), as at shutdown.

@@ -21,6 +21,11 @@ pub struct HttpOptions {
     pub max_sessions: usize,
     /// How long in-flight requests may finish at shutdown. Default 5 s.
     pub shutdown_grace: Duration,
+    /// Requests the endpoint runs at once; more wait their turn. Default 256.
+    pub max_in_flight: usize,
+    /// How long one request may run before it is cancelled and answered with `-32603`
+    /// (`subscriptions/listen` is exempt). Default 5 minutes; `None` for no limit.
+    pub request_timeout: Option<Duration>,
 }
 
 impl Default for HttpOptions {
@@ -33,6 +38,8 @@ impl Default for HttpOptions {
             session_idle_timeout: Duration::from_secs(30 * 60),
             max_sessions: 1024,
             shutdown_grace: Duration::from_secs(5),
+            max_in_flight: 256,
+            request_timeout: Some(Duration::from_secs(300)),
         }
     }
 }

@@ -222,11 +222,28 @@ fn spawn_handler(
 ) -> JoinHandle<Outcome> {
     let Request { method, params, .. } = request;
     let server = shared.server.clone();
+    let permits = shared.permits.clone();
+    // A subscription is meant to last; every other request is bounded in time.
+    let limit = (method != "subscriptions/listen").then_some(shared.options.request_timeout).flatten();
     tokio::spawn(async move {
+        let work = async {
+            let _permit = permits.acquire_owned().await;
+            match limit {
+                Some(limit) => tokio::time::timeout(limit, server.handle(ctx, &method, params))
+                    .await
+                    .unwrap_or_else(|_| {
+                        Err(ErrorObject::internal(format!(
+                            "the request did not finish within {}s",
+                            limit.as_secs_f64()
+                        )))
+                    }),
+                None => server.handle(ctx, &method, params).await,
+            }
+        };
         let outcome = tokio::select! {
             biased;
             () = token.cancelled() => None,
-            outcome = server.handle(ctx, &method, params) => Some(outcome),
+            outcome = work => Some(outcome),
         };
         on_done();
         outcome
