@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
 # Interop tests: the official MCP SDK clients (Python `mcp`, TypeScript `@modelcontextprotocol/client`)
-# drive `modelctx serve everything` over stdio, in every protocol mode each SDK offers.
-# See interop/README.md.
+# drive `modelctx serve everything` over stdio and over Streamable HTTP, in every protocol mode each
+# SDK offers, one test per (transport, mode). See interop/README.md.
 #
 # Installs what it needs (pinned) and skips installs that are already there:
 #   - a venv in target/interop/venv from interop/python/requirements.txt
 #   - `npm ci` in interop/typescript (node_modules there) from its package-lock.json
-# then builds modelctx, runs both suites, and fails if either fails.
+# then builds modelctx, runs both suites, and fails if either fails. Each suite starts (and always
+# stops) its own `modelctx serve everything --http 127.0.0.1:0` for its HTTP tests: see
+# interop/python/http_server.py and interop/typescript/http-server.mjs.
 #
 # Environment:
 #   MODELCTX_BIN      use this server binary and skip `cargo build`
-#   INTEROP_WIRE_LOG  a directory: log the raw JSON-RPC lines each suite exchanges with the server
-#                     (<sdk>-<mode>.in = what the SDK sent, .out = what modelctx answered)
+#   INTEROP_WIRE_LOG  a directory: log what each suite exchanges with the server (.in = what the
+#                     SDK sent, .out = what modelctx answered): <sdk>-<mode>.in/.out the JSON-RPC
+#                     lines over stdio, <sdk>-http-<mode>.in/.out the raw HTTP (through a logging
+#                     relay), <sdk>-http-server.log the HTTP server's stderr
 #   PYTHON            the interpreter for the venv (default: python3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -74,6 +78,6 @@ echo "==> interop: TypeScript SDK $(node -p 'require("./'"$TS_DIR"'/node_modules
 (cd "$TS_DIR" && timeout 300 node --test --test-reporter=spec interop.test.mjs) || status=1
 
 if ((status != 0)); then
-    echo "interop: FAILED; rerun with INTEROP_WIRE_LOG=target/interop/wire scripts/interop.sh to see the raw JSON-RPC" >&2
+    echo "interop: FAILED; rerun with INTEROP_WIRE_LOG=target/interop/wire scripts/interop.sh to see the raw JSON-RPC and HTTP" >&2
 fi
 exit "$status"

@@ -1,19 +1,28 @@
-"""Interop checks: the official MCP Python SDK (`mcp` on PyPI) drives `modelctx serve everything` over stdio.
+"""Interop checks: the official MCP Python SDK (`mcp` on PyPI) drives `modelctx serve everything`
+over stdio and over Streamable HTTP.
 
-For each connect mode the SDK's `Client` offers, this spawns the server with the SDK's own stdio
-transport and checks tools, resources (static and templated), prompts and a tool-level error.
+For each transport and each connect mode the SDK's `Client` offers, this connects with the SDK's
+own transport and checks tools, resources (static and templated), prompts and a tool-level error:
+  stdio  `Client(StdioServerParameters(...))`: the SDK spawns the server (once per mode)
+  http   `Client("http://127.0.0.1:PORT/mcp")`: the SDK's streamable HTTP client, against one
+         `modelctx serve everything --http 127.0.0.1:0` started for the run (see http_server.py)
 One line is printed per check; a failed check prints what the SDK got back.
 
-    python test_client.py                 # every mode
-    python test_client.py legacy auto     # some modes
+    python test_client.py                 # every transport and mode
+    python test_client.py http            # every mode over HTTP
+    python test_client.py legacy auto     # some modes, both transports
 
-exits non-zero when a check fails. Under pytest, `test_interop.py` runs one test per mode.
+exits non-zero when a check fails. Under pytest, `test_interop.py` runs one test per
+(transport, mode).
 
 Environment:
     MODELCTX_BIN      the server binary (default: <repo>/target/debug/modelctx)
-    INTEROP_WIRE_LOG  a directory: when set, the server is spawned behind `tee` and the raw JSON-RPC
-                      lines are appended to python-<mode>.in (what the SDK sent) and
-                      python-<mode>.out (what modelctx answered)
+    INTEROP_WIRE_LOG  a directory: when set, the raw traffic is appended to files there, .in being
+                      what the SDK sent and .out what modelctx answered:
+                        python-<mode>.in/.out       stdio: the JSON-RPC lines (the server is spawned
+                                                    behind `tee`)
+                        python-http-<mode>.in/.out  HTTP: the raw HTTP, through a logging relay
+                        python-http-server.log      HTTP: the server's stderr
 """
 
 from __future__ import annotations
@@ -22,37 +31,56 @@ import json
 import os
 import sys
 from collections.abc import Awaitable, Callable
+from contextlib import ExitStack
 from importlib.metadata import version as package_version
 from pathlib import Path
 
 import anyio
+from http_server import HttpServer, WireTap
 from mcp import Client, StdioServerParameters
 
 REPO = Path(__file__).resolve().parents[2]
+
+# How the SDK reaches the server: its stdio transport (spawning it), or its streamable HTTP client.
+TRANSPORTS = ("stdio", "http")
 
 # Connect mode (the `mode=` argument of `mcp.Client`) -> the protocol version it must end up on.
 #   legacy      the `initialize` handshake (2025-11-25 and older)
 #   2026-07-28  the stateless era pinned directly: no handshake, no probe; every request carries `_meta`
 #   auto        the SDK's default: probes `server/discover`, falls back to `initialize` on legacy servers;
 #               modelctx answers the probe, so it must land on 2026-07-28
+# All three work over both transports (over HTTP, legacy holds an `Mcp-Session-Id` session and the
+# SDK deletes it at the end; the modern modes are sessionless).
 MODES: dict[str, str] = {
     "legacy": "2025-11-25",
     "2026-07-28": "2026-07-28",
     "auto": "2026-07-28",
 }
 
-# Checks known to fail because of a bug in modelctx (not in this test), keyed by (mode, check name),
-# with the reason. A listed check is reported as SKIP instead of failing the run; remove the entry
-# once the server is fixed. Keep this empty unless a runtime change is needed and tracked.
-KNOWN_SERVER_BUGS: dict[tuple[str, str], str] = {}
+# Checks known to fail because of a bug in modelctx (not in this test), keyed by
+# (transport, mode, check name), with the reason. A listed check is reported as SKIP instead of
+# failing the run; remove the entry once the server is fixed. Keep this empty unless a runtime
+# change is needed and tracked.
+KNOWN_SERVER_BUGS: dict[tuple[str, str, str], str] = {}
 
 SERVER_NAME = "modelctx-everything"
 TIMEOUT_S = 60  # for a whole mode: spawn, connect, every check, shutdown
 REQUEST_TIMEOUT_S = 15  # for one request
 
 
+def server_binary() -> str:
+    return os.environ.get("MODELCTX_BIN") or str(REPO / "target" / "debug" / "modelctx")
+
+
+def http_server() -> HttpServer:
+    """One `modelctx serve everything --http 127.0.0.1:0`; `with http_server() as url: ...`."""
+    wire_dir = os.environ.get("INTEROP_WIRE_LOG")
+    log = Path(wire_dir) / "python-http-server.log" if wire_dir else None
+    return HttpServer(server_binary(), cwd=str(REPO), log_path=log)
+
+
 def server_params(mode: str) -> StdioServerParameters:
-    binary = os.environ.get("MODELCTX_BIN") or str(REPO / "target" / "debug" / "modelctx")
+    binary = server_binary()
     wire_dir = os.environ.get("INTEROP_WIRE_LOG")
     if not wire_dir:
         return StdioServerParameters(command=binary, args=["serve", "everything"], cwd=str(REPO))
@@ -161,13 +189,21 @@ CHECKS: list[tuple[str, Callable[[Client], Awaitable[str]]]] = [
 ]
 
 
-async def run_mode(mode: str) -> None:
-    """Runs every check in one connect mode; raises AssertionError naming the failed checks."""
+async def run_mode(mode: str, transport: str = "stdio", url: str | None = None) -> None:
+    """Runs every check in one connect mode over one transport (`url`: the server's, for "http");
+    raises AssertionError naming the failed checks."""
     expected = MODES[mode]
-    tag = f"python mcp {package_version('mcp')} mode={mode}"
+    tag = f"python mcp {package_version('mcp')} {transport} mode={mode}"
     failed: list[str] = []
-    with anyio.fail_after(TIMEOUT_S):
-        async with Client(server_params(mode), mode=mode, read_timeout_seconds=REQUEST_TIMEOUT_S) as client:
+    with ExitStack() as stack, anyio.fail_after(TIMEOUT_S):
+        if transport == "stdio":
+            server: StdioServerParameters | str = server_params(mode)
+        else:
+            assert transport == "http" and url, f"[{tag}] needs the server's URL"
+            server = url
+            if wire_dir := os.environ.get("INTEROP_WIRE_LOG"):
+                server = stack.enter_context(WireTap(url, str(Path(wire_dir) / f"python-http-{mode}")))
+        async with Client(server, mode=mode, read_timeout_seconds=REQUEST_TIMEOUT_S) as client:
             version = client.protocol_version
             info = client.server_info
             assert version == expected, f"[{tag}] negotiated {version!r}, expected {expected!r}"
@@ -176,7 +212,7 @@ async def run_mode(mode: str) -> None:
                 assert info is not None and info.name == SERVER_NAME, f"[{tag}] server info {info!r}"
             print(f"ok   [{tag}] connect: protocol {version}, server {info.name if info else '(not asked)'}")
             for name, check in CHECKS:
-                bug = KNOWN_SERVER_BUGS.get((mode, name))
+                bug = KNOWN_SERVER_BUGS.get((transport, mode, name))
                 try:
                     line = await check(client)
                 except AssertionError as e:
@@ -195,18 +231,30 @@ async def run_mode(mode: str) -> None:
 
 
 def main(argv: list[str]) -> int:
-    modes = argv or list(MODES)
-    unknown = [m for m in modes if m not in MODES]
+    unknown = [a for a in argv if a not in MODES and a not in TRANSPORTS]
     if unknown:
-        print(f"unknown mode(s) {unknown}; known: {list(MODES)}", file=sys.stderr)
+        print(f"unknown argument(s) {unknown}; transports: {list(TRANSPORTS)}, modes: {list(MODES)}", file=sys.stderr)
         return 2
+    transports = [t for t in TRANSPORTS if t in argv] or list(TRANSPORTS)
+    modes = [m for m in argv if m in MODES] or list(MODES)
     status = 0
-    for mode in modes:
-        try:
-            anyio.run(run_mode, mode)
-        except Exception as e:  # noqa: BLE001 - report every mode, then fail
-            print(f"FAIL mode={mode}: {type(e).__name__}: {e}")
-            status = 1
+    for transport in transports:
+        with ExitStack() as stack:
+            url = None
+            if transport == "http":
+                try:
+                    url = stack.enter_context(http_server())
+                except Exception as e:  # noqa: BLE001 - every HTTP mode fails then
+                    for mode in modes:
+                        print(f"FAIL {transport} mode={mode}: no server: {e}")
+                    status = 1
+                    continue
+            for mode in modes:
+                try:
+                    anyio.run(run_mode, mode, transport, url)
+                except Exception as e:  # noqa: BLE001 - report every mode, then fail
+                    print(f"FAIL {transport} mode={mode}: {type(e).__name__}: {e}")
+                    status = 1
     return status
 
 

@@ -1,31 +1,40 @@
 // Interop checks: the official MCP TypeScript SDK v2 client (@modelcontextprotocol/client) drives
-// `modelctx serve everything` over stdio, through the SDK's own StdioClientTransport.
+// `modelctx serve everything` over stdio and over Streamable HTTP, through the SDK's own transports:
+//   stdio  StdioClientTransport: the SDK spawns the server (once per mode)
+//   http   StreamableHTTPClientTransport, against one `modelctx serve everything --http 127.0.0.1:0`
+//          started by the first HTTP test and stopped after the last (see http-server.mjs)
 //
-// One test per protocol-version negotiation mode of the SDK's `Client`, one subtest (one line of the
-// reporter) per check. Run with `node --test` from this folder (scripts/interop.sh does).
+// One test per (transport, protocol-version negotiation mode of the SDK's `Client`), one subtest
+// (one line of the reporter) per check. Run with `node --test` from this folder
+// (scripts/interop.sh does).
 //
 // Environment:
 //   MODELCTX_BIN      the server binary (default: <repo>/target/debug/modelctx)
-//   INTEROP_WIRE_LOG  a directory: when set, the server is spawned behind `tee` and the raw JSON-RPC
-//                     lines are appended to typescript-<mode>.in (what the SDK sent) and
-//                     typescript-<mode>.out (what modelctx answered); in auto mode the SDK's
-//                     short-lived probe process appends there too.
+//   INTEROP_WIRE_LOG  a directory: when set, the raw traffic is appended to files there, .in being
+//                     what the SDK sent and .out what modelctx answered:
+//                       typescript-<mode>.in/.out       stdio: the JSON-RPC lines (the server is
+//                                                       spawned behind `tee`; in auto mode the SDK's
+//                                                       short-lived probe process appends there too)
+//                       typescript-http-<mode>.in/.out  HTTP: the raw HTTP, through a logging relay
+//                       typescript-http-server.log      HTTP: the server's stderr
 
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-import { Client } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+
+import { startHttpServer, wireTap } from './http-server.mjs';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const SDK_VERSION = JSON.parse(
   readFileSync(new URL('./node_modules/@modelcontextprotocol/client/package.json', import.meta.url), 'utf8'),
 ).version;
 const SERVER_NAME = 'modelctx-everything';
-const MODE_TIMEOUT_MS = 60_000; // a whole mode: spawn, connect, every check, shutdown
+const MODE_TIMEOUT_MS = 60_000; // a whole mode: spawn (or the HTTP server's start), connect, every check, shutdown
 const REQUEST = { timeout: 15_000 }; // one request
 
 // `versionNegotiation.mode` of the SDK's Client -> the protocol version and era it must end up on.
@@ -33,24 +42,52 @@ const REQUEST = { timeout: 15_000 }; // one request
 //   pin     { pin: '2026-07-28' }: the stateless era only; `server/discover` at connect must offer it
 //   auto    probes `server/discover` (on a short-lived sibling process for stdio), falls back to
 //           `initialize` on legacy servers; modelctx answers the probe, so it must land on 2026-07-28
+// All three work over both transports. Over HTTP the probe goes to the endpoint itself; legacy holds
+// an `Mcp-Session-Id` session (the test ends it with DELETE), the modern era has none.
 const MODES = [
   { name: 'legacy', mode: 'legacy', version: '2025-11-25', era: 'legacy' },
   { name: 'pin-2026-07-28', mode: { pin: '2026-07-28' }, version: '2026-07-28', era: 'modern' },
   { name: 'auto', mode: 'auto', version: '2026-07-28', era: 'modern' },
 ];
 
-// Checks known to fail because of a bug in modelctx (not in this test), keyed by `${mode} ${check}`,
-// with the reason. A listed check still runs but is reported as a `todo` and does not fail the run;
-// remove the entry once the server is fixed. Keep this empty unless a runtime change is needed.
+// Checks known to fail because of a bug in modelctx (not in this test), keyed by
+// `${transport} ${mode} ${check}` (e.g. `http legacy tools/list has echo and add`), with the reason.
+// A listed check still runs but is reported as a `todo` and does not fail the run; remove the entry
+// once the server is fixed. Keep this empty unless a runtime change is needed.
 const KNOWN_SERVER_BUGS = {};
 
+const TRANSPORTS = ['stdio', 'http'];
+const BINARY = process.env.MODELCTX_BIN || join(REPO, 'target', 'debug', 'modelctx');
+
 function transportParams(mode) {
-  const binary = process.env.MODELCTX_BIN || join(REPO, 'target', 'debug', 'modelctx');
   const wireDir = process.env.INTEROP_WIRE_LOG;
-  if (!wireDir) return { command: binary, args: ['serve', 'everything'], cwd: REPO };
+  if (!wireDir) return { command: BINARY, args: ['serve', 'everything'], cwd: REPO };
   mkdirSync(wireDir, { recursive: true });
   const tap = 'tee -a "$1.in" | "$2" serve everything | tee -a "$1.out"';
-  return { command: 'bash', args: ['-c', tap, 'wiretap', join(wireDir, `typescript-${mode}`), binary], cwd: REPO };
+  return { command: 'bash', args: ['-c', tap, 'wiretap', join(wireDir, `typescript-${mode}`), BINARY], cwd: REPO };
+}
+
+// The HTTP server, started by the first HTTP test (so that a run filtered to stdio starts none) and
+// stopped after the last test of this file.
+let httpServer;
+const startedHttpServer = () => {
+  const wireDir = process.env.INTEROP_WIRE_LOG;
+  const logPath = wireDir && join(wireDir, 'typescript-http-server.log');
+  return (httpServer ??= startHttpServer({ binary: BINARY, cwd: REPO, logPath }));
+};
+after(async () => {
+  const server = await httpServer?.catch(() => undefined);
+  await server?.stop();
+});
+
+// The transport for one test, and what to close after it besides the client.
+async function connectTransport(transport, mode) {
+  if (transport === 'stdio') return { transport: new StdioClientTransport(transportParams(mode)), cleanup: [] };
+  const { url } = await startedHttpServer();
+  const wireDir = process.env.INTEROP_WIRE_LOG;
+  if (!wireDir) return { transport: new StreamableHTTPClientTransport(new URL(url)), cleanup: [] };
+  const tap = await wireTap(url, join(wireDir, `typescript-http-${mode}`));
+  return { transport: new StreamableHTTPClientTransport(tap.url), cleanup: [tap.close] };
 }
 
 const texts = (blocks) => blocks.filter((b) => b.type === 'text').map((b) => b.text);
@@ -116,22 +153,38 @@ const CHECKS = [
   }],
 ];
 
-for (const { name, mode, version, era } of MODES) {
-  test(`typescript @modelcontextprotocol/client ${SDK_VERSION} mode=${name}`, { timeout: MODE_TIMEOUT_MS }, async (t) => {
-    const client = new Client({ name: 'modelctx-interop', version: '0.0.0' }, { versionNegotiation: { mode } });
-    await client.connect(new StdioClientTransport(transportParams(name)), REQUEST);
-    try {
-      await t.test(`connect: protocol ${version} (${era} era), server ${SERVER_NAME}`, () => {
-        assert.equal(client.getNegotiatedProtocolVersion(), version);
-        assert.equal(client.getProtocolEra(), era);
-        assert.equal(client.getServerVersion()?.name, SERVER_NAME, `server info ${show(client.getServerVersion())}`);
-      });
-      for (const [check, run] of CHECKS) {
-        const bug = KNOWN_SERVER_BUGS[`${name} ${check}`];
-        await t.test(check, bug ? { todo: `known modelctx bug: ${bug}` } : {}, () => run(client));
+for (const transportName of TRANSPORTS) {
+  for (const { name, mode, version, era } of MODES) {
+    const title = `typescript @modelcontextprotocol/client ${SDK_VERSION} ${transportName} mode=${name}`;
+    test(title, { timeout: MODE_TIMEOUT_MS }, async (t) => {
+      const { transport, cleanup } = await connectTransport(transportName, name);
+      const client = new Client({ name: 'modelctx-interop', version: '0.0.0' }, { versionNegotiation: { mode } });
+      try {
+        await client.connect(transport, REQUEST);
+        const session = transportName !== 'http' ? '' : era === 'legacy' ? ', an Mcp-Session-Id session' : ', no session';
+        await t.test(`connect: protocol ${version} (${era} era), server ${SERVER_NAME}${session}`, () => {
+          assert.equal(client.getNegotiatedProtocolVersion(), version);
+          assert.equal(client.getProtocolEra(), era);
+          assert.equal(client.getServerVersion()?.name, SERVER_NAME, `server info ${show(client.getServerVersion())}`);
+          if (transportName === 'http') {
+            if (era === 'legacy') assert.ok(transport.sessionId, 'initialize over HTTP gave no Mcp-Session-Id');
+            else assert.equal(transport.sessionId, undefined, 'a modern connection got an Mcp-Session-Id');
+          }
+        });
+        for (const [check, run] of CHECKS) {
+          const bug = KNOWN_SERVER_BUGS[`${transportName} ${name} ${check}`];
+          await t.test(check, bug ? { todo: `known modelctx bug: ${bug}` } : {}, () => run(client));
+        }
+        if (transportName === 'http' && era === 'legacy') {
+          await t.test('DELETE ends the Mcp-Session-Id session', async () => {
+            await transport.terminateSession();
+            assert.equal(transport.sessionId, undefined, 'the session id is still set after DELETE');
+          });
+        }
+      } finally {
+        await client.close();
+        for (const close of cleanup) await close();
       }
-    } finally {
-      await client.close();
-    }
-  });
+    });
+  }
 }
