@@ -2,6 +2,8 @@
 //! and stdout. Shared by the integration tests; each uses only part of it.
 #![allow(dead_code)]
 
+pub mod conformance;
+
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
