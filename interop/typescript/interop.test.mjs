@@ -3,10 +3,12 @@
 //   stdio  StdioClientTransport: the SDK spawns the server (once per mode)
 //   http   StreamableHTTPClientTransport, against one `modelctx serve everything --http 127.0.0.1:0`
 //          started by the first HTTP test and stopped after the last (see http-server.mjs)
+// and the SDK v1 client (@modelcontextprotocol/sdk 1.x) drives the same HTTP server over the
+// deprecated HTTP+SSE transport of 2024-11-05 (SSEClientTransport: GET /sse, POST /messages).
 //
-// One test per (transport, protocol-version negotiation mode of the SDK's `Client`), one subtest
-// (one line of the reporter) per check. Run with `node --test` from this folder
-// (scripts/interop.sh does).
+// One test per (transport, protocol-version negotiation mode of the SDK's `Client`), plus one for
+// HTTP+SSE, one subtest (one line of the reporter) per check. Run with `node --test` from this
+// folder (scripts/interop.sh does).
 //
 // Environment:
 //   MODELCTX_BIN      the server binary (default: <repo>/target/debug/modelctx)
@@ -16,6 +18,7 @@
 //                                                       spawned behind `tee`; in auto mode the SDK's
 //                                                       short-lived probe process appends there too)
 //                       typescript-http-<mode>.in/.out  HTTP: the raw HTTP, through a logging relay
+//                       typescript-http-sse.in/.out     HTTP+SSE (SDK v1): the same
 //                       typescript-http-server.log      HTTP: the server's stderr
 
 import assert from 'node:assert/strict';
@@ -27,12 +30,16 @@ import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+
 import { startHttpServer, wireTap } from './http-server.mjs';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
-const SDK_VERSION = JSON.parse(
-  readFileSync(new URL('./node_modules/@modelcontextprotocol/client/package.json', import.meta.url), 'utf8'),
-).version;
+const packageVersion = (name) =>
+  JSON.parse(readFileSync(new URL(`./node_modules/${name}/package.json`, import.meta.url), 'utf8')).version;
+const SDK_VERSION = packageVersion('@modelcontextprotocol/client');
+const SDK_V1_VERSION = packageVersion('@modelcontextprotocol/sdk');
 const SERVER_NAME = 'modelctx-everything';
 const MODE_TIMEOUT_MS = 60_000; // a whole mode: spawn (or the HTTP server's start), connect, every check, shutdown
 const REQUEST = { timeout: 15_000 }; // one request
@@ -51,7 +58,8 @@ const MODES = [
 ];
 
 // Checks known to fail because of a bug in modelctx (not in this test), keyed by
-// `${transport} ${mode} ${check}` (e.g. `http legacy tools/list has echo and add`), with the reason.
+// `${transport} ${mode} ${check}` (e.g. `http legacy tools/list has echo and add`; for the SDK v1
+// test `http+sse v1 ${check}`), with the reason.
 // A listed check still runs but is reported as a `todo` and does not fail the run; remove the entry
 // once the server is fixed. Keep this empty unless a runtime change is needed.
 const KNOWN_SERVER_BUGS = {};
@@ -92,6 +100,10 @@ async function connectTransport(transport, mode) {
 
 const texts = (blocks) => blocks.filter((b) => b.type === 'text').map((b) => b.text);
 const show = (value) => JSON.stringify(value);
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+// `callTool` of either SDK: v2 takes (params, options), v1 (params, resultSchema, options).
+const callTool = (client, params) =>
+  client instanceof ClientV1 ? client.callTool(params, undefined, REQUEST) : client.callTool(params, REQUEST);
 
 const CHECKS = [
   ['tools/list has echo and add', async (client) => {
@@ -101,17 +113,17 @@ const CHECKS = [
   }],
   ['tools/call echo returns the text', async (client) => {
     const message = 'hello from the TypeScript SDK';
-    const result = await client.callTool({ name: 'echo', arguments: { message } }, REQUEST);
+    const result = await callTool(client, { name: 'echo', arguments: { message } });
     assert.ok(!result.isError, `echo failed: ${show(result)}`);
     assert.deepEqual(texts(result.content), [message], `echo gave ${show(result)}`);
   }],
   ['tools/call add returns structuredContent {sum: 42}', async (client) => {
-    const result = await client.callTool({ name: 'add', arguments: { a: 2, b: 40 } }, REQUEST);
+    const result = await callTool(client, { name: 'add', arguments: { a: 2, b: 40 } });
     assert.ok(!result.isError, `add failed: ${show(result)}`);
     assert.deepEqual(result.structuredContent, { sum: 42 }, `add gave ${show(result)}`);
   }],
   ['tools/call add with an invalid argument is a tool error (isError: true)', async (client) => {
-    const result = await client.callTool({ name: 'add', arguments: { a: 'two', b: 40 } }, REQUEST);
+    const result = await callTool(client, { name: 'add', arguments: { a: 'two', b: 40 } });
     assert.equal(result.isError, true, `add with a string argument gave ${show(result)}`);
   }],
   ['resources/list has everything://readme', async (client) => {
@@ -188,3 +200,74 @@ for (const transportName of TRANSPORTS) {
     });
   }
 }
+
+// The deprecated HTTP+SSE transport (2024-11-05), for old clients: the SDK v1 client's
+// SSEClientTransport opens GET /sse on the same server as the tests above, POSTs every message to
+// the URI of the stream's `endpoint` event and reads every answer from the stream.
+const SSE_CHECKS = [
+  'tools/list has echo and add',
+  'tools/call echo returns the text',
+  'tools/call add returns structuredContent {sum: 42}',
+  'resources/read everything://readme returns its text',
+  'prompts/get greeting name=Ada mentions Ada',
+].map((name) => CHECKS.find(([check]) => check === name));
+
+// Records the protocol version the v1 Client settles on (it keeps it to itself otherwise).
+class RecordingSSEClientTransport extends SSEClientTransport {
+  setProtocolVersion(version) {
+    this.negotiatedVersion = version;
+    super.setProtocolVersion(version);
+  }
+}
+
+test(`typescript @modelcontextprotocol/sdk ${SDK_V1_VERSION} http+sse (2024-11-05 transport, SSEClientTransport)`, { timeout: MODE_TIMEOUT_MS }, async (t) => {
+  const { url } = await startedHttpServer();
+  const wireDir = process.env.INTEROP_WIRE_LOG;
+  const tap = wireDir ? await wireTap(url, join(wireDir, 'typescript-http-sse')) : undefined;
+  const requests = []; // `METHOD /path?query` of every HTTP request the transport makes
+  const recordingFetch = (input, init) => {
+    const target = new URL(String(input));
+    requests.push(`${init?.method ?? 'GET'} ${target.pathname}${target.search}`);
+    return fetch(input, init);
+  };
+  const transport = new RecordingSSEClientTransport(new URL('/sse', tap?.url ?? url), { fetch: recordingFetch });
+  const client = new ClientV1({ name: 'modelctx-interop', version: '0.0.0' });
+  try {
+    await client.connect(transport, REQUEST);
+    const posts = () => requests.filter((r) => r.startsWith('POST '));
+    await t.test(`connect: GET /sse, POSTs to its endpoint /messages?sessionId=..., protocol 2025-11-25, server ${SERVER_NAME}`, () => {
+      assert.equal(requests[0], 'GET /sse', `requests: ${show(requests)}`);
+      assert.ok(posts().length >= 2, `initialize and initialized were not POSTed: ${show(requests)}`);
+      for (const post of posts()) assert.match(post, /^POST \/messages\?sessionId=[A-Za-z0-9_-]+$/, show(requests));
+      assert.equal(transport.negotiatedVersion, '2025-11-25');
+      assert.equal(client.getServerVersion()?.name, SERVER_NAME, `server info ${show(client.getServerVersion())}`);
+    });
+    for (const [check, run] of SSE_CHECKS) {
+      const bug = KNOWN_SERVER_BUGS[`http+sse v1 ${check}`];
+      await t.test(check, bug ? { todo: `known modelctx bug: ${bug}` } : {}, () => run(client));
+    }
+    await t.test('closing the stream ends the session: its POST URI answers 404', async () => {
+      const endpoint = new URL(posts()[0].slice('POST '.length), url);
+      await client.close();
+      const ping = JSON.stringify({ jsonrpc: '2.0', id: 'after-close', method: 'ping' });
+      const deadline = Date.now() + 10_000; // the server notices the closed stream at once, normally
+      let status;
+      for (;;) {
+        const response = await fetch(endpoint, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: ping,
+          signal: AbortSignal.timeout(2000),
+        });
+        await response.body?.cancel().catch(() => {});
+        status = response.status;
+        if (status === 404 || Date.now() >= deadline) break;
+        await sleep(50);
+      }
+      assert.equal(status, 404, `the session still took messages 10 s after its stream closed`);
+    });
+  } finally {
+    await client.close();
+    await tap?.close();
+  }
+});

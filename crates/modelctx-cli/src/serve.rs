@@ -11,15 +11,18 @@ use clap::{Args, ValueEnum};
 
 use modelctx::server::{Server, StateKey, StateKeyError, StateKeys};
 use modelctx::transport::http::{HttpOptions, MCP_PATH};
+use modelctx::transport::http_sse::SSE_PATH;
 
 use crate::servers;
 
-/// Binds `address` and serves Streamable HTTP until SIGTERM.
+/// Binds `address` and serves Streamable HTTP (and the deprecated HTTP+SSE transport) until
+/// SIGTERM.
 async fn serve_http(server: Server, address: SocketAddr) -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::bind(address).await?;
     let bound = listener.local_addr()?;
-    // A fixed line scripts can wait for and parse.
+    // A fixed line scripts can wait for and parse (the first such line).
     eprintln!("listening on http://{bound}{MCP_PATH}");
+    eprintln!("  and, for old clients, the deprecated HTTP+SSE transport at http://{bound}{SSE_PATH}");
     modelctx::transport::http::serve_http(
         server,
         listener,
@@ -78,7 +81,9 @@ pub struct ServeArgs {
     server: Bundled,
     /// Serve Streamable HTTP at http://ADDR/mcp instead of stdio (for example
     /// 127.0.0.1:8080; port 0 picks a free port). The address actually bound is printed on
-    /// stderr as `listening on http://HOST:PORT/mcp`.
+    /// stderr as `listening on http://HOST:PORT/mcp`. Old clients of the deprecated HTTP+SSE
+    /// transport (2024-11-05) connect to http://ADDR/sse on the same port (they POST to the
+    /// /messages?sessionId=... URI its `endpoint` event names).
     #[arg(long, value_name = "ADDR")]
     http: Option<SocketAddr>,
     /// Allow --http to bind an address other than loopback (by default only 127.0.0.1 or

@@ -2,6 +2,8 @@
 
 mod connection;
 pub mod http;
+#[cfg(feature = "http-sse")]
+pub mod http_sse;
 pub mod stdio;
 
 pub use connection::serve_connection;

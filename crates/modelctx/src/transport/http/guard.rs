@@ -1,5 +1,5 @@
 //! `Origin` and `Host` validation (HTTP-02, HTTP-03): loopback is always allowed, other
-//! names only when configured.
+//! names only when configured. Shared with the HTTP+SSE transport (`transport::http_sse`).
 
 use http::{HeaderMap, StatusCode, header};
 use modelctx_protocol::jsonrpc::ErrorObject;
@@ -25,7 +25,7 @@ fn host_of(authority: &str) -> &str {
 }
 
 /// Whether the request's `Origin` (if any) and `Host` are acceptable.
-pub(super) fn allowed(headers: &HeaderMap, options: &HttpOptions) -> bool {
+pub(crate) fn allowed(headers: &HeaderMap, options: &HttpOptions) -> bool {
     let origin_ok = match headers.get(header::ORIGIN).map(|v| v.to_str()) {
         None => true,
         Some(Err(_)) => false,
@@ -47,7 +47,7 @@ pub(super) fn allowed(headers: &HeaderMap, options: &HttpOptions) -> bool {
 }
 
 /// 403 with an id-less JSON-RPC error naming the fix.
-pub(super) fn forbidden() -> http::Response<McpBody> {
+pub(crate) fn forbidden() -> http::Response<McpBody> {
     error_response(
         StatusCode::FORBIDDEN.as_u16(),
         None,

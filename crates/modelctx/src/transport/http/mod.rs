@@ -11,7 +11,7 @@
 
 mod body;
 mod events;
-mod guard;
+pub(crate) mod guard;
 mod options;
 mod post;
 mod serve;

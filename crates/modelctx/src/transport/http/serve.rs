@@ -1,10 +1,11 @@
 //! Serving the MCP endpoint on a TCP listener with hyper: HTTP/1.1 with keep-alive, a
-//! header-read timeout, `TCP_NODELAY`, and a graceful shutdown.
+//! header-read timeout, `TCP_NODELAY`, and a graceful shutdown. With the `http-sse` feature
+//! the same listener also serves the deprecated HTTP+SSE transport (`/sse`, `/messages`).
 
 use std::convert::Infallible;
 use std::future::Future;
 
-use http::{Request, StatusCode};
+use http::{Request, Response, StatusCode};
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
@@ -12,14 +13,56 @@ use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
 
 use super::body::empty;
-use super::{HttpOptions, McpHttp};
+use super::{HttpOptions, McpBody, McpHttp};
 use crate::server::Server;
+#[cfg(feature = "http-sse")]
+use crate::transport::http_sse::{MESSAGES_PATH, McpSse, SSE_PATH};
 
 /// The path the endpoint is served at.
 pub const MCP_PATH: &str = "/mcp";
 
+/// What one listener serves: `/mcp`, and with the `http-sse` feature `/sse` and `/messages`.
+#[derive(Clone)]
+struct Endpoints {
+    mcp: McpHttp,
+    #[cfg(feature = "http-sse")]
+    sse: McpSse,
+}
+
+impl Endpoints {
+    fn new(server: Server, options: HttpOptions) -> Self {
+        Self {
+            #[cfg(feature = "http-sse")]
+            sse: McpSse::new(server.clone(), options.clone()),
+            mcp: McpHttp::new(server, options),
+        }
+    }
+
+    async fn handle(&self, request: Request<Incoming>) -> Response<McpBody> {
+        let path = request.uri().path();
+        if path == MCP_PATH {
+            return self.mcp.handle(request).await;
+        }
+        #[cfg(feature = "http-sse")]
+        if path == SSE_PATH || path == MESSAGES_PATH {
+            return self.sse.route(request).await;
+        }
+        empty(StatusCode::NOT_FOUND)
+    }
+
+    fn close_streams(&self) {
+        self.mcp.close_streams();
+        #[cfg(feature = "http-sse")]
+        self.sse.close_streams();
+    }
+}
+
 /// Serves `server` at `/mcp` on `listener` until `shutdown` completes; then stops accepting,
 /// ends long-lived streams and lets open connections finish within the grace period.
+///
+/// With the `http-sse` feature it also serves the deprecated HTTP+SSE transport for old
+/// clients: the stream at `/sse` and its messages at `/messages`
+/// (`modelctx::transport::http_sse`).
 pub async fn serve_http(
     server: Server,
     listener: TcpListener,
@@ -29,7 +72,7 @@ pub async fn serve_http(
     let grace = options.shutdown_grace;
     let mut builder = http1::Builder::new();
     builder.timer(TokioTimer::new()).header_read_timeout(options.header_read_timeout).keep_alive(true);
-    let endpoint = McpHttp::new(server, options);
+    let endpoint = Endpoints::new(server, options);
     let graceful = GracefulShutdown::new();
     tokio::pin!(shutdown);
     loop {
@@ -47,13 +90,7 @@ pub async fn serve_http(
         let endpoint = endpoint.clone();
         let service = hyper::service::service_fn(move |request: Request<Incoming>| {
             let endpoint = endpoint.clone();
-            async move {
-                if request.uri().path() == MCP_PATH {
-                    Ok::<_, Infallible>(endpoint.handle(request).await)
-                } else {
-                    Ok(empty(StatusCode::NOT_FOUND))
-                }
-            }
+            async move { Ok::<_, Infallible>(endpoint.handle(request).await) }
         });
         let connection = graceful.watch(builder.serve_connection(TokioIo::new(stream), service));
         tokio::spawn(async move {
