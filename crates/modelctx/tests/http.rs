@@ -9,9 +9,12 @@ use hyper::Request;
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
+use modelctx::server::LegacySession;
 use modelctx::server::{InputError, RequestContext, Server, ToolDef};
 use modelctx::testing::with_modern_meta;
-use modelctx::transport::http::{HttpOptions, serve_http};
+use modelctx::transport::http::{
+    HttpOptions, HttpStores, MemoryEventStore, SessionStore, StoreError, StoreFuture, serve_http,
+};
 use modelctx_protocol::model::ElicitRequest;
 use modelctx_protocol::types::{Implementation, RequestedSchema};
 use serde_json::{Value, json};
@@ -325,4 +328,108 @@ async fn a_request_past_the_time_limit_is_cancelled_with_an_internal_error() {
     let error = &answer.json()["error"];
     assert_eq!(error["code"], -32603);
     assert!(error["message"].as_str().unwrap().contains("did not finish within 0.05s"), "{error}");
+}
+
+/// The last SSE event id of a body.
+fn last_event_id(body: &str) -> Option<String> {
+    body.lines().rev().find_map(|l| l.strip_prefix("id: ")).map(str::to_owned)
+}
+
+#[tokio::test]
+async fn instances_sharing_stores_serve_one_session_and_resume_each_others_streams() {
+    let stores = HttpStores::in_memory(Duration::from_secs(60), 16);
+    let options = HttpOptions { stores: Some(stores), ..HttpOptions::default() };
+    let (a, b) = (start(options.clone()).await, start(options).await);
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let answer = a.send("POST", &[("content-type", "application/json")], &init.to_string()).await;
+    let session = answer.headers["mcp-session-id"].to_str().unwrap().to_owned();
+    let headers = [
+        ("content-type", "application/json"),
+        ("accept", "application/json, text/event-stream"),
+        ("mcp-session-id", session.as_str()),
+    ];
+    let echo = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "echo"}});
+    let json_only = [("content-type", "application/json"), ("mcp-session-id", session.as_str())];
+    let on_b = b.send("POST", &json_only, &echo.to_string()).await;
+    assert_eq!(on_b.status, 200, "the session opened on one instance is known to the other: {}", on_b.body);
+    assert_eq!(on_b.json()["result"]["content"][0]["text"], "echo");
+
+    // A stream released on `a` resumes on `b`: what was logged so far, then (reconnecting,
+    // as its retry delay says) the rest, until the answer.
+    let call = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+        "params": {"name": "released", "_meta": {"progressToken": "p"}}});
+    let first = a.send("POST", &headers, &call.to_string()).await;
+    let mut last_id = last_event_id(&first.body).expect("a priming event id");
+    let mut seen = first.events();
+    for _ in 0..100 {
+        if seen.iter().any(|e| e.get("id") == Some(&json!(9))) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        let resumed = b
+            .send(
+                "GET",
+                &[("accept", "text/event-stream"), ("mcp-session-id", &session), ("last-event-id", &last_id)],
+                "",
+            )
+            .await;
+        assert_eq!(resumed.status, 200, "{}", resumed.body);
+        if let Some(id) = last_event_id(&resumed.body) {
+            last_id = id;
+        }
+        seen.extend(resumed.events());
+    }
+    let answer = seen.iter().find(|e| e.get("id") == Some(&json!(9))).expect("the answer, resumed on b");
+    assert_eq!(answer["result"]["content"][0]["text"], "after the break");
+    let progress = seen.iter().filter(|e| e["method"] == "notifications/progress").count();
+    assert_eq!(progress, 1, "HTTP-55: nothing replayed twice");
+
+    // Ended on `b`, the session is gone on `a` too.
+    assert_eq!(b.send("DELETE", &[("mcp-session-id", session.as_str())], "").await.status, 200);
+    let ping = r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#;
+    assert_eq!(a.send("POST", &headers, ping).await.status, 404, "HTTP-59 on every instance");
+}
+
+/// A session store whose backend is down.
+struct Unreachable;
+
+impl SessionStore for Unreachable {
+    fn create<'a>(&'a self, _: &'a str, _: LegacySession) -> StoreFuture<'a, ()> {
+        Box::pin(async { Err(StoreError("connection refused".into())) })
+    }
+    fn get<'a>(&'a self, _: &'a str) -> StoreFuture<'a, Option<LegacySession>> {
+        Box::pin(async { Err(StoreError("connection refused".into())) })
+    }
+    fn update<'a>(&'a self, _: &'a str, _: LegacySession) -> StoreFuture<'a, ()> {
+        Box::pin(async { Err(StoreError("connection refused".into())) })
+    }
+    fn remove<'a>(&'a self, _: &'a str) -> StoreFuture<'a, ()> {
+        Box::pin(async { Err(StoreError("connection refused".into())) })
+    }
+}
+
+#[tokio::test]
+async fn a_failing_session_store_is_an_error_the_client_can_read_not_a_lost_session() {
+    let stores = HttpStores {
+        sessions: std::sync::Arc::new(Unreachable),
+        events: std::sync::Arc::new(MemoryEventStore::new(Default::default())),
+    };
+    let endpoint = start(HttpOptions { stores: Some(stores), ..HttpOptions::default() }).await;
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let refused = endpoint.send("POST", &[("content-type", "application/json")], &init.to_string()).await;
+    assert_eq!(refused.status, 503);
+    assert_eq!(refused.json()["error"]["message"], "Internal error: connection refused");
+    let ping = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
+    let lookup =
+        endpoint.send("POST", &[("content-type", "application/json"), ("mcp-session-id", "s1")], ping).await;
+    assert_eq!(lookup.status, 500, "not 404, which would tell the client its session is gone");
+    assert_eq!(lookup.json()["id"], 2);
+    assert!(
+        lookup.json()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("the session store failed: connection refused")
+    );
 }

@@ -12,6 +12,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::DropGuard;
 
 use super::McpBody;
+use super::events::LiveFrame;
 
 /// Reads the whole body, refusing more than `limit` bytes with 413 as soon as the limit is
 /// passed (also for chunked bodies without a length).
@@ -88,12 +89,21 @@ pub(super) fn sse_response(
     sse_body(futures::stream::iter(first).chain(rest))
 }
 
-/// An SSE response of ready frames: `first`, then whatever arrives on `frames`.
-pub(super) fn sse_frames(first: Vec<Bytes>, frames: Option<mpsc::Receiver<Bytes>>) -> Response<McpBody> {
-    let rest = futures::stream::unfold(frames, |frames| async move {
-        let mut frames = frames?;
-        let bytes = frames.recv().await?;
-        Some((bytes, Some(frames)))
+/// An SSE response of ready frames: `first`, then the live events numbered after `after`
+/// (earlier ones were in `first`).
+pub(super) fn sse_frames(
+    first: Vec<Bytes>,
+    live: Option<mpsc::Receiver<LiveFrame>>,
+    after: u64,
+) -> Response<McpBody> {
+    let rest = futures::stream::unfold(live, move |live| async move {
+        let mut live = live?;
+        loop {
+            let (event, bytes) = live.recv().await?;
+            if event > after {
+                return Some((bytes, Some(live)));
+            }
+        }
     });
     sse_body(futures::stream::iter(first).chain(rest))
 }

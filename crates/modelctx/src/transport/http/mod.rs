@@ -16,6 +16,7 @@ mod options;
 mod post;
 mod serve;
 mod sessions;
+mod store;
 mod stream;
 
 use std::convert::Infallible;
@@ -33,9 +34,13 @@ use crate::server::Server;
 
 pub use options::HttpOptions;
 pub use serve::{MCP_PATH, serve_http};
+pub use store::{
+    EventLimits, EventStore, HttpStores, MemoryEventStore, MemorySessionStore, Replay, SessionStore,
+    StoreError, StoreFuture,
+};
 
 use body::{error_response, read_limited};
-use sessions::Sessions;
+use sessions::{Sessions, store_failure};
 
 /// The response body of the MCP endpoint: JSON, or an SSE stream.
 pub type McpBody = UnsyncBoxBody<Bytes, Infallible>;
@@ -94,17 +99,22 @@ impl McpHttp {
             };
             return post::handle(shared, &parts.headers, &bytes).await;
         }
-        let session = shared.sessions.lookup(request.headers());
+        let session = match shared.sessions.lookup(request.headers()).await {
+            Ok(session) => session,
+            Err(e) => return error_response(500, None, store_failure(&e)),
+        };
         let peer = session.as_ref().map_or_else(|lookup| lookup.peer(), |s| PeerState::Session(s.version()));
         match route_http_stream(method, origin_allowed, &peer, shared.server.versions()) {
             StreamRoute::Reject(rejection) => error_response(rejection.status, None, rejection.error),
             StreamRoute::OpenStream(_) => match session {
-                Ok(session) => stream::open(shared, session, request.headers()),
+                Ok(session) => stream::open(shared, session, request.headers()).await,
                 Err(_) => unreachable!("a stream opens only for a known session"),
             },
             StreamRoute::EndSession => {
-                if let Ok(session) = session {
-                    shared.sessions.remove(&session);
+                if let Ok(session) = session
+                    && let Err(e) = shared.sessions.remove(&session).await
+                {
+                    return error_response(500, None, store_failure(&e));
                 }
                 body::empty(http::StatusCode::OK)
             }

@@ -2,8 +2,10 @@
 
 use std::time::Duration;
 
+use super::store::HttpStores;
+
 /// How the MCP endpoint guards itself and how long state lives.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct HttpOptions {
     /// Extra allowed `Origin`s (`https://app.example.com`); loopback origins are always
     /// allowed. A request with any other `Origin` is refused with 403 (DNS-rebinding
@@ -26,6 +28,10 @@ pub struct HttpOptions {
     /// How long one request may run before it is cancelled and answered with `-32603`
     /// (`subscriptions/listen` is exempt). Default 5 minutes; `None` for no limit.
     pub request_timeout: Option<Duration>,
+    /// Where legacy sessions and their stream events are kept; `None` for in-memory stores
+    /// bounded by `session_idle_timeout` and `max_sessions`. Instances given the same stores
+    /// serve the same sessions.
+    pub stores: Option<HttpStores>,
 }
 
 impl Default for HttpOptions {
@@ -40,6 +46,7 @@ impl Default for HttpOptions {
             shutdown_grace: Duration::from_secs(5),
             max_in_flight: 256,
             request_timeout: Some(Duration::from_secs(300)),
+            stores: None,
         }
     }
 }

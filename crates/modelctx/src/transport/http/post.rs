@@ -16,8 +16,8 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::body::{empty, error_response, json_response, sse_event, sse_frames, sse_response};
-use super::events::LIVE_BUFFER;
-use super::sessions::Session;
+use super::events::{self, LIVE_BUFFER};
+use super::sessions::{Session, store_failure};
 use super::{McpBody, Shared};
 use crate::server::input::LegacyPeer;
 use crate::server::{LegacySession, RequestContext, Tokens};
@@ -32,12 +32,23 @@ fn header<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
     headers.get(name).and_then(|value| value.to_str().ok())
 }
 
+/// The id of a request, for an error answer.
+fn message_id(message: &Message) -> Option<RequestId> {
+    match message {
+        Message::Request(request) => Some(request.id.clone()),
+        _ => None,
+    }
+}
+
 pub(super) async fn handle(shared: &Arc<Shared>, headers: &HeaderMap, bytes: &Bytes) -> Response<McpBody> {
     let message = match parse_message_with(bytes, &shared.server.options().limits.parse) {
         Ok(message) => message,
         Err(failure) => return error_response(StatusCode::BAD_REQUEST.as_u16(), failure.id, failure.error),
     };
-    let session = shared.sessions.lookup(headers);
+    let session = match shared.sessions.lookup(headers).await {
+        Ok(session) => session,
+        Err(e) => return error_response(500, message_id(&message), store_failure(&e)),
+    };
     let peer = match &session {
         Ok(session) => PeerState::Session(session.version()),
         Err(missing) => missing.peer(),
@@ -52,7 +63,9 @@ pub(super) async fn handle(shared: &Arc<Shared>, headers: &HeaderMap, bytes: &By
     match (route, message, session) {
         (Route::Reject(rejection), _, _) => error_response(rejection.status, rejection.id, rejection.error),
         (Route::Ignore(_), _, _) => empty(StatusCode::ACCEPTED),
-        (Route::Initialize(version), Message::Request(request), _) => initialize(shared, version, request),
+        (Route::Initialize(version), Message::Request(request), _) => {
+            initialize(shared, version, request).await
+        }
         (Route::Modern(version), Message::Request(request), _) => {
             modern(shared, headers, version, request).await
         }
@@ -66,9 +79,13 @@ pub(super) async fn handle(shared: &Arc<Shared>, headers: &HeaderMap, bytes: &By
     }
 }
 
-fn initialize(shared: &Shared, version: ProtocolVersion, request: Request) -> Response<McpBody> {
-    let created = LegacySession::initialize(&shared.server, version, request.params)
-        .and_then(|(state, result)| shared.sessions.create(state).map(|session| (session, result)));
+async fn initialize(shared: &Shared, version: ProtocolVersion, request: Request) -> Response<McpBody> {
+    let (state, result) = match LegacySession::initialize(&shared.server, version, request.params) {
+        Ok(opened) => opened,
+        Err(error) => return error_response(200, Some(request.id), error),
+    };
+    // No room for the session, or its store is down: try later (503).
+    let created = shared.sessions.create(state).await.map(|session| (session, result));
     match created {
         Ok((session, result)) => {
             let mut response = json_response(200, &Message::Response(Answer { id: request.id, result }));
@@ -76,7 +93,7 @@ fn initialize(shared: &Shared, version: ProtocolVersion, request: Request) -> Re
             response.headers_mut().insert(MCP_SESSION_ID, id);
             response
         }
-        Err(error) => error_response(200, Some(request.id), error),
+        Err(error) => error_response(503, Some(request.id), error),
     }
 }
 
@@ -119,8 +136,15 @@ async fn legacy(
 ) -> Response<McpBody> {
     match message {
         Message::Request(request) => {
+            let before = session.state().clone();
             let served = session.state().handle(&shared.server, &request.method, request.params.clone());
             if let Some(result) = served {
+                let after = session.state().clone();
+                let result = if after == before {
+                    result
+                } else {
+                    shared.sessions.save(&session, after).await.and(result)
+                };
                 return json_response(200, &reply(request.id, result));
             }
             let token = CancellationToken::new();
@@ -162,7 +186,7 @@ async fn legacy(
             }
         }
         Message::Notification(notification) => {
-            on_notification(&session, &notification);
+            on_notification(shared, &session, &notification).await;
             empty(StatusCode::ACCEPTED)
         }
         Message::Response(answer) => {
@@ -178,7 +202,7 @@ async fn legacy(
     }
 }
 
-fn on_notification(session: &Session, notification: &Notification) {
+async fn on_notification(shared: &Shared, session: &Session, notification: &Notification) {
     if notification.method == "notifications/cancelled" {
         let id = notification
             .params
@@ -190,7 +214,14 @@ fn on_notification(session: &Session, notification: &Notification) {
             token.cancel();
         }
     } else {
+        let before = session.state().clone();
         session.state().notification(&notification.method);
+        let after = session.state().clone();
+        if after != before
+            && let Err(e) = shared.sessions.save(session, after).await
+        {
+            tracing::warn!(error = %e.message, "a session change could not be stored");
+        }
     }
 }
 
@@ -266,36 +297,42 @@ fn logged_stream(
     let id = request.id.clone();
     let mut handler = spawn_handler(shared, ctx, request, token, on_done);
     let (live, frames) = mpsc::channel(LIVE_BUFFER);
-    let number = session.events.open(live);
+    let number = session.live.open(live);
     let priming = Bytes::from(format!("id: {number}-0\nretry: {RETRY_MS}\ndata: \n\n"));
+    let store = shared.sessions.stores.events.clone();
     tokio::spawn(async move {
         let mut released = false;
+        let mut event = 0;
+        let mut record = async |message: &Message| {
+            event += 1;
+            events::record(&*store, &session, number, event, message).await;
+        };
         let outcome = loop {
             tokio::select! {
                 // Messages sent before the release still go out live.
                 biased;
                 message = messages.recv() => match message {
-                    Some(message) => session.events.record(number, &message),
+                    Some(message) => record(&message).await,
                     None => break handler.await.ok().flatten(),
                 },
                 () = release.cancelled(), if !released => {
                     released = true;
-                    session.events.release(number);
+                    session.live.release(number);
                 }
                 finished = &mut handler => {
                     while let Ok(message) = messages.try_recv() {
-                        session.events.record(number, &message);
+                        record(&message).await;
                     }
                     break finished.ok().flatten();
                 }
             }
         };
         if let Some(outcome) = outcome {
-            session.events.record(number, &reply(id, outcome));
+            record(&reply(id, outcome)).await;
         }
-        session.events.finish(number);
+        events::finish(&*store, &session, number).await;
     });
-    sse_frames(vec![priming], Some(frames))
+    sse_frames(vec![priming], Some(frames), 0)
 }
 
 fn reply(id: RequestId, result: Result<JsonObject, ErrorObject>) -> Message {

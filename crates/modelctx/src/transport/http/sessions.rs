@@ -1,8 +1,10 @@
-//! Legacy sessions of the HTTP transport, by `Mcp-Session-Id` (kept in memory).
+//! Legacy sessions of the HTTP transport, by `Mcp-Session-Id`: their state lives in the
+//! [`SessionStore`] (shared by instances), their live parts — requests in flight, questions
+//! awaiting answers, attached streams — with the instance that runs them.
 
 use std::collections::HashMap;
 use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use base64::Engine;
@@ -11,36 +13,54 @@ use http::HeaderMap;
 use modelctx_protocol::ProtocolVersion;
 use modelctx_protocol::era::PeerState;
 use modelctx_protocol::headers::MCP_SESSION_ID;
-use modelctx_protocol::jsonrpc::{ErrorCode, ErrorObject, RequestId};
+use modelctx_protocol::jsonrpc::{ErrorObject, RequestId};
 use tokio_util::sync::CancellationToken;
 
 use super::HttpOptions;
-use super::events::EventLog;
+use super::events::LiveStreams;
+use super::store::{HttpStores, StoreError};
 use crate::server::LegacySession;
 use crate::server::input::PendingAnswers;
 
-/// One legacy session.
+/// One legacy session, as this instance holds it.
 pub(super) struct Session {
     pub(super) id: String,
+    /// The state as last read from (or written to) the store.
     state: Mutex<LegacySession>,
     /// Server-to-client requests awaiting the client's answer (which arrives by POST).
     pub(super) answers: PendingAnswers,
     pub(super) next_outgoing_id: Arc<AtomicU64>,
-    /// The session's request streams, for resumption.
-    pub(super) events: EventLog,
+    /// The session's request streams running here.
+    pub(super) live: LiveStreams,
     /// Requests in flight, for `notifications/cancelled`.
     pub(super) in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
-    last_seen: Mutex<Instant>,
+    last_used: Mutex<Instant>,
 }
 
 impl Session {
+    fn new(id: String, state: LegacySession) -> Self {
+        Self {
+            id,
+            state: Mutex::new(state),
+            answers: PendingAnswers::default(),
+            next_outgoing_id: Arc::new(AtomicU64::new(1)),
+            live: LiveStreams::default(),
+            in_flight: Mutex::new(HashMap::new()),
+            last_used: Mutex::new(Instant::now()),
+        }
+    }
+
     /// The session state (negotiated version, capabilities, log level, subscriptions).
     pub(super) fn state(&self) -> MutexGuard<'_, LegacySession> {
-        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     pub(super) fn version(&self) -> ProtocolVersion {
         self.state().version
+    }
+
+    fn idle_for(&self) -> Duration {
+        self.last_used.lock().unwrap_or_else(PoisonError::into_inner).elapsed()
     }
 }
 
@@ -61,11 +81,15 @@ impl Missing {
     }
 }
 
-/// Every session of one endpoint.
+/// The result of a lookup: the session, or why there is none; `Err` when the store failed.
+pub(super) type Lookup = Result<Result<Arc<Session>, Missing>, StoreError>;
+
+/// The sessions of one endpoint.
 pub(super) struct Sessions {
-    map: Mutex<HashMap<String, Arc<Session>>>,
+    pub(super) stores: HttpStores,
+    /// Sessions this instance has served, for their live parts.
+    local: Mutex<HashMap<String, Arc<Session>>>,
     idle: Duration,
-    max: usize,
 }
 
 fn fresh_id() -> String {
@@ -74,64 +98,66 @@ fn fresh_id() -> String {
     URL_SAFE_NO_PAD.encode(bytes)
 }
 
+/// A store failure as the client sees it.
+pub(super) fn store_failure(error: &StoreError) -> ErrorObject {
+    ErrorObject::internal(format!("the session store failed: {error}"))
+}
+
 impl Sessions {
     pub(super) fn new(options: &HttpOptions) -> Self {
-        Self {
-            map: Mutex::new(HashMap::new()),
-            idle: options.session_idle_timeout,
-            max: options.max_sessions,
-        }
+        let stores = options
+            .stores
+            .clone()
+            .unwrap_or_else(|| HttpStores::in_memory(options.session_idle_timeout, options.max_sessions));
+        Self { stores, local: Mutex::new(HashMap::new()), idle: options.session_idle_timeout }
     }
 
-    fn map(&self) -> MutexGuard<'_, HashMap<String, Arc<Session>>> {
-        self.map.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    fn local(&self) -> MutexGuard<'_, HashMap<String, Arc<Session>>> {
+        self.local.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The session the request names, refreshing its idle clock.
-    pub(super) fn lookup(&self, headers: &HeaderMap) -> Result<Arc<Session>, Missing> {
-        let Some(id) = headers.get(MCP_SESSION_ID) else { return Err(Missing::NoHeader) };
-        let id = id.to_str().map_err(|_| Missing::Unknown)?;
-        let mut map = self.map();
-        let session = map.get(id).cloned().ok_or(Missing::Unknown)?;
-        let mut last_seen = session.last_seen.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if last_seen.elapsed() > self.idle {
-            drop(last_seen);
-            map.remove(id);
-            return Err(Missing::Unknown);
-        }
-        *last_seen = Instant::now();
-        drop(last_seen);
+    /// The session the request names, as the store knows it now.
+    pub(super) async fn lookup(&self, headers: &HeaderMap) -> Lookup {
+        let Some(id) = headers.get(MCP_SESSION_ID) else { return Ok(Err(Missing::NoHeader)) };
+        let Ok(id) = id.to_str() else { return Ok(Err(Missing::Unknown)) };
+        let Some(state) = self.stores.sessions.get(id).await? else {
+            self.local().remove(id);
+            return Ok(Err(Missing::Unknown));
+        };
+        let mut local = self.local();
+        let session = local
+            .entry(id.to_owned())
+            .or_insert_with(|| Arc::new(Session::new(id.to_owned(), state.clone())));
+        *session.state() = state;
+        *session.last_used.lock().unwrap_or_else(PoisonError::into_inner) = Instant::now();
+        Ok(Ok(session.clone()))
+    }
+
+    /// Stores a new session; this instance forgets the live parts of those idle too long.
+    pub(super) async fn create(&self, state: LegacySession) -> Result<Arc<Session>, ErrorObject> {
+        let id = fresh_id();
+        self.stores.sessions.create(&id, state.clone()).await.map_err(|e| ErrorObject::internal(e.0))?;
+        let session = Arc::new(Session::new(id.clone(), state));
+        let mut local = self.local();
+        local.retain(|_, s| s.idle_for() <= self.idle);
+        local.insert(id, session.clone());
         Ok(session)
     }
 
-    /// Stores a new session, forgetting expired ones first; refuses beyond the limit.
-    pub(super) fn create(&self, state: LegacySession) -> Result<Arc<Session>, ErrorObject> {
-        let mut map = self.map();
-        map.retain(|_, s| s.last_seen.lock().map(|t| t.elapsed() <= self.idle).unwrap_or(false));
-        if map.len() >= self.max {
-            return Err(ErrorObject::new(
-                ErrorCode::INTERNAL_ERROR,
-                format!("this server holds its maximum of {} sessions; try again later", self.max),
-            ));
-        }
-        let session = Arc::new(Session {
-            id: fresh_id(),
-            state: Mutex::new(state),
-            answers: PendingAnswers::default(),
-            next_outgoing_id: Arc::new(AtomicU64::new(1)),
-            events: EventLog::default(),
-            in_flight: Mutex::new(HashMap::new()),
-            last_seen: Mutex::new(Instant::now()),
-        });
-        map.insert(session.id.clone(), session.clone());
-        Ok(session)
+    /// Writes `state` back after a request changed the session (passed in rather than
+    /// re-read, so a concurrent lookup refreshing this copy cannot undo the change).
+    pub(super) async fn save(&self, session: &Session, state: LegacySession) -> Result<(), ErrorObject> {
+        self.stores.sessions.update(&session.id, state).await.map_err(|e| store_failure(&e))
     }
 
-    /// Ends a session (DELETE): its requests are cancelled and its id answers 404 from now on.
-    pub(super) fn remove(&self, session: &Session) {
-        self.map().remove(&session.id);
-        for token in session.in_flight.lock().unwrap_or_else(std::sync::PoisonError::into_inner).values() {
+    /// Ends a session (DELETE): its requests here are cancelled and its id answers 404 from
+    /// now on, on every instance.
+    pub(super) async fn remove(&self, session: &Session) -> Result<(), StoreError> {
+        self.local().remove(&session.id);
+        for token in session.in_flight.lock().unwrap_or_else(PoisonError::into_inner).values() {
             token.cancel();
         }
+        self.stores.sessions.remove(&session.id).await?;
+        self.stores.events.forget(&session.id).await
     }
 }

@@ -9,6 +9,7 @@ use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::mpsc;
 
 use super::body::{sse_frames, sse_response};
+use super::events;
 use super::sessions::Session;
 use super::{McpBody, Shared};
 
@@ -16,10 +17,16 @@ use super::{McpBody, Shared};
 /// rest of that stream (HTTP-54); otherwise a standalone stream for the session (a client may
 /// hold several; each hears every change), whose first event carries an id and no data
 /// (HTTP-44).
-pub(super) fn open(shared: &Arc<Shared>, session: Arc<Session>, headers: &HeaderMap) -> Response<McpBody> {
+pub(super) async fn open(
+    shared: &Arc<Shared>,
+    session: Arc<Session>,
+    headers: &HeaderMap,
+) -> Response<McpBody> {
     let last = headers.get("last-event-id").and_then(|v| v.to_str().ok());
-    if let Some(resumed) = last.and_then(|last| session.events.resume(last)) {
-        return sse_frames(resumed.missed, resumed.live);
+    if let Some(last) = last
+        && let Some(resumed) = events::resume(&*shared.sessions.stores.events, &session, last).await
+    {
+        return sse_frames(resumed.missed, resumed.live, resumed.after);
     }
     let (sender, stream) = mpsc::channel(64);
     let mut events = shared.server.events();

@@ -1,0 +1,339 @@
+//! Where the HTTP endpoint keeps what outlives one request: the state of legacy sessions and
+//! the events of their resumable streams. Both sit behind traits, so several instances of
+//! one endpoint (behind a load balancer, or across a restart) can share them through a
+//! database or a cache; the in-memory stores are the default.
+//!
+//! What cannot be shared stays with the instance that holds it: a running handler, a
+//! server-to-client request awaiting its answer, a live connection. A client that resumes a
+//! stream on another instance gets what was logged so far and, while the stream is still
+//! running elsewhere, reconnects for the rest (its `retry` delay later).
+
+use std::collections::{HashMap, VecDeque};
+use std::fmt;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use futures::future::BoxFuture;
+
+use crate::server::LegacySession;
+
+/// Why a store could not do what was asked; the client gets `-32603` with this message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoreError(pub String);
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+/// What a store operation returns.
+pub type StoreFuture<'a, T> = BoxFuture<'a, Result<T, StoreError>>;
+
+/// The state of legacy sessions by `Mcp-Session-Id`: negotiated version, client
+/// capabilities, log level, subscriptions.
+pub trait SessionStore: Send + Sync + 'static {
+    /// Stores a new session; refuses, with a message for the client, when it holds too many.
+    fn create<'a>(&'a self, id: &'a str, session: LegacySession) -> StoreFuture<'a, ()>;
+    /// The session `id`, or `None` when it does not exist or expired; refreshes its idle clock.
+    fn get<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<LegacySession>>;
+    /// Replaces the state of session `id` (after `logging/setLevel`, `resources/subscribe`, …).
+    fn update<'a>(&'a self, id: &'a str, session: LegacySession) -> StoreFuture<'a, ()>;
+    /// Forgets session `id`; it is unknown from then on.
+    fn remove<'a>(&'a self, id: &'a str) -> StoreFuture<'a, ()>;
+}
+
+/// The events of one request stream after some event, as a resuming client needs them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Replay {
+    /// `(event number, JSON-RPC message)` in order.
+    pub events: Vec<(u64, String)>,
+    /// Whether the stream carried its final response: nothing more will come.
+    pub finished: bool,
+}
+
+/// The events of legacy sessions' request streams. A stream is named by its session and a
+/// number; its events are numbered from 1, and the client sees `{stream}-{event}` as the SSE
+/// event id.
+pub trait EventStore: Send + Sync + 'static {
+    /// Logs event `event` (its JSON-RPC `message`) of `stream` in `session`.
+    fn append<'a>(
+        &'a self,
+        session: &'a str,
+        stream: u64,
+        event: u64,
+        message: String,
+    ) -> StoreFuture<'a, ()>;
+    /// Marks `stream` as finished: it carried its final response.
+    fn finish<'a>(&'a self, session: &'a str, stream: u64) -> StoreFuture<'a, ()>;
+    /// The events of `stream` after `event`; `None` when the store knows no such stream.
+    fn replay<'a>(&'a self, session: &'a str, stream: u64, after: u64) -> StoreFuture<'a, Option<Replay>>;
+    /// Forgets every stream of `session`.
+    fn forget<'a>(&'a self, session: &'a str) -> StoreFuture<'a, ()>;
+}
+
+/// The stores of one endpoint; share one value between instances to share their sessions.
+#[derive(Clone)]
+pub struct HttpStores {
+    /// Legacy session state.
+    pub sessions: Arc<dyn SessionStore>,
+    /// Events of resumable streams.
+    pub events: Arc<dyn EventStore>,
+}
+
+impl fmt::Debug for HttpStores {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpStores").finish_non_exhaustive()
+    }
+}
+
+impl HttpStores {
+    /// In-memory stores: sessions idle longer than `idle` expire, at most `max_sessions` live,
+    /// and the event log is bounded by [`MemoryEventStore::new`]'s defaults.
+    pub fn in_memory(idle: Duration, max_sessions: usize) -> Self {
+        Self {
+            sessions: Arc::new(MemorySessionStore::new(idle, max_sessions)),
+            events: Arc::new(MemoryEventStore::new(EventLimits {
+                sessions: max_sessions,
+                ..EventLimits::default()
+            })),
+        }
+    }
+}
+
+fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Sessions in this process's memory, expiring when idle.
+pub struct MemorySessionStore {
+    map: Mutex<HashMap<String, (LegacySession, Instant)>>,
+    idle: Duration,
+    max: usize,
+}
+
+impl MemorySessionStore {
+    /// A store whose sessions expire after `idle` without use, holding at most `max`.
+    pub fn new(idle: Duration, max: usize) -> Self {
+        Self { map: Mutex::new(HashMap::new()), idle, max }
+    }
+}
+
+impl SessionStore for MemorySessionStore {
+    fn create<'a>(&'a self, id: &'a str, session: LegacySession) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let mut map = locked(&self.map);
+            map.retain(|_, (_, seen)| seen.elapsed() <= self.idle);
+            if map.len() >= self.max {
+                return Err(StoreError(format!(
+                    "this server holds its maximum of {} sessions; try again later",
+                    self.max
+                )));
+            }
+            map.insert(id.to_owned(), (session, Instant::now()));
+            Ok(())
+        })
+    }
+
+    fn get<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<LegacySession>> {
+        Box::pin(async move {
+            let mut map = locked(&self.map);
+            let Some((session, seen)) = map.get_mut(id) else { return Ok(None) };
+            if seen.elapsed() > self.idle {
+                map.remove(id);
+                return Ok(None);
+            }
+            *seen = Instant::now();
+            Ok(Some(session.clone()))
+        })
+    }
+
+    fn update<'a>(&'a self, id: &'a str, session: LegacySession) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            match locked(&self.map).get_mut(id) {
+                Some(entry) => *entry = (session, Instant::now()),
+                None => return Err(StoreError(format!("session {id} ended meanwhile"))),
+            }
+            Ok(())
+        })
+    }
+
+    fn remove<'a>(&'a self, id: &'a str) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            locked(&self.map).remove(id);
+            Ok(())
+        })
+    }
+}
+
+/// Bounds of the in-memory event log.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EventLimits {
+    /// Events kept per stream; a resume past older ones starts at the oldest kept. Default 256.
+    pub per_stream: usize,
+    /// Streams kept per session; the oldest finished ones go first. Default 32.
+    pub streams: usize,
+    /// Sessions whose streams are kept; the least recently written go first. Default 1024.
+    pub sessions: usize,
+}
+
+impl Default for EventLimits {
+    fn default() -> Self {
+        Self { per_stream: 256, streams: 32, sessions: 1024 }
+    }
+}
+
+#[derive(Default)]
+struct StreamLog {
+    events: VecDeque<(u64, String)>,
+    finished: bool,
+}
+
+/// Stream events in this process's memory, bounded by [`EventLimits`].
+pub struct MemoryEventStore {
+    /// Sessions, least recently written first.
+    sessions: Mutex<VecDeque<(String, HashMap<u64, StreamLog>)>>,
+    limits: EventLimits,
+}
+
+impl MemoryEventStore {
+    /// An empty log within `limits`.
+    pub fn new(limits: EventLimits) -> Self {
+        Self { sessions: Mutex::new(VecDeque::new()), limits }
+    }
+
+    /// Runs `write` on `session`'s streams, making it the most recently written session.
+    fn write(&self, session: &str, write: impl FnOnce(&mut HashMap<u64, StreamLog>)) {
+        let mut sessions = locked(&self.sessions);
+        let mut streams = match sessions.iter().position(|(id, _)| id == session) {
+            Some(at) => sessions.remove(at).map(|(_, streams)| streams).unwrap_or_default(),
+            None => HashMap::new(),
+        };
+        write(&mut streams);
+        if sessions.len() >= self.limits.sessions.max(1) {
+            sessions.pop_front();
+        }
+        sessions.push_back((session.to_owned(), streams));
+    }
+}
+
+impl EventStore for MemoryEventStore {
+    fn append<'a>(
+        &'a self,
+        session: &'a str,
+        stream: u64,
+        event: u64,
+        message: String,
+    ) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            self.write(session, |streams| {
+                if !streams.contains_key(&stream) && streams.len() >= self.limits.streams.max(1) {
+                    let finished = streams.iter().filter(|(_, log)| log.finished).map(|(n, _)| *n).min();
+                    if let Some(oldest) = finished.or_else(|| streams.keys().min().copied()) {
+                        streams.remove(&oldest);
+                    }
+                }
+                let log = streams.entry(stream).or_default();
+                if log.events.len() >= self.limits.per_stream.max(1) {
+                    log.events.pop_front();
+                }
+                log.events.push_back((event, message));
+            });
+            Ok(())
+        })
+    }
+
+    fn finish<'a>(&'a self, session: &'a str, stream: u64) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            self.write(session, |streams| streams.entry(stream).or_default().finished = true);
+            Ok(())
+        })
+    }
+
+    fn replay<'a>(&'a self, session: &'a str, stream: u64, after: u64) -> StoreFuture<'a, Option<Replay>> {
+        Box::pin(async move {
+            let sessions = locked(&self.sessions);
+            let log =
+                sessions.iter().find(|(id, _)| id == session).and_then(|(_, streams)| streams.get(&stream));
+            Ok(log.map(|log| Replay {
+                events: log.events.iter().filter(|(n, _)| *n > after).cloned().collect(),
+                finished: log.finished,
+            }))
+        })
+    }
+
+    fn forget<'a>(&'a self, session: &'a str) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            locked(&self.sessions).retain(|(id, _)| id != session);
+            Ok(())
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn http_54_55_a_replay_holds_only_what_that_stream_missed() {
+        let store = MemoryEventStore::new(EventLimits::default());
+        for n in 1..=3 {
+            store.append("s", 7, n, format!("m{n}")).await.unwrap();
+        }
+        store.append("s", 8, 1, "other".into()).await.unwrap();
+        let replay = store.replay("s", 7, 1).await.unwrap().expect("a known stream");
+        assert_eq!(replay.events, vec![(2, "m2".into()), (3, "m3".into())]);
+        assert!(!replay.finished);
+        store.finish("s", 7).await.unwrap();
+        assert!(store.replay("s", 7, 3).await.unwrap().unwrap().finished);
+        assert_eq!(store.replay("s", 9, 0).await.unwrap(), None, "an unknown stream");
+        assert_eq!(store.replay("t", 7, 0).await.unwrap(), None, "another session's stream");
+        store.forget("s").await.unwrap();
+        assert_eq!(store.replay("s", 8, 0).await.unwrap(), None);
+    }
+
+    #[tokio::test]
+    async fn the_event_log_stays_within_its_limits() {
+        let store = MemoryEventStore::new(EventLimits { per_stream: 2, streams: 2, sessions: 2 });
+        for n in 1..=5 {
+            store.append("s", 1, n, format!("m{n}")).await.unwrap();
+        }
+        let kept = store.replay("s", 1, 0).await.unwrap().unwrap().events;
+        assert_eq!(kept, vec![(4, "m4".into()), (5, "m5".into())], "the newest events stay");
+        store.finish("s", 1).await.unwrap();
+        store.append("s", 2, 1, "x".into()).await.unwrap();
+        store.append("s", 3, 1, "y".into()).await.unwrap();
+        assert_eq!(store.replay("s", 1, 0).await.unwrap(), None, "the finished stream went first");
+        store.append("t", 1, 1, "x".into()).await.unwrap();
+        store.append("u", 1, 1, "x".into()).await.unwrap();
+        assert_eq!(store.replay("s", 2, 0).await.unwrap(), None, "the least recently written session went");
+    }
+
+    fn session() -> LegacySession {
+        LegacySession {
+            version: crate::protocol::ProtocolVersion::V2025_11_25,
+            capabilities: Default::default(),
+            client_info: crate::protocol::types::Implementation::new("c", "1"),
+            log_level: None,
+            subscriptions: Default::default(),
+            initialized: true,
+        }
+    }
+
+    #[tokio::test]
+    async fn sessions_expire_when_idle_and_stay_within_the_limit() {
+        let store = MemorySessionStore::new(Duration::from_millis(30), 1);
+        store.create("a", session()).await.unwrap();
+        let full = store.create("b", session()).await.unwrap_err();
+        assert!(full.0.contains("maximum of 1 sessions"), "{full}");
+        assert!(store.get("a").await.unwrap().is_some());
+        tokio::time::sleep(Duration::from_millis(60)).await;
+        assert!(store.get("a").await.unwrap().is_none(), "expired");
+        store.create("b", session()).await.unwrap();
+        assert!(store.update("a", session()).await.is_err(), "an ended session is not revived");
+        store.remove("b").await.unwrap();
+        assert!(store.get("b").await.unwrap().is_none());
+    }
+}
