@@ -25,28 +25,22 @@
 //! [`super::http::serve_http`] serves it at [`SSE_PATH`] and [`MESSAGES_PATH`] beside `/mcp`.
 
 use std::collections::HashMap;
-use std::convert::Infallible;
-use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use bytes::Bytes;
 use futures::StreamExt;
 use http::{HeaderValue, Method, Request, Response, StatusCode, Uri, header};
-use http_body::Frame;
-use http_body_util::{BodyExt, Empty, Full, StreamBody};
-use modelctx_protocol::jsonrpc::{
-    ErrorCode, ErrorObject, ErrorResponse, Message, RequestId, parse_message_with,
-};
+use modelctx_protocol::jsonrpc::{ErrorCode, ErrorObject, parse_message_with};
 use tokio::io::{AsyncRead, DuplexStream, ReadBuf};
 use tokio::sync::mpsc;
 use tokio_util::codec::{FramedRead, LinesCodec};
 use tokio_util::sync::CancellationToken;
 
+use super::http::body::{empty, error_response, read_limited, sse_body};
+use super::http::sessions::fresh_id;
 use super::http::{HttpOptions, McpBody, guard};
 use super::serve_connection;
 use crate::server::Server;
@@ -160,7 +154,7 @@ impl McpSse {
         let shared = &self.inner;
         if shared.closing.is_cancelled() {
             return error_response(
-                StatusCode::SERVICE_UNAVAILABLE,
+                StatusCode::SERVICE_UNAVAILABLE.as_u16(),
                 None,
                 ErrorObject::new(ErrorCode::INTERNAL_ERROR, "the server is shutting down"),
             );
@@ -171,7 +165,7 @@ impl McpSse {
             let mut sessions = shared.sessions();
             if sessions.len() >= shared.options.max_sessions {
                 return error_response(
-                    StatusCode::SERVICE_UNAVAILABLE,
+                    StatusCode::SERVICE_UNAVAILABLE.as_u16(),
                     None,
                     ErrorObject::new(
                         ErrorCode::INTERNAL_ERROR,
@@ -205,16 +199,7 @@ impl McpSse {
             };
             Some((Bytes::from(format!("event: message\ndata: {line}\n\n")), (lines, session)))
         });
-        let frames = futures::stream::iter([endpoint])
-            .chain(messages)
-            .map(|bytes| Ok::<_, Infallible>(Frame::data(bytes)));
-        Response::builder()
-            .status(StatusCode::OK)
-            .header(header::CONTENT_TYPE, "text/event-stream")
-            .header(header::CACHE_CONTROL, "no-cache")
-            .header("x-accel-buffering", "no")
-            .body(StreamBody::new(frames).boxed_unsync())
-            .expect("a valid response")
+        sse_body(futures::stream::iter([endpoint]).chain(messages))
     }
 
     /// POST: one message into the named session's connection.
@@ -226,7 +211,7 @@ impl McpSse {
         let shared = &self.inner;
         let Some(id) = session_id(request.uri()) else {
             return error_response(
-                StatusCode::BAD_REQUEST,
+                StatusCode::BAD_REQUEST.as_u16(),
                 None,
                 ErrorObject::invalid_request(
                     "no sessionId in the query: POST to the URI of the stream's `endpoint` event",
@@ -243,14 +228,14 @@ impl McpSse {
         // Refuse what is not one JSON-RPC message here, with 400; everything else is the
         // connection's to judge (its errors travel on the stream, as on stdio).
         if let Err(failure) = parse_message_with(&bytes, &shared.server.options().limits.parse) {
-            return error_response(StatusCode::BAD_REQUEST, failure.id, failure.error);
+            return error_response(StatusCode::BAD_REQUEST.as_u16(), failure.id, failure.error);
         }
         match tokio::time::timeout(INBOX_WAIT, input.send(one_line(&bytes))).await {
             Ok(Ok(())) => empty(StatusCode::ACCEPTED),
             // The stream closed meanwhile.
             Ok(Err(_)) => unknown_session(),
             Err(_) => error_response(
-                StatusCode::SERVICE_UNAVAILABLE,
+                StatusCode::SERVICE_UNAVAILABLE.as_u16(),
                 None,
                 ErrorObject::new(
                     ErrorCode::INTERNAL_ERROR,
@@ -261,24 +246,7 @@ impl McpSse {
     }
 }
 
-impl<B> tower_service::Service<Request<B>> for McpSse
-where
-    B: http_body::Body<Data = Bytes> + Send + 'static,
-    B::Error: std::fmt::Display,
-{
-    type Response = Response<McpBody>;
-    type Error = Infallible;
-    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
-
-    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, request: Request<B>) -> Self::Future {
-        let service = self.clone();
-        Box::pin(async move { Ok(service.handle(request).await) })
-    }
-}
+super::service_via_handle!(McpSse);
 
 /// Serves one session until its stream closes (or the service shuts down), then forgets it.
 async fn run_session(
@@ -367,65 +335,12 @@ fn session_id(uri: &Uri) -> Option<&str> {
     uri.query()?.split('&').find_map(|pair| pair.strip_prefix("sessionId=")).filter(|id| !id.is_empty())
 }
 
-/// 24 random bytes, URL-safe base64: needs no escaping in the `endpoint` URI.
-fn fresh_id() -> String {
-    let mut bytes = [0u8; 24];
-    getrandom::fill(&mut bytes).expect("the system random source works");
-    URL_SAFE_NO_PAD.encode(bytes)
-}
-
-/// Reads the whole body, refusing more than `limit` bytes with 413 as soon as the limit is
-/// passed (also for chunked bodies without a length).
-async fn read_limited<B>(body: B, limit: usize) -> Result<Bytes, Response<McpBody>>
-where
-    B: http_body::Body<Data = Bytes>,
-    B::Error: std::fmt::Display,
-{
-    let mut body = std::pin::pin!(body);
-    let mut collected = Vec::new();
-    while let Some(frame) = body.frame().await {
-        let frame = frame.map_err(|e| {
-            error_response(
-                StatusCode::BAD_REQUEST,
-                None,
-                ErrorObject::invalid_request(format!("reading the request body failed: {e}")),
-            )
-        })?;
-        if let Ok(data) = frame.into_data() {
-            if collected.len() + data.len() > limit {
-                return Err(error_response(
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    None,
-                    ErrorObject::invalid_request(format!(
-                        "the request body is larger than the limit of {limit} bytes"
-                    )),
-                ));
-            }
-            collected.extend_from_slice(&data);
-        }
-    }
-    Ok(Bytes::from(collected))
-}
-
 fn unknown_session() -> Response<McpBody> {
     error_response(
-        StatusCode::NOT_FOUND,
+        StatusCode::NOT_FOUND.as_u16(),
         None,
         ErrorObject::invalid_request("no such session (its stream has closed); open a new one with GET"),
     )
-}
-
-fn error_response(status: StatusCode, id: Option<RequestId>, error: ErrorObject) -> Response<McpBody> {
-    let message = Message::Error(ErrorResponse { id, error });
-    Response::builder()
-        .status(status)
-        .header(header::CONTENT_TYPE, "application/json")
-        .body(Full::new(Bytes::from(message.to_json())).boxed_unsync())
-        .expect("a valid response")
-}
-
-fn empty(status: StatusCode) -> Response<McpBody> {
-    Response::builder().status(status).body(Empty::new().boxed_unsync()).expect("a valid response")
 }
 
 fn method_not_allowed(allow: &'static str) -> Response<McpBody> {

@@ -1,5 +1,36 @@
 //! Transports: how bytes reach a [`crate::server::Server`].
 
+/// Makes an endpoint with an `async fn handle(&self, Request<B>) -> Response<McpBody>` a
+/// `tower::Service` (and so a hyper service or an axum route).
+macro_rules! service_via_handle {
+    ($endpoint:ty) => {
+        impl<B> tower_service::Service<http::Request<B>> for $endpoint
+        where
+            B: http_body::Body<Data = bytes::Bytes> + Send + 'static,
+            B::Error: std::fmt::Display,
+        {
+            type Response = http::Response<$crate::transport::http::McpBody>;
+            type Error = std::convert::Infallible;
+            type Future = std::pin::Pin<
+                Box<dyn std::future::Future<Output = Result<Self::Response, Self::Error>> + Send>,
+            >;
+
+            fn poll_ready(
+                &mut self,
+                _: &mut std::task::Context<'_>,
+            ) -> std::task::Poll<Result<(), Self::Error>> {
+                std::task::Poll::Ready(Ok(()))
+            }
+
+            fn call(&mut self, request: http::Request<B>) -> Self::Future {
+                let service = self.clone();
+                Box::pin(async move { Ok(service.handle(request).await) })
+            }
+        }
+    };
+}
+use service_via_handle;
+
 mod connection;
 pub mod http;
 #[cfg(feature = "http-sse")]

@@ -16,7 +16,7 @@ use super::events::LiveFrame;
 
 /// Reads the whole body, refusing more than `limit` bytes with 413 as soon as the limit is
 /// passed (also for chunked bodies without a length).
-pub(super) async fn read_limited<B>(body: B, limit: usize) -> Result<Bytes, Response<McpBody>>
+pub(crate) async fn read_limited<B>(body: B, limit: usize) -> Result<Bytes, Response<McpBody>>
 where
     B: http_body::Body<Data = Bytes>,
     B::Error: std::fmt::Display,
@@ -51,7 +51,7 @@ where
 }
 
 /// A JSON response with `status`.
-pub(super) fn json_response(status: u16, message: &Message) -> Response<McpBody> {
+pub(crate) fn json_response(status: u16, message: &Message) -> Response<McpBody> {
     Response::builder()
         .status(status)
         .header(header::CONTENT_TYPE, "application/json")
@@ -60,12 +60,12 @@ pub(super) fn json_response(status: u16, message: &Message) -> Response<McpBody>
 }
 
 /// A JSON-RPC error response with `status`.
-pub(super) fn error_response(status: u16, id: Option<RequestId>, error: ErrorObject) -> Response<McpBody> {
+pub(crate) fn error_response(status: u16, id: Option<RequestId>, error: ErrorObject) -> Response<McpBody> {
     json_response(status, &Message::Error(ErrorResponse { id, error }))
 }
 
 /// An empty response (202 for accepted notifications and answers, 200 for DELETE).
-pub(super) fn empty(status: StatusCode) -> Response<McpBody> {
+pub(crate) fn empty(status: StatusCode) -> Response<McpBody> {
     Response::builder().status(status).body(Empty::new().boxed_unsync()).expect("a valid response")
 }
 
@@ -108,7 +108,8 @@ pub(super) fn sse_frames(
     sse_body(futures::stream::iter(first).chain(rest))
 }
 
-fn sse_body(frames: impl futures::Stream<Item = Bytes> + Send + 'static) -> Response<McpBody> {
+/// An SSE response carrying `frames` (never buffered by proxies).
+pub(crate) fn sse_body(frames: impl futures::Stream<Item = Bytes> + Send + 'static) -> Response<McpBody> {
     let frames = frames.map(|bytes| Ok::<_, Infallible>(Frame::data(bytes)));
     Response::builder()
         .status(StatusCode::OK)

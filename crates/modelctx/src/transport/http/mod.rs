@@ -9,21 +9,18 @@
 //!
 //! [`McpHttp`] is a `tower::Service` to mount in an app; [`serve_http`] runs it on a listener.
 
-mod body;
+pub(crate) mod body;
 mod events;
 pub(crate) mod guard;
 mod options;
 mod post;
 mod serve;
-mod sessions;
+pub(crate) mod sessions;
 mod store;
 mod stream;
 
 use std::convert::Infallible;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 
 use bytes::Bytes;
 use http::{Method, Request, Response};
@@ -122,21 +119,4 @@ impl McpHttp {
     }
 }
 
-impl<B> tower_service::Service<Request<B>> for McpHttp
-where
-    B: http_body::Body<Data = Bytes> + Send + 'static,
-    B::Error: std::fmt::Display,
-{
-    type Response = Response<McpBody>;
-    type Error = Infallible;
-    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
-
-    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, request: Request<B>) -> Self::Future {
-        let service = self.clone();
-        Box::pin(async move { Ok(service.handle(request).await) })
-    }
-}
+super::service_via_handle!(McpHttp);

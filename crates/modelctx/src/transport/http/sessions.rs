@@ -92,7 +92,7 @@ pub(super) struct Sessions {
     idle: Duration,
 }
 
-fn fresh_id() -> String {
+pub(crate) fn fresh_id() -> String {
     let mut bytes = [0u8; 24];
     getrandom::fill(&mut bytes).expect("the system random source works");
     URL_SAFE_NO_PAD.encode(bytes)
