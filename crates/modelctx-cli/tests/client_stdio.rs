@@ -1,0 +1,93 @@
+//! The client over stdio with real child processes: `modelctx serve everything` in both eras,
+//! a server that crashes, and shutdown that leaves no process behind.
+
+use std::time::Duration;
+
+use modelctx::client::{Client, ClientError, ClientOptions, EraMode, StdioCommand};
+use modelctx::protocol::ProtocolVersion;
+use modelctx::protocol::types::Implementation;
+use serde_json::json;
+
+fn everything() -> StdioCommand {
+    StdioCommand::new(env!("CARGO_BIN_EXE_modelctx")).args(["serve", "everything"])
+}
+
+fn options() -> ClientOptions {
+    ClientOptions::new(Implementation::new("stdio-test", "1"))
+}
+
+/// Whether process `pid` is gone — neither running nor a zombie awaiting its parent.
+fn gone(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        // The state follows the parenthesised command name.
+        Ok(stat) => stat.rsplit_once(") ").is_some_and(|(_, rest)| rest.starts_with('X')),
+    }
+}
+
+async fn wait_gone(pid: u32) -> bool {
+    for _ in 0..500 {
+        if gone(pid) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    false
+}
+
+#[tokio::test]
+async fn both_eras_list_and_call_the_everything_server() {
+    for (mode, version) in
+        [(EraMode::Auto, ProtocolVersion::V2026_07_28), (EraMode::Legacy, ProtocolVersion::V2025_11_25)]
+    {
+        let client = Client::spawn(&everything(), ClientOptions { mode, ..options() }).await.unwrap();
+        assert_eq!(client.server().version, version, "{mode:?}");
+        assert_eq!(client.server().info.as_ref().unwrap().name, "modelctx-everything");
+        let tools = client.list_tools().await.unwrap();
+        assert!(tools.iter().any(|tool| tool.name == "echo"), "{mode:?}");
+        let echo = client.call_tool("echo", json!({"message": "over stdio"})).await.unwrap();
+        assert_eq!(serde_json::to_value(&echo.content).unwrap()[0]["text"], "over stdio");
+        let add = client.call_tool("add", json!({"a": 2, "b": 40})).await.unwrap();
+        assert_eq!(add.structured_content, Some(json!({"sum": 42.0})));
+        let exit = client.close().await;
+        let exit = exit.expect("the server's exit is known");
+        assert!(exit.ends_with("/modelctx exited"), "closing stdin ends the server cleanly: {exit}");
+    }
+}
+
+#[tokio::test]
+async fn dropping_a_client_leaves_no_child_process_behind() {
+    let client = Client::spawn(&everything(), options()).await.unwrap();
+    let pid = client.server_pid().expect("a spawned server has a pid");
+    assert!(!gone(pid));
+    drop(client);
+    assert!(wait_gone(pid).await, "the server {pid} still runs or is a zombie after the client was dropped");
+}
+
+#[tokio::test]
+async fn a_server_that_ignores_eof_is_terminated() {
+    let options =
+        ClientOptions { shutdown_grace: Duration::from_millis(100), mode: EraMode::Legacy, ..options() };
+    // Answers `initialize`, then ignores EOF and SIGTERM: only SIGKILL ends it.
+    let stubborn = StdioCommand::new("sh").args([
+        "-c",
+        r#"trap '' TERM; read -r line; printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"sh","version":"1"}}}'; while :; do sleep 1; done"#,
+    ]);
+    let client = Client::spawn(&stubborn, options).await.unwrap();
+    let pid = client.server_pid().unwrap();
+    let exit = client.close().await;
+    assert_eq!(exit.as_deref(), Some("the server sh was ended by signal 9"));
+    assert!(wait_gone(pid).await);
+}
+
+#[tokio::test]
+async fn a_crashing_server_fails_the_pending_call_with_its_exit() {
+    let crashing = StdioCommand::new("sh").args(["-c", "read -r line; echo 'dying' >&2; exit 3"]);
+    let error = Client::spawn(&crashing, options()).await.err().expect("no server to talk to");
+    assert_eq!(error, ClientError::Closed("the server sh exited with status 3".into()));
+    let missing = Client::spawn(&StdioCommand::new("/no/such/server"), options()).await.err().unwrap();
+    assert!(
+        matches!(missing, ClientError::Spawn(ref why) if why.starts_with("/no/such/server: ")),
+        "{missing}"
+    );
+}

@@ -1,0 +1,63 @@
+//! What can go wrong in a client call.
+
+use std::fmt;
+use std::time::Duration;
+
+use modelctx_protocol::jsonrpc::ErrorObject;
+
+/// Why a client call failed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ClientError {
+    /// The server answered with a JSON-RPC error.
+    Rpc(ErrorObject),
+    /// The connection ended before the answer (the server exited or closed its output).
+    Closed(String),
+    /// No answer in time; the request was cancelled on the server.
+    Timeout {
+        /// The request's method.
+        method: String,
+        /// The time limit.
+        after: Duration,
+    },
+    /// The server could not be started.
+    Spawn(String),
+    /// The server and this client share no protocol version.
+    Incompatible {
+        /// The versions the server named (empty when it named none).
+        supported: Vec<String>,
+    },
+    /// The call's parameters were not what the protocol needs.
+    InvalidParams(String),
+    /// The server's result did not have the shape its method defines.
+    InvalidResult {
+        /// The request's method.
+        method: String,
+        /// What was wrong.
+        detail: String,
+    },
+}
+
+impl fmt::Display for ClientError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Rpc(error) => write!(f, "the server answered {}: {}", error.code.0, error.message),
+            Self::Closed(why) => write!(f, "the connection ended: {why}"),
+            Self::Timeout { method, after } => {
+                write!(f, "{method} got no answer within {}s and was cancelled", after.as_secs_f64())
+            }
+            Self::Spawn(why) => write!(f, "the server could not be started: {why}"),
+            Self::Incompatible { supported } if supported.is_empty() => {
+                f.write_str("the server speaks no protocol version this client does")
+            }
+            Self::Incompatible { supported } => {
+                write!(f, "the server speaks only {}, none of which this client does", supported.join(", "))
+            }
+            Self::InvalidParams(why) => write!(f, "invalid parameters: {why}"),
+            Self::InvalidResult { method, detail } => {
+                write!(f, "the server's {method} result is malformed: {detail}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ClientError {}

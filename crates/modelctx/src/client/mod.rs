@@ -1,0 +1,336 @@
+//! The client: connects to a server, settles the protocol era as CHECKLIST §10.1 prescribes,
+//! and makes typed calls.
+//!
+//! Over stdio the client probes with `server/discover`; any answer but a modern one — an
+//! error that is not one of the codes only 2026-07-28 has, or silence until the probe
+//! timeout — falls back to the `initialize` handshake. [`EraMode`] pins either era instead.
+//!
+//! ```no_run
+//! use modelctx::client::{Client, ClientOptions, StdioCommand};
+//! use modelctx::protocol::types::Implementation;
+//! use serde_json::json;
+//!
+//! # async fn demo() -> Result<(), modelctx::client::ClientError> {
+//! let server = StdioCommand::new("modelctx").args(["serve", "everything"]);
+//! let client = Client::spawn(&server, ClientOptions::new(Implementation::new("demo", "1"))).await?;
+//! for tool in client.list_tools().await? {
+//!     println!("{}", tool.name);
+//! }
+//! let result = client.call_tool("echo", json!({"message": "hi"})).await?;
+//! println!("{:?}", result.content);
+//! client.close().await;
+//! # Ok(()) }
+//! ```
+
+mod error;
+mod rpc;
+mod stdio;
+
+use std::time::Duration;
+
+use modelctx_protocol::jsonrpc::{Notification, ParseLimits};
+use modelctx_protocol::model::{CallToolResult, ServerCapabilities, Tool};
+use modelctx_protocol::types::Implementation;
+use modelctx_protocol::{Era, JsonObject, ProtocolVersion, meta, v2025, v2026};
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+use tokio::sync::broadcast;
+use tokio_util::sync::CancellationToken;
+
+pub use error::ClientError;
+pub use stdio::StdioCommand;
+
+use modelctx_protocol::era::client::{EraVerdict, ProbeOutcome, stdio_probe_verdict};
+use rpc::Rpc;
+use stdio::Process;
+
+/// Which era the client speaks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum EraMode {
+    /// Probe with `server/discover`, fall back to `initialize`.
+    #[default]
+    Auto,
+    /// 2026-07-28 only: a server that does not speak it is an error.
+    Modern,
+    /// The `initialize` handshake, without probing.
+    Legacy,
+}
+
+/// How the client identifies itself and how long it waits.
+#[derive(Clone, Debug)]
+pub struct ClientOptions {
+    /// The client software, sent to the server.
+    pub info: Implementation,
+    /// Which era to speak.
+    pub mode: EraMode,
+    /// How long one request may take before it is cancelled. Default 60 s.
+    pub request_timeout: Duration,
+    /// How long the `server/discover` probe waits before falling back. Default 5 s.
+    pub probe_timeout: Duration,
+    /// At shutdown, how long a stdio server has after stdin closes, and again after SIGTERM,
+    /// before it is killed. Default 2 s.
+    pub shutdown_grace: Duration,
+    /// Limits on the messages the server sends.
+    pub limits: ParseLimits,
+}
+
+impl ClientOptions {
+    /// Defaults for a client called `info`.
+    pub fn new(info: Implementation) -> Self {
+        Self {
+            info,
+            mode: EraMode::Auto,
+            request_timeout: Duration::from_secs(60),
+            probe_timeout: Duration::from_secs(5),
+            shutdown_grace: Duration::from_secs(2),
+            limits: ParseLimits::default(),
+        }
+    }
+}
+
+/// What the connection settled on, and what the server said of itself.
+#[derive(Clone, Debug)]
+pub struct ServerDescription {
+    /// The protocol version in use.
+    pub version: ProtocolVersion,
+    /// What the server offers.
+    pub capabilities: ServerCapabilities,
+    /// The server software, when it said.
+    pub info: Option<Implementation>,
+    /// How to use the server, when it said.
+    pub instructions: Option<String>,
+}
+
+/// The versions this client speaks, newest first.
+const VERSIONS: [ProtocolVersion; 2] = [ProtocolVersion::V2026_07_28, ProtocolVersion::V2025_11_25];
+
+/// Pages a listing may take before the client gives up on a server whose cursors never end.
+const MAX_PAGES: usize = 1000;
+
+/// A connection to one MCP server.
+pub struct Client {
+    rpc: Rpc,
+    options: ClientOptions,
+    server: ServerDescription,
+    process: Option<Process>,
+}
+
+impl Client {
+    /// Starts `command` as a stdio server and connects to it.
+    pub async fn spawn(command: &StdioCommand, options: ClientOptions) -> Result<Self, ClientError> {
+        let spawned = Process::spawn(command, options.shutdown_grace)?;
+        let process = spawned.process;
+        // The output ends when the server exits, so its exit status follows shortly.
+        let exit = process.exited(Duration::from_secs(2));
+        let ended = async move { exit.await.unwrap_or_else(|| "the server closed its output".into()) };
+        let rpc = Rpc::start((spawned.stdout, spawned.stdin), options.limits, process.stop.clone(), ended);
+        let server = negotiate(&rpc, &options).await?;
+        Ok(Self { rpc, options, server, process: Some(process) })
+    }
+
+    /// Connects over a stream pair already open to a server (a socket, an in-memory pipe).
+    pub async fn connect<R, W>(reader: R, writer: W, options: ClientOptions) -> Result<Self, ClientError>
+    where
+        R: tokio::io::AsyncRead + Unpin + Send + 'static,
+        W: tokio::io::AsyncWrite + Unpin + Send + 'static,
+    {
+        let ended = async { "the server closed the connection".to_owned() };
+        let rpc = Rpc::start((reader, writer), options.limits, CancellationToken::new(), ended);
+        let server = negotiate(&rpc, &options).await?;
+        Ok(Self { rpc, options, server, process: None })
+    }
+
+    /// What the connection settled on.
+    pub fn server(&self) -> &ServerDescription {
+        &self.server
+    }
+
+    /// The era in use.
+    pub fn era(&self) -> Era {
+        self.server.version.era()
+    }
+
+    /// The process id of a spawned server.
+    pub fn server_pid(&self) -> Option<u32> {
+        self.process.as_ref().and_then(Process::pid)
+    }
+
+    /// Notifications the server sends from now on (progress, logs, list changes).
+    pub fn notifications(&self) -> broadcast::Receiver<Notification> {
+        self.rpc.notifications()
+    }
+
+    /// Sends any request, with the per-request `_meta` the era needs; returns the raw result.
+    pub async fn request(&self, method: &str, params: Value) -> Result<JsonObject, ClientError> {
+        let params = match params {
+            Value::Object(params) => params,
+            Value::Null => JsonObject::new(),
+            other => {
+                return Err(ClientError::InvalidParams(format!("params must be an object, not {other}")));
+            }
+        };
+        let params = match self.era() {
+            Era::Modern => with_meta(params, self.server.version, &self.options.info),
+            Era::Legacy => params,
+        };
+        self.rpc.request(method, Some(params), self.options.request_timeout).await
+    }
+
+    /// Checks that the server answers: `ping`, or in 2026-07-28 (which has no `ping`)
+    /// `server/discover`.
+    pub async fn ping(&self) -> Result<(), ClientError> {
+        let method = match self.era() {
+            Era::Modern => "server/discover",
+            Era::Legacy => "ping",
+        };
+        self.request(method, Value::Null).await.map(drop)
+    }
+
+    /// Every tool of the server, following `nextCursor` to the last page.
+    pub async fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
+        let mut tools = Vec::new();
+        let mut cursor: Option<String> = None;
+        for _ in 0..MAX_PAGES {
+            let params = cursor.as_ref().map_or_else(|| json!({}), |cursor| json!({"cursor": cursor}));
+            let page = self.request("tools/list", params).await?;
+            let next = match self.era() {
+                Era::Modern => {
+                    let page: v2026::ListToolsResult = parse("tools/list", page)?;
+                    tools.extend(page.tools);
+                    page.next_cursor
+                }
+                Era::Legacy => {
+                    let page: v2025::ListToolsResult = parse("tools/list", page)?;
+                    tools.extend(page.tools.into_iter().map(Tool::from));
+                    page.next_cursor
+                }
+            };
+            match next {
+                Some(next) if cursor.as_ref() == Some(&next) => {
+                    return Err(ClientError::InvalidResult {
+                        method: "tools/list".into(),
+                        detail: format!("the server returned the cursor {next:?} it was given"),
+                    });
+                }
+                Some(next) => cursor = Some(next),
+                None => return Ok(tools),
+            }
+        }
+        Err(ClientError::InvalidResult {
+            method: "tools/list".into(),
+            detail: format!("still more pages after {MAX_PAGES}"),
+        })
+    }
+
+    /// Calls tool `name` with `arguments` (a JSON object).
+    pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult, ClientError> {
+        let result = self.request("tools/call", json!({"name": name, "arguments": arguments})).await?;
+        match self.era() {
+            Era::Modern => {
+                if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
+                    return Err(ClientError::InvalidResult {
+                        method: "tools/call".into(),
+                        detail: "the server asks for input, which this client declared it cannot give".into(),
+                    });
+                }
+                parse::<v2026::CallToolResult>("tools/call", result).map(CallToolResult::from)
+            }
+            Era::Legacy => parse::<v2025::CallToolResult>("tools/call", result).map(CallToolResult::from),
+        }
+    }
+
+    /// Shuts the connection down: a spawned server gets its stdin closed, then SIGTERM, then
+    /// SIGKILL, each after the grace period; returns how it exited.
+    pub async fn close(mut self) -> Option<String> {
+        let process = self.process.take()?;
+        process.stop.cancel();
+        process.exited(self.options.shutdown_grace * 3 + Duration::from_secs(1)).await
+    }
+}
+
+fn parse<T: DeserializeOwned>(method: &str, result: JsonObject) -> Result<T, ClientError> {
+    serde_json::from_value(Value::Object(result))
+        .map_err(|e| ClientError::InvalidResult { method: method.into(), detail: e.to_string() })
+}
+
+/// `params` with the `_meta` every 2026-07-28 request carries.
+fn with_meta(mut params: JsonObject, version: ProtocolVersion, info: &Implementation) -> JsonObject {
+    let mut request_meta = match params.remove("_meta") {
+        Some(Value::Object(request_meta)) => request_meta,
+        _ => JsonObject::new(),
+    };
+    request_meta.insert(meta::PROTOCOL_VERSION.into(), json!(version.to_string()));
+    request_meta.insert(meta::CLIENT_CAPABILITIES.into(), json!({}));
+    request_meta.insert(meta::CLIENT_INFO.into(), json!(info));
+    params.insert("_meta".into(), Value::Object(request_meta));
+    params
+}
+
+/// Settles the era: a `server/discover` probe unless pinned to legacy, then `initialize`
+/// when the verdict is legacy.
+async fn negotiate(rpc: &Rpc, options: &ClientOptions) -> Result<ServerDescription, ClientError> {
+    if options.mode != EraMode::Legacy {
+        let mut version = ProtocolVersion::V2026_07_28;
+        // A refused probe may name the version to retry with; one retry is enough.
+        for _ in 0..2 {
+            let params = with_meta(JsonObject::new(), version, &options.info);
+            let probe = rpc.request("server/discover", Some(params), options.probe_timeout).await;
+            let verdict = match &probe {
+                Ok(result) => {
+                    stdio_probe_verdict(ProbeOutcome::Result(&Value::Object(result.clone())), &VERSIONS)
+                }
+                Err(ClientError::Rpc(error)) => stdio_probe_verdict(ProbeOutcome::Error(error), &VERSIONS),
+                Err(ClientError::Timeout { .. }) => stdio_probe_verdict(ProbeOutcome::TimedOut, &VERSIONS),
+                Err(other) => return Err(other.clone()),
+            };
+            match (verdict, probe) {
+                (EraVerdict::Modern(chosen), Ok(result)) if chosen == version => {
+                    return discovered(version, result);
+                }
+                (EraVerdict::Modern(chosen), _) => version = chosen,
+                (EraVerdict::Incompatible { supported }, _) => {
+                    return Err(ClientError::Incompatible { supported });
+                }
+                (EraVerdict::Legacy { .. } | EraVerdict::Undecided, _) => break,
+            }
+        }
+        if options.mode == EraMode::Modern {
+            return Err(ClientError::Incompatible { supported: Vec::new() });
+        }
+    }
+    initialize(rpc, options).await
+}
+
+fn discovered(version: ProtocolVersion, result: JsonObject) -> Result<ServerDescription, ClientError> {
+    let info = result
+        .get("_meta")
+        .and_then(|m| m.get(meta::SERVER_INFO))
+        .and_then(|info| serde_json::from_value(info.clone()).ok());
+    let result: v2026::DiscoverResult = parse("server/discover", result)?;
+    Ok(ServerDescription {
+        version,
+        capabilities: result.capabilities.into(),
+        info,
+        instructions: result.instructions,
+    })
+}
+
+async fn initialize(rpc: &Rpc, options: &ClientOptions) -> Result<ServerDescription, ClientError> {
+    let params = json!({
+        "protocolVersion": ProtocolVersion::V2025_11_25.to_string(),
+        "capabilities": {},
+        "clientInfo": options.info,
+    });
+    let result = rpc.request("initialize", params.as_object().cloned(), options.request_timeout).await?;
+    let result: v2025::InitializeResult = parse("initialize", result)?;
+    let version = ProtocolVersion::parse(&result.protocol_version)
+        .filter(|version| version.era() == Era::Legacy)
+        .ok_or_else(|| ClientError::Incompatible { supported: vec![result.protocol_version.clone()] })?;
+    rpc.notify("notifications/initialized", None).await?;
+    Ok(ServerDescription {
+        version,
+        capabilities: result.capabilities.into(),
+        info: Some(result.server_info),
+        instructions: result.instructions,
+    })
+}

@@ -1,0 +1,265 @@
+//! The client's JSON-RPC peer over a byte stream pair, one message per line (stdio):
+//! requests matched to answers by id, the server's own requests answered, its notifications
+//! handed on. When the stream ends every pending request fails at once with the reason.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use modelctx_protocol::JsonObject;
+use modelctx_protocol::jsonrpc::{
+    ErrorObject, ErrorResponse, Message, Notification, ParseLimits, Request, RequestId, Response,
+    parse_message_with,
+};
+use serde_json::json;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use super::ClientError;
+
+/// Lines waiting to be written before a sender waits.
+const OUTBOX: usize = 64;
+/// Server notifications buffered for slow listeners (older ones are dropped for them).
+const NOTIFICATIONS: usize = 256;
+
+type Answer = Result<JsonObject, ErrorObject>;
+
+/// A request's fate: the server's answer, or why the connection ended first.
+type Settled = Result<Answer, String>;
+
+#[derive(Default)]
+struct State {
+    pending: HashMap<RequestId, oneshot::Sender<Settled>>,
+    /// Why the connection ended, once it has.
+    closed: Option<String>,
+}
+
+/// The shared half of a connection.
+struct Inner {
+    state: Mutex<State>,
+    outbox: mpsc::Sender<String>,
+    next_id: AtomicI64,
+    notifications: broadcast::Sender<Notification>,
+}
+
+impl Inner {
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Fails every pending request with `reason`; later requests fail at once.
+    fn close(&self, reason: String) {
+        let mut state = self.state();
+        for (_, waiter) in state.pending.drain() {
+            let _ = waiter.send(Err(reason.clone()));
+        }
+        state.closed.get_or_insert(reason);
+    }
+}
+
+/// A JSON-RPC connection to one server.
+#[derive(Clone)]
+pub(crate) struct Rpc {
+    inner: Arc<Inner>,
+}
+
+/// Takes back a request whose caller stopped waiting (dropped its future or timed out):
+/// forgets it and tells the server with `notifications/cancelled`.
+struct CancelOnDrop<'a> {
+    rpc: &'a Rpc,
+    id: Option<RequestId>,
+    reason: &'static str,
+}
+
+impl Drop for CancelOnDrop<'_> {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else { return };
+        if self.rpc.inner.state().pending.remove(&id).is_some() {
+            let params = json!({"requestId": id, "reason": self.reason});
+            let note = Message::Notification(Notification {
+                method: "notifications/cancelled".into(),
+                params: params.as_object().cloned(),
+            });
+            let _ = self.rpc.inner.outbox.try_send(note.to_json());
+        }
+    }
+}
+
+impl Rpc {
+    /// Starts the reader and writer tasks over `reader` and `writer`. The writer closes its
+    /// stream when `stop` trips; `ended` says why the reader's stream closed (for a child
+    /// process: how it exited).
+    pub(crate) fn start<R, W>(
+        (reader, writer): (R, W),
+        limits: ParseLimits,
+        stop: CancellationToken,
+        ended: impl Future<Output = String> + Send + 'static,
+    ) -> Self
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let (outbox, lines) = mpsc::channel(OUTBOX);
+        let inner = Arc::new(Inner {
+            state: Mutex::new(State::default()),
+            outbox,
+            next_id: AtomicI64::new(1),
+            notifications: broadcast::channel(NOTIFICATIONS).0,
+        });
+        tokio::spawn(write_lines(writer, lines, stop));
+        let reading = Arc::clone(&inner);
+        tokio::spawn(async move {
+            let why = read_messages(reader, &reading, limits).await;
+            let why = match why {
+                Some(why) => why,
+                None => ended.await,
+            };
+            reading.close(why);
+        });
+        Self { inner }
+    }
+
+    /// Server notifications from now on.
+    pub(crate) fn notifications(&self) -> broadcast::Receiver<Notification> {
+        self.inner.notifications.subscribe()
+    }
+
+    /// Sends a notification.
+    pub(crate) async fn notify(&self, method: &str, params: Option<JsonObject>) -> Result<(), ClientError> {
+        let note = Message::Notification(Notification { method: method.into(), params });
+        self.send_line(note.to_json()).await
+    }
+
+    async fn send_line(&self, line: String) -> Result<(), ClientError> {
+        if let Some(why) = &self.inner.state().closed {
+            return Err(ClientError::Closed(why.clone()));
+        }
+        self.inner.outbox.send(line).await.map_err(|_| ClientError::Closed("the connection is closed".into()))
+    }
+
+    /// Sends a request and waits up to `timeout` for its answer. Dropping the future, or
+    /// running out of time, cancels the request on the server.
+    pub(crate) async fn request(
+        &self,
+        method: &str,
+        params: Option<JsonObject>,
+        timeout: Duration,
+    ) -> Result<JsonObject, ClientError> {
+        let id = RequestId::Number(self.inner.next_id.fetch_add(1, Ordering::Relaxed));
+        let (waiter, answer) = oneshot::channel();
+        {
+            let mut state = self.inner.state();
+            if let Some(why) = &state.closed {
+                return Err(ClientError::Closed(why.clone()));
+            }
+            state.pending.insert(id.clone(), waiter);
+        }
+        let mut guard =
+            CancelOnDrop { rpc: self, id: Some(id.clone()), reason: "the caller stopped waiting" };
+        let request = Message::Request(Request { id, method: method.into(), params });
+        self.send_line(request.to_json()).await?;
+        match tokio::time::timeout(timeout, answer).await {
+            Ok(settled) => {
+                guard.id = None;
+                match settled {
+                    Ok(Ok(answer)) => answer.map_err(ClientError::Rpc),
+                    Ok(Err(why)) => Err(ClientError::Closed(why)),
+                    Err(_) => Err(ClientError::Closed("the connection closed".into())),
+                }
+            }
+            Err(_) => {
+                guard.reason = "timed out";
+                Err(ClientError::Timeout { method: method.into(), after: timeout })
+            }
+        }
+    }
+
+    /// Answers a request the server sent.
+    async fn answer(&self, id: RequestId, answer: Answer) {
+        let message = match answer {
+            Ok(result) => Message::Response(Response { id, result }),
+            Err(error) => Message::Error(ErrorResponse { id: Some(id), error }),
+        };
+        let _ = self.send_line(message.to_json()).await;
+    }
+}
+
+async fn write_lines<W: AsyncWrite + Unpin>(
+    mut writer: W,
+    mut lines: mpsc::Receiver<String>,
+    stop: CancellationToken,
+) {
+    loop {
+        let line = tokio::select! {
+            line = lines.recv() => line,
+            () = stop.cancelled() => None,
+        };
+        let Some(mut line) = line else { break };
+        line.push('\n');
+        if writer.write_all(line.as_bytes()).await.is_err() || writer.flush().await.is_err() {
+            return;
+        }
+    }
+    // Closing stdin is the first step of a stdio shutdown.
+    let _ = writer.shutdown().await;
+}
+
+/// Reads until the stream ends; `Some` when it ended for a reason of its own (an unreadable
+/// stream), `None` at a plain end of file.
+async fn read_messages<R: AsyncRead + Unpin>(
+    reader: R,
+    inner: &Arc<Inner>,
+    limits: ParseLimits,
+) -> Option<String> {
+    let mut lines = BufReader::new(reader);
+    let mut line = Vec::new();
+    let rpc = Rpc { inner: Arc::clone(inner) };
+    loop {
+        line.clear();
+        match lines.read_until(b'\n', &mut line).await {
+            Ok(0) => return None,
+            Ok(_) => {}
+            Err(e) => return Some(format!("reading from the server failed: {e}")),
+        }
+        let text = line.trim_ascii();
+        if text.is_empty() {
+            continue;
+        }
+        match parse_message_with(text, &limits) {
+            Ok(Message::Response(response)) => settle(inner, &response.id, Ok(response.result)),
+            Ok(Message::Error(error)) => match error.id {
+                Some(id) => settle(inner, &id, Err(error.error)),
+                None => tracing::warn!(error = %error.error.message, "the server reported an error"),
+            },
+            Ok(Message::Notification(note)) => {
+                let _ = inner.notifications.send(note);
+            }
+            Ok(Message::Request(request)) => {
+                let answer = serve_request(&request);
+                let rpc = rpc.clone();
+                tokio::spawn(async move { rpc.answer(request.id, answer).await });
+            }
+            Err(failure) => tracing::warn!(error = %failure.error.message, "the server sent a bad message"),
+        }
+    }
+}
+
+fn settle(inner: &Inner, id: &RequestId, answer: Answer) {
+    match inner.state().pending.remove(id) {
+        Some(waiter) => {
+            let _ = waiter.send(Ok(answer));
+        }
+        None => tracing::debug!(%id, "an answer to no pending request"),
+    }
+}
+
+/// The server's own requests: `ping`; this client declares no capability that would let the
+/// server ask anything else.
+fn serve_request(request: &Request) -> Answer {
+    match request.method.as_str() {
+        "ping" => Ok(JsonObject::new()),
+        other => Err(ErrorObject::method_not_found(other)),
+    }
+}

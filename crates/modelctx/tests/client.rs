@@ -1,0 +1,121 @@
+//! The client against our own server over an in-memory pipe: era negotiation (CHECKLIST
+//! §10.1) with modern, legacy-only and pinned servers, typed calls, timeouts and
+//! cancellation.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use modelctx::client::{Client, ClientError, ClientOptions, EraMode};
+use modelctx::protocol::era::ServerVersions;
+use modelctx::protocol::types::Implementation;
+use modelctx::protocol::{Era, ProtocolVersion};
+use modelctx::server::{Server, ToolDef};
+use modelctx::transport::serve_connection;
+use serde_json::json;
+
+/// Counts the `stall` calls that ended without finishing (the server cancelled them).
+#[derive(Clone, Default)]
+struct Abandoned(Arc<AtomicUsize>);
+
+impl Drop for Abandoned {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            return;
+        }
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+fn server_counting(versions: ServerVersions, abandoned: Arc<AtomicUsize>) -> Server {
+    Server::builder(Implementation::new("client-test", "1"))
+        .versions(versions)
+        .tool(ToolDef::new("hello", || async { "hello" }))
+        .tool(ToolDef::new("stall", move || {
+            let guard = Abandoned(abandoned.clone());
+            async move {
+                tokio::time::sleep(Duration::from_secs(30)).await;
+                std::mem::forget(guard);
+                "woke"
+            }
+        }))
+        .build()
+        .unwrap()
+}
+
+fn server(versions: ServerVersions) -> Server {
+    server_counting(versions, Arc::default())
+}
+
+/// Waits (bounded) until `counter` reaches `value`.
+async fn reaches(counter: &AtomicUsize, value: usize) -> bool {
+    for _ in 0..200 {
+        if counter.load(Ordering::SeqCst) >= value {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    false
+}
+
+async fn connect(server: Server, options: ClientOptions) -> Result<Client, ClientError> {
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    let (server_read, server_write) = tokio::io::split(server_end);
+    tokio::spawn(serve_connection(server, server_read, server_write, std::future::pending()));
+    let (read, write) = tokio::io::split(client_end);
+    Client::connect(read, write, options).await
+}
+
+fn options() -> ClientOptions {
+    ClientOptions::new(Implementation::new("test-client", "1"))
+}
+
+#[tokio::test]
+async fn ver_auto_picks_2026_07_28_from_a_modern_server() {
+    let client = connect(server(ServerVersions::default()), options()).await.unwrap();
+    assert_eq!(client.server().version, ProtocolVersion::V2026_07_28);
+    assert_eq!(client.server().info.as_ref().map(|i| i.name.as_str()), Some("client-test"));
+    let names: Vec<String> = client.list_tools().await.unwrap().into_iter().map(|t| t.name).collect();
+    assert_eq!(names, ["hello", "stall"]);
+    let result = client.call_tool("hello", json!({})).await.unwrap();
+    assert_eq!(serde_json::to_value(&result.content).unwrap()[0]["text"], "hello");
+}
+
+#[tokio::test]
+async fn ver_auto_falls_back_to_initialize_when_the_server_is_legacy_only() {
+    let legacy_only = ServerVersions::new([ProtocolVersion::V2025_11_25]);
+    let client = connect(server(legacy_only), options()).await.unwrap();
+    assert_eq!((client.era(), client.server().version), (Era::Legacy, ProtocolVersion::V2025_11_25));
+    assert!(client.server().capabilities.tools.is_some());
+    client.ping().await.unwrap();
+    let result = client.call_tool("hello", json!({})).await.unwrap();
+    assert_eq!(serde_json::to_value(&result.content).unwrap()[0]["text"], "hello");
+}
+
+#[tokio::test]
+async fn a_pinned_era_is_kept_or_refused() {
+    let legacy =
+        connect(server(ServerVersions::default()), ClientOptions { mode: EraMode::Legacy, ..options() });
+    assert_eq!(legacy.await.unwrap().era(), Era::Legacy, "a modern server still serves initialize");
+    let legacy_only = server(ServerVersions::new([ProtocolVersion::V2025_11_25]));
+    let modern = connect(legacy_only, ClientOptions { mode: EraMode::Modern, ..options() }).await;
+    assert!(matches!(modern, Err(ClientError::Incompatible { .. })), "{:?}", modern.err());
+}
+
+#[tokio::test]
+async fn a_call_past_its_time_limit_is_cancelled_and_the_connection_goes_on() {
+    let options = ClientOptions { request_timeout: Duration::from_millis(100), ..options() };
+    let abandoned = Arc::new(AtomicUsize::new(0));
+    let client =
+        connect(server_counting(ServerVersions::default(), abandoned.clone()), options).await.unwrap();
+    let stalled = client.call_tool("stall", json!({})).await;
+    assert!(matches!(stalled, Err(ClientError::Timeout { .. })), "{stalled:?}");
+    assert!(reaches(&abandoned, 1).await, "the server heard notifications/cancelled");
+    // Dropping a call's future cancels it too.
+    let dropped = tokio::time::timeout(Duration::from_millis(20), client.call_tool("stall", json!({}))).await;
+    assert!(dropped.is_err());
+    assert!(reaches(&abandoned, 2).await, "a dropped call is cancelled on the server");
+    client.ping().await.unwrap();
+    let error = client.call_tool("no-such-tool", json!({})).await.unwrap_err();
+    assert!(error.to_string().contains("no-such-tool"), "{error}");
+}
