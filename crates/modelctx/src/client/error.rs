@@ -19,6 +19,15 @@ pub enum ClientError {
         /// The time limit.
         after: Duration,
     },
+    /// The HTTP exchange failed (connection refused, broken stream).
+    Transport(String),
+    /// The server answered with an HTTP status and no JSON-RPC answer.
+    Http {
+        /// The status.
+        status: u16,
+        /// The body, as text.
+        detail: String,
+    },
     /// The server could not be started.
     Spawn(String),
     /// The server and this client share no protocol version.
@@ -45,6 +54,8 @@ impl fmt::Display for ClientError {
             Self::Timeout { method, after } => {
                 write!(f, "{method} got no answer within {}s and was cancelled", after.as_secs_f64())
             }
+            Self::Transport(why) => write!(f, "the HTTP exchange failed: {why}"),
+            Self::Http { status, detail } => write!(f, "the server answered HTTP {status}: {detail}"),
             Self::Spawn(why) => write!(f, "the server could not be started: {why}"),
             Self::Incompatible { supported } if supported.is_empty() => {
                 f.write_str("the server speaks no protocol version this client does")

@@ -23,6 +23,8 @@
 //! ```
 
 mod error;
+mod http;
+mod link;
 mod rpc;
 mod stdio;
 
@@ -40,7 +42,9 @@ use tokio_util::sync::CancellationToken;
 pub use error::ClientError;
 pub use stdio::StdioCommand;
 
-use modelctx_protocol::era::client::{EraVerdict, ProbeOutcome, stdio_probe_verdict};
+use http::HttpLink;
+use link::Link;
+use modelctx_protocol::era::client::EraVerdict;
 use rpc::Rpc;
 use stdio::Process;
 
@@ -102,14 +106,15 @@ pub struct ServerDescription {
 }
 
 /// The versions this client speaks, newest first.
-const VERSIONS: [ProtocolVersion; 2] = [ProtocolVersion::V2026_07_28, ProtocolVersion::V2025_11_25];
+pub(crate) const VERSIONS: [ProtocolVersion; 2] =
+    [ProtocolVersion::V2026_07_28, ProtocolVersion::V2025_11_25];
 
 /// Pages a listing may take before the client gives up on a server whose cursors never end.
 const MAX_PAGES: usize = 1000;
 
 /// A connection to one MCP server.
 pub struct Client {
-    rpc: Rpc,
+    link: Link,
     options: ClientOptions,
     server: ServerDescription,
     process: Option<Process>,
@@ -123,9 +128,14 @@ impl Client {
         // The output ends when the server exits, so its exit status follows shortly.
         let exit = process.exited(Duration::from_secs(2));
         let ended = async move { exit.await.unwrap_or_else(|| "the server closed its output".into()) };
-        let rpc = Rpc::start((spawned.stdout, spawned.stdin), options.limits, process.stop.clone(), ended);
-        let server = negotiate(&rpc, &options).await?;
-        Ok(Self { rpc, options, server, process: Some(process) })
+        let link = Link::Stdio(Rpc::start(
+            (spawned.stdout, spawned.stdin),
+            options.limits,
+            process.stop.clone(),
+            ended,
+        ));
+        let server = negotiate(&link, &options).await?;
+        Ok(Self { link, options, server, process: Some(process) })
     }
 
     /// Connects over a stream pair already open to a server (a socket, an in-memory pipe).
@@ -135,9 +145,23 @@ impl Client {
         W: tokio::io::AsyncWrite + Unpin + Send + 'static,
     {
         let ended = async { "the server closed the connection".to_owned() };
-        let rpc = Rpc::start((reader, writer), options.limits, CancellationToken::new(), ended);
-        let server = negotiate(&rpc, &options).await?;
-        Ok(Self { rpc, options, server, process: None })
+        let link = Link::Stdio(Rpc::start((reader, writer), options.limits, CancellationToken::new(), ended));
+        let server = negotiate(&link, &options).await?;
+        Ok(Self { link, options, server, process: None })
+    }
+
+    /// Connects to a Streamable HTTP endpoint (`http://127.0.0.1:8080/mcp`), sending `headers`
+    /// with every request (authorization, tracing).
+    pub async fn connect_http(
+        url: &str,
+        headers: reqwest::header::HeaderMap,
+        options: ClientOptions,
+    ) -> Result<Self, ClientError> {
+        let url = reqwest::Url::parse(url)
+            .map_err(|e| ClientError::InvalidParams(format!("the URL {url:?}: {e}")))?;
+        let link = Link::Http(Box::new(HttpLink::new(url, headers, options.limits)?));
+        let server = negotiate(&link, &options).await?;
+        Ok(Self { link, options, server, process: None })
     }
 
     /// What the connection settled on.
@@ -157,7 +181,7 @@ impl Client {
 
     /// Notifications the server sends from now on (progress, logs, list changes).
     pub fn notifications(&self) -> broadcast::Receiver<Notification> {
-        self.rpc.notifications()
+        self.link.notifications()
     }
 
     /// Sends any request, with the per-request `_meta` the era needs; returns the raw result.
@@ -173,7 +197,7 @@ impl Client {
             Era::Modern => with_meta(params, self.server.version, &self.options.info),
             Era::Legacy => params,
         };
-        self.rpc.request(method, Some(params), self.options.request_timeout).await
+        self.link.request(method, Some(params), self.options.request_timeout).await
     }
 
     /// Checks that the server answers: `ping`, or in 2026-07-28 (which has no `ping`)
@@ -195,7 +219,8 @@ impl Client {
             let page = self.request("tools/list", params).await?;
             let next = match self.era() {
                 Era::Modern => {
-                    let page: v2026::ListToolsResult = parse("tools/list", page)?;
+                    let mut page: v2026::ListToolsResult = parse("tools/list", page)?;
+                    self.link.learn_param_headers(&mut page.tools);
                     tools.extend(page.tools);
                     page.next_cursor
                 }
@@ -268,37 +293,30 @@ fn with_meta(mut params: JsonObject, version: ProtocolVersion, info: &Implementa
 
 /// Settles the era: a `server/discover` probe unless pinned to legacy, then `initialize`
 /// when the verdict is legacy.
-async fn negotiate(rpc: &Rpc, options: &ClientOptions) -> Result<ServerDescription, ClientError> {
+async fn negotiate(link: &Link, options: &ClientOptions) -> Result<ServerDescription, ClientError> {
     if options.mode != EraMode::Legacy {
         let mut version = ProtocolVersion::V2026_07_28;
         // A refused probe may name the version to retry with; one retry is enough.
         for _ in 0..2 {
             let params = with_meta(JsonObject::new(), version, &options.info);
-            let probe = rpc.request("server/discover", Some(params), options.probe_timeout).await;
-            let verdict = match &probe {
-                Ok(result) => {
-                    stdio_probe_verdict(ProbeOutcome::Result(&Value::Object(result.clone())), &VERSIONS)
-                }
-                Err(ClientError::Rpc(error)) => stdio_probe_verdict(ProbeOutcome::Error(error), &VERSIONS),
-                Err(ClientError::Timeout { .. }) => stdio_probe_verdict(ProbeOutcome::TimedOut, &VERSIONS),
-                Err(other) => return Err(other.clone()),
-            };
-            match (verdict, probe) {
-                (EraVerdict::Modern(chosen), Ok(result)) if chosen == version => {
+            let (verdict, result) = link.probe(params, version, options.probe_timeout).await?;
+            match (verdict, result) {
+                (EraVerdict::Modern(chosen), Some(result)) if chosen == version => {
+                    link.settle(version);
                     return discovered(version, result);
                 }
-                (EraVerdict::Modern(chosen), _) => version = chosen,
+                (EraVerdict::Modern(chosen), _) if chosen != version => version = chosen,
                 (EraVerdict::Incompatible { supported }, _) => {
                     return Err(ClientError::Incompatible { supported });
                 }
-                (EraVerdict::Legacy { .. } | EraVerdict::Undecided, _) => break,
+                _ => break,
             }
         }
         if options.mode == EraMode::Modern {
             return Err(ClientError::Incompatible { supported: Vec::new() });
         }
     }
-    initialize(rpc, options).await
+    initialize(link, options).await
 }
 
 fn discovered(version: ProtocolVersion, result: JsonObject) -> Result<ServerDescription, ClientError> {
@@ -315,18 +333,19 @@ fn discovered(version: ProtocolVersion, result: JsonObject) -> Result<ServerDesc
     })
 }
 
-async fn initialize(rpc: &Rpc, options: &ClientOptions) -> Result<ServerDescription, ClientError> {
+async fn initialize(link: &Link, options: &ClientOptions) -> Result<ServerDescription, ClientError> {
     let params = json!({
         "protocolVersion": ProtocolVersion::V2025_11_25.to_string(),
         "capabilities": {},
         "clientInfo": options.info,
     });
-    let result = rpc.request("initialize", params.as_object().cloned(), options.request_timeout).await?;
+    let result = link.request("initialize", params.as_object().cloned(), options.request_timeout).await?;
     let result: v2025::InitializeResult = parse("initialize", result)?;
     let version = ProtocolVersion::parse(&result.protocol_version)
         .filter(|version| version.era() == Era::Legacy)
         .ok_or_else(|| ClientError::Incompatible { supported: vec![result.protocol_version.clone()] })?;
-    rpc.notify("notifications/initialized", None).await?;
+    link.settle(version);
+    link.notify("notifications/initialized", None).await?;
     Ok(ServerDescription {
         version,
         capabilities: result.capabilities.into(),

@@ -1,0 +1,376 @@
+//! The client's Streamable HTTP link: each request is a POST answered with JSON or with an
+//! SSE stream that carries the server's notifications (and, in a legacy session, its own
+//! requests) before the answer. Connection reuse stays on. Modern requests carry
+//! `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` (HTTP-23..28); a legacy session sends
+//! `Mcp-Session-Id`, and when the server has forgotten it (404) the link initializes again and
+//! retries once.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use bytes::{Bytes, BytesMut};
+use futures::StreamExt;
+use modelctx_protocol::headers::{
+    MCP_METHOD, MCP_NAME, MCP_PROTOCOL_VERSION, MCP_SESSION_ID, McpParamHeader, name_header_for,
+    param_headers_for_call,
+};
+use modelctx_protocol::jsonrpc::{
+    ErrorObject, ErrorResponse, Message, Notification, ParseLimits, Request, RequestId, Response,
+    parse_message_with,
+};
+use modelctx_protocol::{Era, JsonObject, ProtocolVersion};
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap};
+use serde_json::json;
+use tokio::sync::broadcast;
+
+use super::ClientError;
+
+/// Server notifications buffered for slow listeners.
+const NOTIFICATIONS: usize = 256;
+
+type Answer = Result<JsonObject, ErrorObject>;
+
+/// What the link has settled with the server.
+#[derive(Default)]
+struct Settled {
+    version: Option<ProtocolVersion>,
+    session: Option<String>,
+    /// The `initialize` params, to open a new session when the server forgot ours.
+    initialize: Option<JsonObject>,
+    /// `x-mcp-header` arguments by tool, learned from `tools/list`, mirrored as headers.
+    param_headers: HashMap<String, Vec<McpParamHeader>>,
+}
+
+/// A Streamable HTTP connection to one MCP endpoint.
+pub(crate) struct HttpLink {
+    http: reqwest::Client,
+    url: reqwest::Url,
+    headers: HeaderMap,
+    limits: ParseLimits,
+    next_id: AtomicI64,
+    settled: Mutex<Settled>,
+    notifications: broadcast::Sender<Notification>,
+}
+
+/// The raw outcome of one POST, for era probing.
+pub(crate) struct Posted {
+    pub(crate) status: u16,
+    /// The JSON-RPC answer, when the body held one.
+    pub(crate) answer: Option<Answer>,
+    /// The body when it was JSON (a stream's body is consumed reading the answer).
+    pub(crate) body: Bytes,
+}
+
+impl HttpLink {
+    /// A link to `url`, sending `headers` with every request (authorization, tracing, …).
+    pub(crate) fn new(
+        url: reqwest::Url,
+        headers: HeaderMap,
+        limits: ParseLimits,
+    ) -> Result<Self, ClientError> {
+        let http = reqwest::Client::builder()
+            .build()
+            .map_err(|e| ClientError::Transport(format!("the HTTP client could not be built: {e}")))?;
+        Ok(Self {
+            http,
+            url,
+            headers,
+            limits,
+            next_id: AtomicI64::new(1),
+            settled: Mutex::default(),
+            notifications: broadcast::channel(NOTIFICATIONS).0,
+        })
+    }
+
+    fn settled(&self) -> MutexGuard<'_, Settled> {
+        self.settled.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Records the version in use (sent as `MCP-Protocol-Version` from now on).
+    pub(crate) fn settle(&self, version: ProtocolVersion) {
+        self.settled().version = Some(version);
+    }
+
+    /// Forgets the version (a probe that found no modern server).
+    pub(crate) fn unsettle(&self) {
+        self.settled().version = None;
+    }
+
+    /// Remembers the `x-mcp-header` arguments of listed tools.
+    pub(crate) fn learn_param_headers(&self, tool: &str, params: Vec<McpParamHeader>) {
+        self.settled().param_headers.insert(tool.to_owned(), params);
+    }
+
+    /// Server notifications from now on.
+    pub(crate) fn notifications(&self) -> broadcast::Receiver<Notification> {
+        self.notifications.subscribe()
+    }
+
+    /// Sends a request; its answer, or the error the server gave. A legacy session the
+    /// server forgot is opened again and the request retried once.
+    pub(crate) async fn request(
+        &self,
+        method: &str,
+        params: Option<JsonObject>,
+        timeout: Duration,
+    ) -> Result<JsonObject, ClientError> {
+        let id = self.fresh_id();
+        let work = async {
+            let posted = self.post_request(id.clone(), method, params.clone()).await?;
+            if posted.status == 404 && self.settled().session.is_some() {
+                self.reinitialize().await?;
+                return self.post_request(self.fresh_id(), method, params).await?.into_result();
+            }
+            posted.into_result()
+        };
+        match tokio::time::timeout(timeout, work).await {
+            Ok(outcome) => outcome,
+            Err(_) => {
+                // A modern server cancels when the stream closes (done by dropping it); a
+                // legacy session needs to be told.
+                if self.settled().session.is_some() {
+                    let _ = self.notify("notifications/cancelled", Some(cancellation(&id))).await;
+                }
+                Err(ClientError::Timeout { method: method.into(), after: timeout })
+            }
+        }
+    }
+
+    /// Sends a notification (202 expected).
+    pub(crate) async fn notify(&self, method: &str, params: Option<JsonObject>) -> Result<(), ClientError> {
+        let message = Message::Notification(Notification { method: method.into(), params });
+        let response = self.post(&message, method, None).await?;
+        match response.status().as_u16() {
+            200..=299 => Ok(()),
+            status => Err(ClientError::Http { status, detail: body_text(response).await }),
+        }
+    }
+
+    /// A request id unused on this link.
+    pub(crate) fn fresh_id(&self) -> RequestId {
+        RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// POSTs request `id` and reads its answer, whatever the status.
+    pub(crate) async fn post_request(
+        &self,
+        id: RequestId,
+        method: &str,
+        params: Option<JsonObject>,
+    ) -> Result<Posted, ClientError> {
+        let message =
+            Message::Request(Request { id: id.clone(), method: method.into(), params: params.clone() });
+        let response = self.post(&message, method, params.as_ref()).await?;
+        let status = response.status().as_u16();
+        if method == "initialize"
+            && let Some(session) = response.headers().get(MCP_SESSION_ID).and_then(|v| v.to_str().ok())
+        {
+            let mut settled = self.settled();
+            settled.session = Some(session.to_owned());
+            settled.initialize = params;
+        }
+        let is_stream = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("text/event-stream"));
+        if is_stream {
+            let answer = self.read_stream(response, &id).await?;
+            return Ok(Posted { status, answer: Some(answer), body: Bytes::new() });
+        }
+        let body = response.bytes().await.map_err(|e| ClientError::Transport(e.to_string()))?;
+        let answer = match parse_message_with(&body, &self.limits) {
+            Ok(Message::Response(response)) => Some(Ok(response.result)),
+            Ok(Message::Error(error)) => Some(Err(error.error)),
+            _ => None,
+        };
+        Ok(Posted { status, answer, body })
+    }
+
+    async fn post(
+        &self,
+        message: &Message,
+        method: &str,
+        params: Option<&JsonObject>,
+    ) -> Result<reqwest::Response, ClientError> {
+        let mut request = self
+            .http
+            .post(self.url.clone())
+            .headers(self.headers.clone())
+            .header(CONTENT_TYPE, "application/json")
+            .header(ACCEPT, "application/json, text/event-stream");
+        let (version, session, param_headers) = {
+            let settled = self.settled();
+            let tool = params.and_then(|p| p.get("name")).and_then(|n| n.as_str());
+            let param_headers = match (method, tool) {
+                ("tools/call", Some(tool)) => settled.param_headers.get(tool).cloned(),
+                _ => None,
+            };
+            (settled.version, settled.session.clone(), param_headers)
+        };
+        if let Some(version) = version {
+            request = request.header(MCP_PROTOCOL_VERSION, version.to_string());
+            if version.era() == Era::Modern {
+                request = request.header(MCP_METHOD, method);
+                if let Some(name) = name_header_for(method, params) {
+                    request = request.header(MCP_NAME, name);
+                }
+                let arguments = params.and_then(|p| p.get("arguments")).and_then(|a| a.as_object());
+                for (name, value) in
+                    param_headers_for_call(param_headers.as_deref().unwrap_or_default(), arguments)
+                {
+                    request = request.header(name, value);
+                }
+            }
+        }
+        if let Some(session) = session {
+            request = request.header(MCP_SESSION_ID, session);
+        }
+        request
+            .body(message.to_json())
+            .send()
+            .await
+            .map_err(|e| ClientError::Transport(format!("POST {} failed: {e}", self.url)))
+    }
+
+    /// Reads an SSE answer: notifications go to listeners, the server's requests are
+    /// answered, and the message answering `id` ends it.
+    async fn read_stream(&self, response: reqwest::Response, id: &RequestId) -> Result<Answer, ClientError> {
+        let mut chunks = response.bytes_stream();
+        let mut buffer = BytesMut::new();
+        loop {
+            while let Some(event) = next_event(&mut buffer) {
+                let Some(message) = event_message(&event, &self.limits) else { continue };
+                match message {
+                    Message::Response(response) if &response.id == id => return Ok(Ok(response.result)),
+                    Message::Error(error) if error.id.as_ref() == Some(id) => return Ok(Err(error.error)),
+                    Message::Notification(note) => {
+                        let _ = self.notifications.send(note);
+                    }
+                    Message::Request(request) => self.answer_server(request).await,
+                    other => tracing::debug!(?other, "an answer to another request on this stream"),
+                }
+            }
+            match chunks.next().await {
+                Some(Ok(chunk)) => buffer.extend_from_slice(&chunk),
+                Some(Err(e)) => {
+                    return Err(ClientError::Transport(format!("the response stream broke: {e}")));
+                }
+                None => {
+                    return Err(ClientError::Closed(
+                        "the server ended the response stream without an answer".into(),
+                    ));
+                }
+            }
+        }
+    }
+
+    /// The server's own requests: `ping`; this client declares no capability that would let
+    /// the server ask anything else.
+    async fn answer_server(&self, request: Request) {
+        let message = match request.method.as_str() {
+            "ping" => Message::Response(Response { id: request.id, result: JsonObject::new() }),
+            other => Message::Error(ErrorResponse {
+                id: Some(request.id),
+                error: ErrorObject::method_not_found(other),
+            }),
+        };
+        if let Err(e) = self.post(&message, "", None).await {
+            tracing::warn!(error = %e, "answering the server failed");
+        }
+    }
+
+    /// Opens a new legacy session with the same `initialize` params.
+    async fn reinitialize(&self) -> Result<(), ClientError> {
+        let params = {
+            let mut settled = self.settled();
+            settled.session = None;
+            settled.initialize.clone()
+        };
+        let Some(params) = params else {
+            return Err(ClientError::Closed("the server forgot the session".into()));
+        };
+        tracing::info!(url = %self.url, "the server forgot the session; initializing again");
+        self.post_request(self.fresh_id(), "initialize", Some(params)).await?.into_result()?;
+        self.notify("notifications/initialized", None).await
+    }
+}
+
+impl Posted {
+    /// The result, or an error naming the status and what the server said.
+    pub(crate) fn into_result(self) -> Result<JsonObject, ClientError> {
+        match self.answer {
+            Some(Ok(result)) if (200..300).contains(&self.status) => Ok(result),
+            Some(Err(error)) => Err(ClientError::Rpc(error)),
+            _ => Err(ClientError::Http {
+                status: self.status,
+                detail: String::from_utf8_lossy(&self.body).into_owned(),
+            }),
+        }
+    }
+}
+
+async fn body_text(response: reqwest::Response) -> String {
+    response.text().await.unwrap_or_default()
+}
+
+/// Takes one complete SSE event (up to a blank line) off the front of `buffer`.
+fn next_event(buffer: &mut BytesMut) -> Option<Bytes> {
+    let text = &buffer[..];
+    let (end, gap) = [(b"\n\n".as_slice(), 2), (b"\r\n\r\n".as_slice(), 4)]
+        .iter()
+        .filter_map(|(marker, gap)| {
+            text.windows(marker.len()).position(|w| w == *marker).map(|at| (at, *gap))
+        })
+        .min()?;
+    let event = buffer.split_to(end + gap).freeze();
+    Some(event.slice(..end))
+}
+
+/// The JSON-RPC message in an SSE event's `data:` lines; `None` for an event without data
+/// (a priming event) or with data that is not one.
+fn event_message(event: &[u8], limits: &ParseLimits) -> Option<Message> {
+    let text = std::str::from_utf8(event).ok()?;
+    let data: Vec<&str> = text
+        .lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .map(|data| data.strip_prefix(' ').unwrap_or(data))
+        .collect();
+    let data = data.join("\n");
+    if data.trim().is_empty() {
+        return None;
+    }
+    match parse_message_with(data.as_bytes(), limits) {
+        Ok(message) => Some(message),
+        Err(failure) => {
+            tracing::warn!(error = %failure.error.message, "the server sent a bad message on its stream");
+            None
+        }
+    }
+}
+
+/// The params of `notifications/cancelled` for request `id`.
+fn cancellation(id: &RequestId) -> JsonObject {
+    json!({"requestId": id, "reason": "the caller stopped waiting"}).as_object().cloned().unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sse_events_are_split_at_blank_lines_and_read_from_their_data_lines() {
+        let mut buffer = BytesMut::from(
+            "id: 1-0\nretry: 1000\ndata: \n\nevent: message\r\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"n\"}\r\n\r\npartial",
+        );
+        let priming = next_event(&mut buffer).unwrap();
+        assert!(event_message(&priming, &ParseLimits::default()).is_none());
+        let note = next_event(&mut buffer).unwrap();
+        let message = event_message(&note, &ParseLimits::default()).unwrap();
+        assert!(matches!(message, Message::Notification(n) if n.method == "n"));
+        assert!(next_event(&mut buffer).is_none(), "an incomplete event waits for more");
+        assert_eq!(&buffer[..], b"partial");
+    }
+}

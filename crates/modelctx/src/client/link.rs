@@ -1,0 +1,131 @@
+//! How a client reaches its server: a stdio stream pair or a Streamable HTTP endpoint, behind
+//! one set of calls.
+
+use std::time::Duration;
+
+use modelctx_protocol::era::client::{EraVerdict, ProbeOutcome, http_probe_verdict, stdio_probe_verdict};
+use modelctx_protocol::headers::validate_x_mcp_headers;
+use modelctx_protocol::jsonrpc::Notification;
+use modelctx_protocol::model::Tool;
+use modelctx_protocol::{JsonObject, ProtocolVersion};
+use serde_json::Value;
+use tokio::sync::broadcast;
+
+use super::http::HttpLink;
+use super::rpc::Rpc;
+use super::{ClientError, VERSIONS};
+
+/// The transport under a client.
+pub(super) enum Link {
+    /// One JSON-RPC message per line (a child process, a socket, a pipe).
+    Stdio(Rpc),
+    /// Streamable HTTP.
+    Http(Box<HttpLink>),
+}
+
+impl Link {
+    pub(super) async fn request(
+        &self,
+        method: &str,
+        params: Option<JsonObject>,
+        timeout: Duration,
+    ) -> Result<JsonObject, ClientError> {
+        match self {
+            Self::Stdio(rpc) => rpc.request(method, params, timeout).await,
+            Self::Http(http) => http.request(method, params, timeout).await,
+        }
+    }
+
+    pub(super) async fn notify(&self, method: &str, params: Option<JsonObject>) -> Result<(), ClientError> {
+        match self {
+            Self::Stdio(rpc) => rpc.notify(method, params).await,
+            Self::Http(http) => http.notify(method, params).await,
+        }
+    }
+
+    pub(super) fn notifications(&self) -> broadcast::Receiver<Notification> {
+        match self {
+            Self::Stdio(rpc) => rpc.notifications(),
+            Self::Http(http) => http.notifications(),
+        }
+    }
+
+    /// Records the version in use.
+    pub(super) fn settle(&self, version: ProtocolVersion) {
+        if let Self::Http(http) = self {
+            http.settle(version);
+        }
+    }
+
+    /// Learns which tool arguments travel as `Mcp-Param-*` headers; over HTTP, tools whose
+    /// `x-mcp-header` annotations are invalid are dropped (HTTP-27).
+    pub(super) fn learn_param_headers(&self, tools: &mut Vec<Tool>) {
+        let Self::Http(http) = self else { return };
+        tools.retain(|tool| match validate_x_mcp_headers(&tool.input_schema) {
+            Ok(params) => {
+                http.learn_param_headers(&tool.name, params);
+                true
+            }
+            Err(e) => {
+                tracing::warn!(tool = %tool.name, error = %e, "dropping a tool whose x-mcp-header annotations are invalid");
+                false
+            }
+        });
+    }
+
+    /// Sends the `server/discover` probe at `version` and reads the verdict (CHECKLIST
+    /// §10.1), with the result when there is one.
+    pub(super) async fn probe(
+        &self,
+        params: JsonObject,
+        version: ProtocolVersion,
+        timeout: Duration,
+    ) -> Result<(EraVerdict, Option<JsonObject>), ClientError> {
+        match self {
+            Self::Stdio(rpc) => {
+                let probe = rpc.request("server/discover", Some(params), timeout).await;
+                let verdict = match &probe {
+                    Ok(result) => {
+                        stdio_probe_verdict(ProbeOutcome::Result(&Value::Object(result.clone())), &VERSIONS)
+                    }
+                    Err(ClientError::Rpc(error)) => {
+                        stdio_probe_verdict(ProbeOutcome::Error(error), &VERSIONS)
+                    }
+                    Err(ClientError::Timeout { .. }) => {
+                        stdio_probe_verdict(ProbeOutcome::TimedOut, &VERSIONS)
+                    }
+                    Err(other) => return Err(other.clone()),
+                };
+                Ok((verdict, probe.ok()))
+            }
+            Self::Http(http) => {
+                http.settle(version);
+                let posted = tokio::time::timeout(
+                    timeout,
+                    http.post_request(http.fresh_id(), "server/discover", Some(params)),
+                )
+                .await;
+                let verdict = match posted {
+                    Err(_) => (EraVerdict::Legacy { try_http_sse: false }, None),
+                    Ok(posted) => {
+                        let posted = posted?;
+                        match posted.answer {
+                            Some(Ok(result)) if (200..300).contains(&posted.status) => {
+                                let value = Value::Object(result.clone());
+                                (stdio_probe_verdict(ProbeOutcome::Result(&value), &VERSIONS), Some(result))
+                            }
+                            Some(Err(error)) if posted.body.is_empty() => {
+                                (stdio_probe_verdict(ProbeOutcome::Error(&error), &VERSIONS), None)
+                            }
+                            _ => (http_probe_verdict(posted.status, &posted.body, &VERSIONS), None),
+                        }
+                    }
+                };
+                if !matches!(verdict.0, EraVerdict::Modern(_)) {
+                    http.unsettle();
+                }
+                Ok(verdict)
+            }
+        }
+    }
+}

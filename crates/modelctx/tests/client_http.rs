@@ -1,0 +1,116 @@
+//! The client over Streamable HTTP against our server on 127.0.0.1: era negotiation
+//! (CHECKLIST §10.1), headers (HTTP-23..28), SSE answers with notifications, and a legacy
+//! session the server forgot.
+
+use std::time::Duration;
+
+use modelctx::client::{Client, ClientOptions, EraMode};
+use modelctx::protocol::era::ServerVersions;
+use modelctx::protocol::types::Implementation;
+use modelctx::protocol::{Era, ProtocolVersion};
+use modelctx::server::{Args, RequestContext, Server, ToolDef};
+use modelctx::transport::http::{HttpOptions, serve_http};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+use tokio::sync::oneshot;
+
+#[derive(Deserialize, JsonSchema)]
+struct Regional {
+    region: String,
+}
+
+fn server(versions: ServerVersions) -> Server {
+    let regional =
+        json!({"type": "object", "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}});
+    Server::builder(Implementation::new("http-client-test", "1"))
+        .versions(versions)
+        .tool(ToolDef::new("hello", || async { "hello" }))
+        .tool(
+            ToolDef::new("regional", |Args(Regional { region }): Args<Regional>| async move { region })
+                .input_schema(regional.as_object().cloned().unwrap()),
+        )
+        .tool(ToolDef::new("slow", |ctx: RequestContext| async move {
+            for step in 1..=3 {
+                ctx.progress(f64::from(step), Some(3.0), None).await;
+            }
+            "done"
+        }))
+        .build()
+        .unwrap()
+}
+
+/// Serves `server` on a loopback port until the returned sender drops.
+async fn serve(server: Server, options: HttpOptions) -> (String, oneshot::Sender<()>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let (stop, stopped) = oneshot::channel::<()>();
+    tokio::spawn(serve_http(server, listener, options, async move {
+        let _ = stopped.await;
+    }));
+    (url, stop)
+}
+
+fn options() -> ClientOptions {
+    ClientOptions::new(Implementation::new("http-test-client", "1"))
+}
+
+fn text(result: &modelctx::protocol::model::CallToolResult) -> String {
+    serde_json::to_value(&result.content).unwrap()[0]["text"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn ver_auto_over_http_is_modern_and_mirrors_x_mcp_header_arguments() {
+    let (url, _stop) = serve(server(ServerVersions::default()), HttpOptions::default()).await;
+    let client = Client::connect_http(&url, Default::default(), options()).await.unwrap();
+    assert_eq!(client.server().version, ProtocolVersion::V2026_07_28);
+    let names: Vec<String> = client.list_tools().await.unwrap().into_iter().map(|t| t.name).collect();
+    assert_eq!(names, ["hello", "regional", "slow"]);
+    assert_eq!(text(&client.call_tool("hello", json!({})).await.unwrap()), "hello");
+    // The server refuses a call whose Mcp-Param-Region header is missing or differs (HTTP-30).
+    let regional = client.call_tool("regional", json!({"region": "eu-west"})).await.unwrap();
+    assert_eq!(text(&regional), "eu-west");
+}
+
+#[tokio::test]
+async fn ver_http_falls_back_to_a_legacy_session_and_streams_notifications() {
+    let legacy_only = server(ServerVersions::new([ProtocolVersion::V2025_11_25]));
+    let (url, _stop) = serve(legacy_only, HttpOptions::default()).await;
+    for mode in [EraMode::Auto, EraMode::Legacy] {
+        let client = Client::connect_http(&url, Default::default(), ClientOptions { mode, ..options() })
+            .await
+            .unwrap();
+        assert_eq!(client.era(), Era::Legacy, "{mode:?}");
+        client.ping().await.unwrap();
+        let mut notes = client.notifications();
+        let params = json!({"name": "slow", "arguments": {}, "_meta": {"progressToken": "p"}});
+        let result = client.request("tools/call", params).await.unwrap();
+        assert_eq!(result["content"][0]["text"], "done");
+        let progress = notes.try_recv().expect("progress arrived on the request's stream");
+        assert_eq!(progress.method, "notifications/progress");
+    }
+}
+
+#[tokio::test]
+async fn a_forgotten_legacy_session_is_opened_again() {
+    let options_http =
+        HttpOptions { session_idle_timeout: Duration::from_millis(200), ..HttpOptions::default() };
+    let (url, _stop) = serve(server(ServerVersions::default()), options_http).await;
+    let client =
+        Client::connect_http(&url, Default::default(), ClientOptions { mode: EraMode::Legacy, ..options() })
+            .await
+            .unwrap();
+    assert_eq!(text(&client.call_tool("hello", json!({})).await.unwrap()), "hello");
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    // The server answers 404 for the expired session; the client initializes again.
+    assert_eq!(text(&client.call_tool("hello", json!({})).await.unwrap()), "hello");
+}
+
+#[tokio::test]
+async fn an_unreachable_endpoint_is_a_transport_error() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    drop(listener);
+    let error = Client::connect_http(&url, Default::default(), options()).await.err().unwrap();
+    assert!(error.to_string().starts_with("the HTTP exchange failed: POST "), "{error}");
+}
