@@ -47,6 +47,18 @@ async fn both_eras_list_and_call_the_everything_server() {
         assert!(tools.iter().any(|tool| tool.name == "echo"), "{mode:?}");
         let echo = client.call_tool("echo", json!({"message": "over stdio"})).await.unwrap();
         assert_eq!(serde_json::to_value(&echo.content).unwrap()[0]["text"], "over stdio");
+        let resources = client.list_resources().await.unwrap();
+        assert!(resources.iter().any(|r| r.uri == "everything://pixel.png"), "{mode:?}");
+        let templates = client.list_resource_templates().await.unwrap();
+        assert!(templates.iter().any(|t| t.uri_template == "everything://items/{id}"), "{mode:?}");
+        let item = client.read_resource("everything://items/7").await.unwrap();
+        assert_eq!(serde_json::to_value(&item).unwrap()[0]["text"], r#"{"id":7,"name":"item 7"}"#);
+        assert!(client.list_prompts().await.unwrap().iter().any(|p| p.name == "greeting"));
+        let greeting = client.get_prompt("greeting", json!({"name": "Ada"})).await.unwrap();
+        assert_eq!(
+            serde_json::to_value(&greeting).unwrap()[0]["content"]["text"],
+            "Please greet Ada warmly."
+        );
         let add = client.call_tool("add", json!({"a": 2, "b": 40})).await.unwrap();
         assert_eq!(add.structured_content, Some(json!({"sum": 42.0})));
         let exit = client.close().await;

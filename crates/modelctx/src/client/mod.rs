@@ -32,7 +32,9 @@ use std::time::Duration;
 
 use modelctx_protocol::jsonrpc::{Notification, ParseLimits};
 use modelctx_protocol::model::{CallToolResult, ServerCapabilities, Tool};
-use modelctx_protocol::types::Implementation;
+use modelctx_protocol::types::{
+    Implementation, Prompt, PromptMessage, Resource, ResourceTemplate, TextOrBlob,
+};
 use modelctx_protocol::{Era, JsonObject, ProtocolVersion, meta, v2025, v2026};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -213,36 +215,86 @@ impl Client {
     /// Every tool of the server, following `nextCursor` to the last page.
     pub async fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
         let mut tools = Vec::new();
+        self.paginate("tools/list", |page| match self.era() {
+            Era::Modern => {
+                let mut page: v2026::ListToolsResult = parse("tools/list", page)?;
+                self.link.learn_param_headers(&mut page.tools);
+                tools.extend(page.tools);
+                Ok(page.next_cursor)
+            }
+            Era::Legacy => {
+                let page: v2025::ListToolsResult = parse("tools/list", page)?;
+                tools.extend(page.tools.into_iter().map(Tool::from));
+                Ok(page.next_cursor)
+            }
+        })
+        .await?;
+        Ok(tools)
+    }
+
+    /// Every resource of the server, following `nextCursor` to the last page.
+    pub async fn list_resources(&self) -> Result<Vec<Resource>, ClientError> {
+        self.list_all("resources/list", "resources").await
+    }
+
+    /// Every resource template of the server, following `nextCursor` to the last page.
+    pub async fn list_resource_templates(&self) -> Result<Vec<ResourceTemplate>, ClientError> {
+        self.list_all("resources/templates/list", "resourceTemplates").await
+    }
+
+    /// Every prompt of the server, following `nextCursor` to the last page.
+    pub async fn list_prompts(&self) -> Result<Vec<Prompt>, ClientError> {
+        self.list_all("prompts/list", "prompts").await
+    }
+
+    /// Reads resource `uri`; its contents.
+    pub async fn read_resource(&self, uri: &str) -> Result<Vec<TextOrBlob>, ClientError> {
+        let mut result = self.request("resources/read", json!({"uri": uri})).await?;
+        member("resources/read", &mut result, "contents")
+    }
+
+    /// Gets prompt `name` filled with `arguments`; its messages.
+    pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<Vec<PromptMessage>, ClientError> {
+        let mut result = self.request("prompts/get", json!({"name": name, "arguments": arguments})).await?;
+        member("prompts/get", &mut result, "messages")
+    }
+
+    /// The items under `key` of every page of `method`.
+    async fn list_all<T: DeserializeOwned>(&self, method: &str, key: &str) -> Result<Vec<T>, ClientError> {
+        let mut items = Vec::new();
+        self.paginate(method, |mut page| {
+            let next = page.get("nextCursor").and_then(Value::as_str).map(str::to_owned);
+            items.extend(member::<Vec<T>>(method, &mut page, key)?);
+            Ok(next)
+        })
+        .await?;
+        Ok(items)
+    }
+
+    /// Requests every page of `method`, handing each to `each` (which returns its
+    /// `nextCursor`); stops on a repeated cursor or after [`MAX_PAGES`].
+    async fn paginate(
+        &self,
+        method: &str,
+        mut each: impl FnMut(JsonObject) -> Result<Option<String>, ClientError>,
+    ) -> Result<(), ClientError> {
         let mut cursor: Option<String> = None;
         for _ in 0..MAX_PAGES {
             let params = cursor.as_ref().map_or_else(|| json!({}), |cursor| json!({"cursor": cursor}));
-            let page = self.request("tools/list", params).await?;
-            let next = match self.era() {
-                Era::Modern => {
-                    let mut page: v2026::ListToolsResult = parse("tools/list", page)?;
-                    self.link.learn_param_headers(&mut page.tools);
-                    tools.extend(page.tools);
-                    page.next_cursor
-                }
-                Era::Legacy => {
-                    let page: v2025::ListToolsResult = parse("tools/list", page)?;
-                    tools.extend(page.tools.into_iter().map(Tool::from));
-                    page.next_cursor
-                }
-            };
+            let next = each(self.request(method, params).await?)?;
             match next {
                 Some(next) if cursor.as_ref() == Some(&next) => {
                     return Err(ClientError::InvalidResult {
-                        method: "tools/list".into(),
+                        method: method.into(),
                         detail: format!("the server returned the cursor {next:?} it was given"),
                     });
                 }
                 Some(next) => cursor = Some(next),
-                None => return Ok(tools),
+                None => return Ok(()),
             }
         }
         Err(ClientError::InvalidResult {
-            method: "tools/list".into(),
+            method: method.into(),
             detail: format!("still more pages after {MAX_PAGES}"),
         })
     }
@@ -271,6 +323,13 @@ impl Client {
         process.stop.cancel();
         process.exited(self.options.shutdown_grace * 3 + Duration::from_secs(1)).await
     }
+}
+
+/// Member `key` of a result, typed.
+fn member<T: DeserializeOwned>(method: &str, result: &mut JsonObject, key: &str) -> Result<T, ClientError> {
+    let value = result.remove(key).unwrap_or(Value::Null);
+    serde_json::from_value(value)
+        .map_err(|e| ClientError::InvalidResult { method: method.into(), detail: format!("{key}: {e}") })
 }
 
 fn parse<T: DeserializeOwned>(method: &str, result: JsonObject) -> Result<T, ClientError> {
