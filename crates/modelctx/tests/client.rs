@@ -6,11 +6,14 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use modelctx::client::ClientHandlers;
 use modelctx::client::{Client, ClientError, ClientOptions, EraMode};
 use modelctx::protocol::era::ServerVersions;
+use modelctx::protocol::model::ElicitRequest;
 use modelctx::protocol::types::Implementation;
+use modelctx::protocol::types::{RequestedSchema, Root};
 use modelctx::protocol::{Era, ProtocolVersion};
-use modelctx::server::{Server, ToolDef};
+use modelctx::server::{InputError, RequestContext, Server, ToolDef};
 use modelctx::transport::serve_connection;
 use serde_json::json;
 
@@ -31,6 +34,7 @@ fn server_counting(versions: ServerVersions, abandoned: Arc<AtomicUsize>) -> Ser
     Server::builder(Implementation::new("client-test", "1"))
         .versions(versions)
         .tool(ToolDef::new("hello", || async { "hello" }))
+        .tool(ToolDef::new("ask", ask))
         .tool(ToolDef::new("stall", move || {
             let guard = Abandoned(abandoned.clone());
             async move {
@@ -41,6 +45,18 @@ fn server_counting(versions: ServerVersions, abandoned: Arc<AtomicUsize>) -> Ser
         }))
         .build()
         .unwrap()
+}
+
+/// Asks the user for a name, then lists the client's roots.
+async fn ask(ctx: RequestContext) -> Result<String, InputError> {
+    let schema: RequestedSchema =
+        serde_json::from_value(json!({"type": "object", "properties": {"name": {"type": "string"}}}))
+            .unwrap();
+    let answer =
+        ctx.elicit(ElicitRequest::Form { message: "Name?".into(), requested_schema: schema }).await?;
+    let roots = ctx.list_roots().await?;
+    let name = serde_json::to_value(&answer.content).unwrap()["name"].clone();
+    Ok(format!("{:?} {name} with {} root(s)", answer.action, roots.len()))
 }
 
 fn server(versions: ServerVersions) -> Server {
@@ -76,7 +92,7 @@ async fn ver_auto_picks_2026_07_28_from_a_modern_server() {
     assert_eq!(client.server().version, ProtocolVersion::V2026_07_28);
     assert_eq!(client.server().info.as_ref().map(|i| i.name.as_str()), Some("client-test"));
     let names: Vec<String> = client.list_tools().await.unwrap().into_iter().map(|t| t.name).collect();
-    assert_eq!(names, ["hello", "stall"]);
+    assert_eq!(names, ["ask", "hello", "stall"]);
     let result = client.call_tool("hello", json!({})).await.unwrap();
     assert_eq!(serde_json::to_value(&result.content).unwrap()[0]["text"], "hello");
 }
@@ -118,4 +134,45 @@ async fn a_call_past_its_time_limit_is_cancelled_and_the_connection_goes_on() {
     client.ping().await.unwrap();
     let error = client.call_tool("no-such-tool", json!({})).await.unwrap_err();
     assert!(error.to_string().contains("no-such-tool"), "{error}");
+}
+
+fn answering() -> ClientHandlers {
+    ClientHandlers::default()
+        .on_elicit(|request| async move {
+            assert!(matches!(request, ElicitRequest::Form { ref message, .. } if message == "Name?"));
+            serde_json::from_value(json!({"action": "accept", "content": {"name": "Ada"}})).unwrap()
+        })
+        .on_roots(|| async { vec![serde_json::from_value::<Root>(json!({"uri": "file:///work"})).unwrap()] })
+}
+
+#[tokio::test]
+async fn handlers_answer_the_server_in_both_eras() {
+    for (versions, era) in [
+        (ServerVersions::default(), Era::Modern),
+        (ServerVersions::new([ProtocolVersion::V2025_11_25]), Era::Legacy),
+    ] {
+        let client =
+            connect(server(versions), ClientOptions { handlers: answering(), ..options() }).await.unwrap();
+        assert_eq!(client.era(), era);
+        // Modern: two rounds of input (MRTR) with requestState echoed; legacy: live requests.
+        let result = client.call_tool("ask", json!({})).await.unwrap();
+        assert_eq!(
+            serde_json::to_value(&result.content).unwrap()[0]["text"],
+            "Accept \"Ada\" with 1 root(s)",
+            "{era:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn without_handlers_the_server_is_told_the_client_cannot_answer() {
+    for versions in [ServerVersions::default(), ServerVersions::new([ProtocolVersion::V2025_11_25])] {
+        let client = connect(server(versions), options()).await.unwrap();
+        let outcome = client.call_tool("ask", json!({})).await;
+        let text = match outcome {
+            Ok(result) => serde_json::to_value(&result.content).unwrap()[0]["text"].to_string(),
+            Err(error) => error.to_string(),
+        };
+        assert!(text.contains("capabilit"), "the missing capability is the reason: {text}");
+    }
 }

@@ -25,7 +25,7 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap};
 use serde_json::json;
 use tokio::sync::broadcast;
 
-use super::ClientError;
+use super::{ClientError, ClientHandlers};
 
 /// Server notifications buffered for slow listeners.
 const NOTIFICATIONS: usize = 256;
@@ -52,6 +52,7 @@ pub(crate) struct HttpLink {
     next_id: AtomicI64,
     settled: Mutex<Settled>,
     notifications: broadcast::Sender<Notification>,
+    handlers: ClientHandlers,
 }
 
 /// The raw outcome of one POST, for era probing.
@@ -69,6 +70,7 @@ impl HttpLink {
         url: reqwest::Url,
         headers: HeaderMap,
         limits: ParseLimits,
+        handlers: ClientHandlers,
     ) -> Result<Self, ClientError> {
         let http = reqwest::Client::builder()
             .build()
@@ -81,6 +83,7 @@ impl HttpLink {
             next_id: AtomicI64::new(1),
             settled: Mutex::default(),
             notifications: broadcast::channel(NOTIFICATIONS).0,
+            handlers,
         })
     }
 
@@ -267,15 +270,11 @@ impl HttpLink {
         }
     }
 
-    /// The server's own requests: `ping`; this client declares no capability that would let
-    /// the server ask anything else.
+    /// Answers a request the server sent on a stream (legacy sessions), by POST.
     async fn answer_server(&self, request: Request) {
-        let message = match request.method.as_str() {
-            "ping" => Message::Response(Response { id: request.id, result: JsonObject::new() }),
-            other => Message::Error(ErrorResponse {
-                id: Some(request.id),
-                error: ErrorObject::method_not_found(other),
-            }),
+        let message = match self.handlers.answer(Era::Legacy, &request.method, request.params).await {
+            Ok(result) => Message::Response(Response { id: request.id, result }),
+            Err(error) => Message::Error(ErrorResponse { id: Some(request.id), error }),
         };
         if let Err(e) = self.post(&message, "", None).await {
             tracing::warn!(error = %e, "answering the server failed");

@@ -23,6 +23,7 @@
 //! ```
 
 mod error;
+mod handlers;
 mod http;
 mod link;
 mod rpc;
@@ -42,6 +43,7 @@ use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
 pub use error::ClientError;
+pub use handlers::ClientHandlers;
 pub use stdio::StdioCommand;
 
 use http::HttpLink;
@@ -78,6 +80,11 @@ pub struct ClientOptions {
     pub shutdown_grace: Duration,
     /// Limits on the messages the server sends.
     pub limits: ParseLimits,
+    /// How the client answers the server's questions (elicitation, sampling, roots).
+    pub handlers: ClientHandlers,
+    /// Rounds of input a multi-round-trip request may ask for before the client gives up.
+    /// Default 8.
+    pub max_input_rounds: usize,
 }
 
 impl ClientOptions {
@@ -90,6 +97,8 @@ impl ClientOptions {
             probe_timeout: Duration::from_secs(5),
             shutdown_grace: Duration::from_secs(2),
             limits: ParseLimits::default(),
+            handlers: ClientHandlers::default(),
+            max_input_rounds: 8,
         }
     }
 }
@@ -133,6 +142,7 @@ impl Client {
         let link = Link::Stdio(Rpc::start(
             (spawned.stdout, spawned.stdin),
             options.limits,
+            options.handlers.clone(),
             process.stop.clone(),
             ended,
         ));
@@ -147,7 +157,13 @@ impl Client {
         W: tokio::io::AsyncWrite + Unpin + Send + 'static,
     {
         let ended = async { "the server closed the connection".to_owned() };
-        let link = Link::Stdio(Rpc::start((reader, writer), options.limits, CancellationToken::new(), ended));
+        let link = Link::Stdio(Rpc::start(
+            (reader, writer),
+            options.limits,
+            options.handlers.clone(),
+            CancellationToken::new(),
+            ended,
+        ));
         let server = negotiate(&link, &options).await?;
         Ok(Self { link, options, server, process: None })
     }
@@ -161,7 +177,8 @@ impl Client {
     ) -> Result<Self, ClientError> {
         let url = reqwest::Url::parse(url)
             .map_err(|e| ClientError::InvalidParams(format!("the URL {url:?}: {e}")))?;
-        let link = Link::Http(Box::new(HttpLink::new(url, headers, options.limits)?));
+        let link =
+            Link::Http(Box::new(HttpLink::new(url, headers, options.limits, options.handlers.clone())?));
         let server = negotiate(&link, &options).await?;
         Ok(Self { link, options, server, process: None })
     }
@@ -195,11 +212,40 @@ impl Client {
                 return Err(ClientError::InvalidParams(format!("params must be an object, not {other}")));
             }
         };
-        let params = match self.era() {
-            Era::Modern => with_meta(params, self.server.version, &self.options.info),
-            Era::Legacy => params,
-        };
-        self.link.request(method, Some(params), self.options.request_timeout).await
+        match self.era() {
+            Era::Modern => self.request_modern(method, params).await,
+            Era::Legacy => self.link.request(method, Some(params), self.options.request_timeout).await,
+        }
+    }
+
+    /// A 2026-07-28 request, driven through its rounds of input: each `input_required`
+    /// result's requests are answered by the handlers and the request is sent again with
+    /// their `inputResponses` and the `requestState` echoed untouched.
+    async fn request_modern(&self, method: &str, mut params: JsonObject) -> Result<JsonObject, ClientError> {
+        for _ in 0..=self.options.max_input_rounds {
+            let request = with_meta(params.clone(), self.server.version, &self.options);
+            let result = self.link.request(method, Some(request), self.options.request_timeout).await?;
+            if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+                return Ok(result);
+            }
+            let mut responses = JsonObject::new();
+            let asked = result.get("inputRequests").and_then(Value::as_object).cloned().unwrap_or_default();
+            for (key, asked) in asked {
+                let method = asked.get("method").and_then(Value::as_str).unwrap_or_default();
+                let asked_params = asked.get("params").and_then(Value::as_object).cloned();
+                let answer = self.options.handlers.answer(Era::Modern, method, asked_params).await;
+                responses.insert(key, Value::Object(answer.map_err(ClientError::Rpc)?));
+            }
+            params.insert("inputResponses".into(), Value::Object(responses));
+            match result.get("requestState") {
+                Some(state) => params.insert("requestState".into(), state.clone()),
+                None => params.remove("requestState"),
+            };
+        }
+        Err(ClientError::InvalidResult {
+            method: method.into(),
+            detail: format!("the server still asks for input after {} rounds", self.options.max_input_rounds),
+        })
     }
 
     /// Checks that the server answers: `ping`, or in 2026-07-28 (which has no `ping`)
@@ -303,15 +349,7 @@ impl Client {
     pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult, ClientError> {
         let result = self.request("tools/call", json!({"name": name, "arguments": arguments})).await?;
         match self.era() {
-            Era::Modern => {
-                if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
-                    return Err(ClientError::InvalidResult {
-                        method: "tools/call".into(),
-                        detail: "the server asks for input, which this client declared it cannot give".into(),
-                    });
-                }
-                parse::<v2026::CallToolResult>("tools/call", result).map(CallToolResult::from)
-            }
+            Era::Modern => parse::<v2026::CallToolResult>("tools/call", result).map(CallToolResult::from),
             Era::Legacy => parse::<v2025::CallToolResult>("tools/call", result).map(CallToolResult::from),
         }
     }
@@ -338,14 +376,14 @@ fn parse<T: DeserializeOwned>(method: &str, result: JsonObject) -> Result<T, Cli
 }
 
 /// `params` with the `_meta` every 2026-07-28 request carries.
-fn with_meta(mut params: JsonObject, version: ProtocolVersion, info: &Implementation) -> JsonObject {
+fn with_meta(mut params: JsonObject, version: ProtocolVersion, options: &ClientOptions) -> JsonObject {
     let mut request_meta = match params.remove("_meta") {
         Some(Value::Object(request_meta)) => request_meta,
         _ => JsonObject::new(),
     };
     request_meta.insert(meta::PROTOCOL_VERSION.into(), json!(version.to_string()));
-    request_meta.insert(meta::CLIENT_CAPABILITIES.into(), json!({}));
-    request_meta.insert(meta::CLIENT_INFO.into(), json!(info));
+    request_meta.insert(meta::CLIENT_CAPABILITIES.into(), options.handlers.capabilities());
+    request_meta.insert(meta::CLIENT_INFO.into(), json!(options.info));
     params.insert("_meta".into(), Value::Object(request_meta));
     params
 }
@@ -357,7 +395,7 @@ async fn negotiate(link: &Link, options: &ClientOptions) -> Result<ServerDescrip
         let mut version = ProtocolVersion::V2026_07_28;
         // A refused probe may name the version to retry with; one retry is enough.
         for _ in 0..2 {
-            let params = with_meta(JsonObject::new(), version, &options.info);
+            let params = with_meta(JsonObject::new(), version, options);
             let (verdict, result) = link.probe(params, version, options.probe_timeout).await?;
             match (verdict, result) {
                 (EraVerdict::Modern(chosen), Some(result)) if chosen == version => {
@@ -395,7 +433,7 @@ fn discovered(version: ProtocolVersion, result: JsonObject) -> Result<ServerDesc
 async fn initialize(link: &Link, options: &ClientOptions) -> Result<ServerDescription, ClientError> {
     let params = json!({
         "protocolVersion": ProtocolVersion::V2025_11_25.to_string(),
-        "capabilities": {},
+        "capabilities": options.handlers.capabilities(),
         "clientInfo": options.info,
     });
     let result = link.request("initialize", params.as_object().cloned(), options.request_timeout).await?;

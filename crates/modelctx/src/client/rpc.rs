@@ -17,7 +17,8 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
-use super::ClientError;
+use super::{ClientError, ClientHandlers};
+use modelctx_protocol::Era;
 
 /// Lines waiting to be written before a sender waits.
 const OUTBOX: usize = 64;
@@ -42,6 +43,7 @@ struct Inner {
     outbox: mpsc::Sender<String>,
     next_id: AtomicI64,
     notifications: broadcast::Sender<Notification>,
+    handlers: ClientHandlers,
 }
 
 impl Inner {
@@ -94,6 +96,7 @@ impl Rpc {
     pub(crate) fn start<R, W>(
         (reader, writer): (R, W),
         limits: ParseLimits,
+        handlers: ClientHandlers,
         stop: CancellationToken,
         ended: impl Future<Output = String> + Send + 'static,
     ) -> Self
@@ -107,6 +110,7 @@ impl Rpc {
             outbox,
             next_id: AtomicI64::new(1),
             notifications: broadcast::channel(NOTIFICATIONS).0,
+            handlers,
         });
         tokio::spawn(write_lines(writer, lines, stop));
         let reading = Arc::clone(&inner);
@@ -237,9 +241,13 @@ async fn read_messages<R: AsyncRead + Unpin>(
                 let _ = inner.notifications.send(note);
             }
             Ok(Message::Request(request)) => {
-                let answer = serve_request(&request);
+                // Only legacy servers send requests on stdio (2026-07-28 asks by MRTR).
                 let rpc = rpc.clone();
-                tokio::spawn(async move { rpc.answer(request.id, answer).await });
+                tokio::spawn(async move {
+                    let answer =
+                        rpc.inner.handlers.answer(Era::Legacy, &request.method, request.params).await;
+                    rpc.answer(request.id, answer).await;
+                });
             }
             Err(failure) => tracing::warn!(error = %failure.error.message, "the server sent a bad message"),
         }
@@ -252,14 +260,5 @@ fn settle(inner: &Inner, id: &RequestId, answer: Answer) {
             let _ = waiter.send(Ok(answer));
         }
         None => tracing::debug!(%id, "an answer to no pending request"),
-    }
-}
-
-/// The server's own requests: `ping`; this client declares no capability that would let the
-/// server ask anything else.
-fn serve_request(request: &Request) -> Answer {
-    match request.method.as_str() {
-        "ping" => Ok(JsonObject::new()),
-        other => Err(ErrorObject::method_not_found(other)),
     }
 }
