@@ -30,6 +30,12 @@ fn server(versions: ServerVersions) -> Server {
             ToolDef::new("regional", |Args(Regional { region }): Args<Regional>| async move { region })
                 .input_schema(regional.as_object().cloned().unwrap()),
         )
+        .tool(ToolDef::new("released", |ctx: RequestContext| async move {
+            ctx.progress(1.0, None, None).await;
+            ctx.release_stream();
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            "after the break"
+        }))
         .tool(ToolDef::new("slow", |ctx: RequestContext| async move {
             for step in 1..=3 {
                 ctx.progress(f64::from(step), Some(3.0), None).await;
@@ -65,7 +71,7 @@ async fn ver_auto_over_http_is_modern_and_mirrors_x_mcp_header_arguments() {
     let client = Client::connect_http(&url, Default::default(), options()).await.unwrap();
     assert_eq!(client.server().version, ProtocolVersion::V2026_07_28);
     let names: Vec<String> = client.list_tools().await.unwrap().into_iter().map(|t| t.name).collect();
-    assert_eq!(names, ["hello", "regional", "slow"]);
+    assert_eq!(names, ["hello", "regional", "released", "slow"]);
     assert_eq!(text(&client.call_tool("hello", json!({})).await.unwrap()), "hello");
     // The server refuses a call whose Mcp-Param-Region header is missing or differs (HTTP-30).
     let regional = client.call_tool("regional", json!({"region": "eu-west"})).await.unwrap();
@@ -113,4 +119,16 @@ async fn an_unreachable_endpoint_is_a_transport_error() {
     drop(listener);
     let error = Client::connect_http(&url, Default::default(), options()).await.err().unwrap();
     assert!(error.to_string().starts_with("the HTTP exchange failed: POST "), "{error}");
+}
+
+#[tokio::test]
+async fn http_54_a_released_answer_stream_is_resumed_with_last_event_id() {
+    let (url, _stop) = serve(server(ServerVersions::default()), HttpOptions::default()).await;
+    let client =
+        Client::connect_http(&url, Default::default(), ClientOptions { mode: EraMode::Legacy, ..options() })
+            .await
+            .unwrap();
+    // The server closes the POST stream before answering; the client waits its `retry`,
+    // then GETs the rest of that stream.
+    assert_eq!(text(&client.call_tool("released", json!({})).await.unwrap()), "after the break");
 }

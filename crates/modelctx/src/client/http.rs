@@ -13,8 +13,8 @@ use std::time::Duration;
 use bytes::{Bytes, BytesMut};
 use futures::StreamExt;
 use modelctx_protocol::headers::{
-    MCP_METHOD, MCP_NAME, MCP_PROTOCOL_VERSION, MCP_SESSION_ID, McpParamHeader, name_header_for,
-    param_headers_for_call,
+    LAST_EVENT_ID, MCP_METHOD, MCP_NAME, MCP_PROTOCOL_VERSION, MCP_SESSION_ID, McpParamHeader,
+    name_header_for, param_headers_for_call,
 };
 use modelctx_protocol::jsonrpc::{
     ErrorObject, ErrorResponse, Message, Notification, ParseLimits, Request, RequestId, Response,
@@ -239,16 +239,49 @@ impl HttpLink {
     }
 
     /// Reads an SSE answer: notifications go to listeners, the server's requests are
-    /// answered, and the message answering `id` ends it.
+    /// answered, and the message answering `id` ends it. A stream that ends without the
+    /// answer after carrying an event id is resumed with a GET carrying `Last-Event-ID`,
+    /// after the server's `retry` delay (HTTP-54).
     async fn read_stream(&self, response: reqwest::Response, id: &RequestId) -> Result<Answer, ClientError> {
+        let mut cursor = Cursor { last_event_id: None, retry: DEFAULT_RETRY };
+        let mut response = response;
+        for _ in 0..RECONNECTS {
+            if let Some(answer) = self.read_events(response, id, &mut cursor).await {
+                return Ok(answer);
+            }
+            let Some(last) = cursor.last_event_id.clone() else {
+                return Err(ClientError::Closed(
+                    "the server ended the response stream without an answer".into(),
+                ));
+            };
+            tokio::time::sleep(cursor.retry).await;
+            response = self.resume(&last).await?;
+        }
+        Err(ClientError::Closed(format!("the answer stream ended {RECONNECTS} times without the answer")))
+    }
+
+    /// Reads one stream until the answer to `id` (`Some`) or its end (`None`).
+    async fn read_events(
+        &self,
+        response: reqwest::Response,
+        id: &RequestId,
+        cursor: &mut Cursor,
+    ) -> Option<Answer> {
         let mut chunks = response.bytes_stream();
         let mut buffer = BytesMut::new();
         loop {
             while let Some(event) = next_event(&mut buffer) {
-                let Some(message) = event_message(&event, &self.limits) else { continue };
+                let event = SseEvent::parse(&event);
+                if let Some(event_id) = event.id.clone() {
+                    cursor.last_event_id = Some(event_id);
+                }
+                if let Some(retry) = event.retry {
+                    cursor.retry = retry;
+                }
+                let Some(message) = event.message(&self.limits) else { continue };
                 match message {
-                    Message::Response(response) if &response.id == id => return Ok(Ok(response.result)),
-                    Message::Error(error) if error.id.as_ref() == Some(id) => return Ok(Err(error.error)),
+                    Message::Response(response) if &response.id == id => return Some(Ok(response.result)),
+                    Message::Error(error) if error.id.as_ref() == Some(id) => return Some(Err(error.error)),
                     Message::Notification(note) => {
                         let _ = self.notifications.send(note);
                     }
@@ -259,14 +292,38 @@ impl HttpLink {
             match chunks.next().await {
                 Some(Ok(chunk)) => buffer.extend_from_slice(&chunk),
                 Some(Err(e)) => {
-                    return Err(ClientError::Transport(format!("the response stream broke: {e}")));
+                    tracing::debug!(error = %e, "the answer stream broke");
+                    return None;
                 }
-                None => {
-                    return Err(ClientError::Closed(
-                        "the server ended the response stream without an answer".into(),
-                    ));
-                }
+                None => return None,
             }
+        }
+    }
+
+    /// Reopens a stream after event `last_event_id`.
+    async fn resume(&self, last_event_id: &str) -> Result<reqwest::Response, ClientError> {
+        let (version, session) = {
+            let settled = self.settled();
+            (settled.version, settled.session.clone())
+        };
+        let mut request = self
+            .http
+            .get(self.url.clone())
+            .headers(self.headers.clone())
+            .header(ACCEPT, "text/event-stream")
+            .header(LAST_EVENT_ID, last_event_id);
+        if let Some(version) = version {
+            request = request.header(MCP_PROTOCOL_VERSION, version.to_string());
+        }
+        if let Some(session) = session {
+            request = request.header(MCP_SESSION_ID, session);
+        }
+        let response = request.send().await.map_err(|e| {
+            ClientError::Transport(format!("resuming the stream at {} failed: {e}", self.url))
+        })?;
+        match response.status().as_u16() {
+            200..=299 => Ok(response),
+            status => Err(ClientError::Http { status, detail: body_text(response).await }),
         }
     }
 
@@ -328,24 +385,59 @@ fn next_event(buffer: &mut BytesMut) -> Option<Bytes> {
     Some(event.slice(..end))
 }
 
-/// The JSON-RPC message in an SSE event's `data:` lines; `None` for an event without data
-/// (a priming event) or with data that is not one.
-fn event_message(event: &[u8], limits: &ParseLimits) -> Option<Message> {
-    let text = std::str::from_utf8(event).ok()?;
-    let data: Vec<&str> = text
-        .lines()
-        .filter_map(|line| line.strip_prefix("data:"))
-        .map(|data| data.strip_prefix(' ').unwrap_or(data))
-        .collect();
-    let data = data.join("\n");
-    if data.trim().is_empty() {
-        return None;
+/// Where a resumable stream stands: the last event id seen and the reconnection delay.
+struct Cursor {
+    last_event_id: Option<String>,
+    retry: Duration,
+}
+
+/// Reconnections an answer stream may take.
+const RECONNECTS: usize = 5;
+/// The reconnection delay when the server names none.
+const DEFAULT_RETRY: Duration = Duration::from_secs(1);
+/// The longest reconnection delay the client honours.
+const MAX_RETRY: Duration = Duration::from_secs(30);
+
+/// The fields of one SSE event.
+struct SseEvent {
+    id: Option<String>,
+    retry: Option<Duration>,
+    data: String,
+}
+
+impl SseEvent {
+    fn parse(event: &[u8]) -> Self {
+        let text = String::from_utf8_lossy(event);
+        let mut parsed = Self { id: None, retry: None, data: String::new() };
+        let mut data = Vec::new();
+        for line in text.lines() {
+            let (field, value) = line.split_once(':').unwrap_or((line, ""));
+            let value = value.strip_prefix(' ').unwrap_or(value);
+            match field {
+                "data" => data.push(value),
+                "id" if !value.contains('\0') => parsed.id = Some(value.to_owned()),
+                "retry" => {
+                    parsed.retry = value.parse().ok().map(|ms: u64| Duration::from_millis(ms).min(MAX_RETRY));
+                }
+                _ => {}
+            }
+        }
+        parsed.data = data.join("\n");
+        parsed
     }
-    match parse_message_with(data.as_bytes(), limits) {
-        Ok(message) => Some(message),
-        Err(failure) => {
-            tracing::warn!(error = %failure.error.message, "the server sent a bad message on its stream");
-            None
+
+    /// The JSON-RPC message in the data; `None` for an event without data (a priming event)
+    /// or with data that is not one.
+    fn message(&self, limits: &ParseLimits) -> Option<Message> {
+        if self.data.trim().is_empty() {
+            return None;
+        }
+        match parse_message_with(self.data.as_bytes(), limits) {
+            Ok(message) => Some(message),
+            Err(failure) => {
+                tracing::warn!(error = %failure.error.message, "the server sent a bad message on its stream");
+                None
+            }
         }
     }
 }
@@ -364,10 +456,11 @@ mod tests {
         let mut buffer = BytesMut::from(
             "id: 1-0\nretry: 1000\ndata: \n\nevent: message\r\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"n\"}\r\n\r\npartial",
         );
-        let priming = next_event(&mut buffer).unwrap();
-        assert!(event_message(&priming, &ParseLimits::default()).is_none());
-        let note = next_event(&mut buffer).unwrap();
-        let message = event_message(&note, &ParseLimits::default()).unwrap();
+        let priming = SseEvent::parse(&next_event(&mut buffer).unwrap());
+        assert_eq!((priming.id.as_deref(), priming.retry), (Some("1-0"), Some(Duration::from_millis(1000))));
+        assert!(priming.message(&ParseLimits::default()).is_none());
+        let note = SseEvent::parse(&next_event(&mut buffer).unwrap());
+        let message = note.message(&ParseLimits::default()).unwrap();
         assert!(matches!(message, Message::Notification(n) if n.method == "n"));
         assert!(next_event(&mut buffer).is_none(), "an incomplete event waits for more");
         assert_eq!(&buffer[..], b"partial");

@@ -402,7 +402,8 @@ async fn negotiate(link: &Link, options: &ClientOptions) -> Result<ServerDescrip
                     link.settle(version);
                     return discovered(version, result);
                 }
-                (EraVerdict::Modern(chosen), _) if chosen != version => version = chosen,
+                // Refused (with the version to use, or a transient modern error): once more.
+                (EraVerdict::Modern(chosen), _) => version = chosen,
                 (EraVerdict::Incompatible { supported }, _) => {
                     return Err(ClientError::Incompatible { supported });
                 }
