@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
@@ -24,6 +24,7 @@ use modelctx_protocol::{Era, JsonObject, ProtocolVersion};
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap};
 use serde_json::json;
 use tokio::sync::broadcast;
+use tokio_util::sync::CancellationToken;
 
 use super::{ClientError, ClientHandlers};
 
@@ -53,6 +54,14 @@ pub(crate) struct HttpLink {
     settled: Mutex<Settled>,
     notifications: broadcast::Sender<Notification>,
     handlers: ClientHandlers,
+    /// Tripped when the link is dropped: the session stream ends.
+    closing: CancellationToken,
+}
+
+impl Drop for HttpLink {
+    fn drop(&mut self) {
+        self.closing.cancel();
+    }
 }
 
 /// The raw outcome of one POST, for era probing.
@@ -84,6 +93,7 @@ impl HttpLink {
             settled: Mutex::default(),
             notifications: broadcast::channel(NOTIFICATIONS).0,
             handlers,
+            closing: CancellationToken::new(),
         })
     }
 
@@ -255,7 +265,7 @@ impl HttpLink {
                 ));
             };
             tokio::time::sleep(cursor.retry).await;
-            response = self.resume(&last).await?;
+            response = self.get_stream(Some(&last)).await?;
         }
         Err(ClientError::Closed(format!("the answer stream ended {RECONNECTS} times without the answer")))
     }
@@ -282,11 +292,7 @@ impl HttpLink {
                 match message {
                     Message::Response(response) if &response.id == id => return Some(Ok(response.result)),
                     Message::Error(error) if error.id.as_ref() == Some(id) => return Some(Err(error.error)),
-                    Message::Notification(note) => {
-                        let _ = self.notifications.send(note);
-                    }
-                    Message::Request(request) => self.answer_server(request).await,
-                    other => tracing::debug!(?other, "an answer to another request on this stream"),
+                    other => self.on_server_message(other).await,
                 }
             }
             match chunks.next().await {
@@ -300,18 +306,60 @@ impl HttpLink {
         }
     }
 
-    /// Reopens a stream after event `last_event_id`.
-    async fn resume(&self, last_event_id: &str) -> Result<reqwest::Response, ClientError> {
+    /// A notification or request the server sent on a stream.
+    async fn on_server_message(&self, message: Message) {
+        match message {
+            Message::Notification(note) => {
+                let _ = self.notifications.send(note);
+            }
+            Message::Request(request) => self.answer_server(request).await,
+            other => tracing::debug!(?other, "an answer to no request waiting on this stream"),
+        }
+    }
+
+    /// Opens the legacy session's standalone stream, on which the server sends what is not
+    /// tied to one of our requests (HTTP-50), and returns once it is open (so nothing the
+    /// server sends right after is missed); it lives until the link is dropped. A server
+    /// that offers none (405) is fine.
+    pub(crate) async fn open_session_stream(self: &Arc<Self>, wait: Duration) {
+        let response = match tokio::time::timeout(wait, self.get_stream(None)).await {
+            Ok(Ok(response)) => response,
+            Ok(Err(e)) => return tracing::debug!(error = %e, "the server offers no session stream"),
+            Err(_) => return tracing::debug!("the session stream did not open in time"),
+        };
+        let link = Arc::downgrade(self);
+        let closing = self.closing.clone();
+        tokio::spawn(async move {
+            let mut chunks = response.bytes_stream();
+            let mut buffer = BytesMut::new();
+            loop {
+                let chunk = tokio::select! {
+                    () = closing.cancelled() => return,
+                    chunk = chunks.next() => chunk,
+                };
+                let Some(Ok(chunk)) = chunk else { return };
+                buffer.extend_from_slice(&chunk);
+                while let Some(event) = next_event(&mut buffer) {
+                    let Some(link) = link.upgrade() else { return };
+                    if let Some(message) = SseEvent::parse(&event).message(&link.limits) {
+                        link.on_server_message(message).await;
+                    }
+                }
+            }
+        });
+    }
+
+    /// Opens a GET stream: the session's own, or the rest of one after `last_event_id`.
+    async fn get_stream(&self, last_event_id: Option<&str>) -> Result<reqwest::Response, ClientError> {
         let (version, session) = {
             let settled = self.settled();
             (settled.version, settled.session.clone())
         };
-        let mut request = self
-            .http
-            .get(self.url.clone())
-            .headers(self.headers.clone())
-            .header(ACCEPT, "text/event-stream")
-            .header(LAST_EVENT_ID, last_event_id);
+        let mut request =
+            self.http.get(self.url.clone()).headers(self.headers.clone()).header(ACCEPT, "text/event-stream");
+        if let Some(last_event_id) = last_event_id {
+            request = request.header(LAST_EVENT_ID, last_event_id);
+        }
         if let Some(version) = version {
             request = request.header(MCP_PROTOCOL_VERSION, version.to_string());
         }

@@ -1,6 +1,7 @@
 //! How a client reaches its server: a stdio stream pair or a Streamable HTTP endpoint, behind
 //! one set of calls.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use modelctx_protocol::era::client::{EraVerdict, ProbeOutcome, http_probe_verdict, stdio_probe_verdict};
@@ -20,7 +21,7 @@ pub(super) enum Link {
     /// One JSON-RPC message per line (a child process, a socket, a pipe).
     Stdio(Rpc),
     /// Streamable HTTP.
-    Http(Box<HttpLink>),
+    Http(Arc<HttpLink>),
 }
 
 impl Link {
@@ -47,6 +48,13 @@ impl Link {
         match self {
             Self::Stdio(rpc) => rpc.notifications(),
             Self::Http(http) => http.notifications(),
+        }
+    }
+
+    /// Opens what a fresh legacy session listens on: over HTTP, its standalone stream.
+    pub(super) async fn open_session(&self, wait: Duration) {
+        if let Self::Http(http) = self {
+            http.open_session_stream(wait).await;
         }
     }
 

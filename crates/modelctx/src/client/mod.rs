@@ -177,8 +177,12 @@ impl Client {
     ) -> Result<Self, ClientError> {
         let url = reqwest::Url::parse(url)
             .map_err(|e| ClientError::InvalidParams(format!("the URL {url:?}: {e}")))?;
-        let link =
-            Link::Http(Box::new(HttpLink::new(url, headers, options.limits, options.handlers.clone())?));
+        let link = Link::Http(std::sync::Arc::new(HttpLink::new(
+            url,
+            headers,
+            options.limits,
+            options.handlers.clone(),
+        )?));
         let server = negotiate(&link, &options).await?;
         Ok(Self { link, options, server, process: None })
     }
@@ -444,6 +448,7 @@ async fn initialize(link: &Link, options: &ClientOptions) -> Result<ServerDescri
         .ok_or_else(|| ClientError::Incompatible { supported: vec![result.protocol_version.clone()] })?;
     link.settle(version);
     link.notify("notifications/initialized", None).await?;
+    link.open_session(options.probe_timeout).await;
     Ok(ServerDescription {
         version,
         capabilities: result.capabilities.into(),

@@ -1,0 +1,187 @@
+//! `conformance-client`: the modelctx client as the official MCP conformance suite drives it.
+//!
+//! The server URL is the last argument; the scenario is in `MCP_CONFORMANCE_SCENARIO`, its
+//! data (when it has any) in `MCP_CONFORMANCE_CONTEXT`, and the revision in
+//! `MCP_CONFORMANCE_PROTOCOL_VERSION`. Each scenario is what an application would do against
+//! such a server — list, call, read — through the public `Client` API; the suite's server
+//! judges the wire. Exits 0 when every step succeeded.
+
+use std::process::ExitCode;
+
+use modelctx::client::{Client, ClientError, ClientHandlers, ClientOptions, EraMode};
+use modelctx::protocol::model::ElicitRequest;
+use modelctx::protocol::types::Implementation;
+use modelctx::protocol::{Era, ProtocolVersion, v2026};
+use serde_json::{Map, Value, json};
+use tracing_subscriber::EnvFilter;
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("warn")))
+        .init();
+    let Some(url) = std::env::args().skip(1).last() else {
+        eprintln!("usage: conformance-client URL (scenario in MCP_CONFORMANCE_SCENARIO)");
+        return ExitCode::from(2);
+    };
+    let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
+    let version =
+        std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").ok().and_then(|v| ProtocolVersion::parse(&v));
+    let context = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or(Value::Null);
+    match run(&url, &scenario, version, &context).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("conformance-client: {scenario}: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// A legacy revision pins the `initialize` handshake; otherwise the client negotiates.
+fn options(version: Option<ProtocolVersion>) -> ClientOptions {
+    let mode = match version.map(ProtocolVersion::era) {
+        Some(Era::Legacy) => EraMode::Legacy,
+        _ => EraMode::Auto,
+    };
+    ClientOptions {
+        mode,
+        handlers: handlers(),
+        ..ClientOptions::new(Implementation::new("modelctx-conformance-client", env!("CARGO_PKG_VERSION")))
+    }
+}
+
+/// Answers like a user who accepts every form with its defaults, a model that always says
+/// the same thing, and a host with no roots.
+fn handlers() -> ClientHandlers {
+    ClientHandlers::default()
+        .on_elicit(|request| async move {
+            let content = match request {
+                ElicitRequest::Form { requested_schema, .. } => {
+                    Some(defaults(&serde_json::to_value(requested_schema).unwrap_or_default()))
+                }
+                ElicitRequest::Url { .. } => None,
+            };
+            let answer = json!({"action": "accept", "content": content});
+            serde_json::from_value::<v2026::ElicitResult>(answer).expect("a valid elicitation answer")
+        })
+        .on_sample(|_| async {
+            let answer = json!({
+                "role": "assistant",
+                "content": {"type": "text", "text": "modelctx conformance sample"},
+                "model": "modelctx-conformance-client",
+                "stopReason": "endTurn",
+            });
+            Ok(serde_json::from_value(answer).expect("a valid sampling answer"))
+        })
+        .on_roots(|| async { Vec::new() })
+}
+
+/// A form filled with each property's `default`, or a plain value of its type.
+fn defaults(schema: &Value) -> Value {
+    let properties = schema.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
+    let filled: Map<String, Value> = properties
+        .into_iter()
+        .map(|(name, property)| {
+            let value = property.get("default").cloned().unwrap_or_else(|| {
+                match (
+                    property.get("enum").and_then(|e| e.get(0)),
+                    property.get("type").and_then(Value::as_str),
+                ) {
+                    (Some(first), _) => first.clone(),
+                    (None, Some("boolean")) => json!(true),
+                    (None, Some("integer" | "number")) => json!(0),
+                    _ => json!(""),
+                }
+            });
+            (name, value)
+        })
+        .collect();
+    Value::Object(filled)
+}
+
+async fn run(
+    url: &str,
+    scenario: &str,
+    version: Option<ProtocolVersion>,
+    context: &Value,
+) -> Result<(), ClientError> {
+    let client = Client::connect_http(url, Default::default(), options(version)).await?;
+    match scenario {
+        "initialize" | "json-schema-ref-no-deref" => {
+            client.list_tools().await?;
+        }
+        "tools_call" => {
+            client.call_tool("add_numbers", json!({"a": 5, "b": 3})).await?;
+        }
+        "http-custom-headers" => {
+            client.list_tools().await?;
+            let calls = context.get("toolCalls").and_then(Value::as_array).cloned().unwrap_or_default();
+            for call in calls {
+                let name = call.get("name").and_then(Value::as_str).unwrap_or_default();
+                client.call_tool(name, call.get("arguments").cloned().unwrap_or(json!({}))).await?;
+            }
+        }
+        "http-invalid-tool-headers" => {
+            // Tools with invalid `x-mcp-header` annotations never reach the listing.
+            for tool in client.list_tools().await? {
+                client.call_tool(&tool.name, json!({"region": "us-west1"})).await?;
+            }
+        }
+        "json-schema-2020-12-preservation" => {
+            let tools = client.list_tools().await?;
+            let tool =
+                tools.iter().find(|tool| tool.name == "json_schema_2020_12_tool").ok_or_else(|| {
+                    ClientError::InvalidResult {
+                        method: "tools/list".into(),
+                        detail: "no json_schema_2020_12_tool".into(),
+                    }
+                })?;
+            client.call_tool("json_schema_echo", json!({"schema": tool.input_schema})).await?;
+        }
+        "sse-retry" => {
+            client.list_tools().await?;
+            client.call_tool("test_reconnection", json!({})).await?;
+        }
+        "elicitation-sep1034-client-defaults" => {
+            client.call_tool("test_client_elicitation_defaults", json!({})).await?;
+        }
+        "sep-2322-client-request-state" => {
+            for tool in [
+                "test_mrtr_echo_state",
+                "test_mrtr_no_state",
+                "test_mrtr_unrelated",
+                "test_mrtr_no_result_type",
+            ] {
+                client.call_tool(tool, json!({})).await?;
+            }
+        }
+        // Everything else (request-metadata, http-standard-headers, …): use all the server offers.
+        _ => exercise(&client).await?,
+    }
+    Ok(())
+}
+
+/// Lists every kind of primitive the server declares and uses each one once.
+async fn exercise(client: &Client) -> Result<(), ClientError> {
+    let offers = client.server().capabilities.clone();
+    if offers.tools.is_some() {
+        for tool in client.list_tools().await? {
+            client.call_tool(&tool.name, json!({})).await?;
+        }
+    }
+    if offers.resources.is_some() {
+        for resource in client.list_resources().await? {
+            client.read_resource(&resource.uri).await?;
+        }
+    }
+    if offers.prompts.is_some() {
+        for prompt in client.list_prompts().await? {
+            client.get_prompt(&prompt.name, json!({})).await?;
+        }
+    }
+    Ok(())
+}
