@@ -176,3 +176,52 @@ async fn without_handlers_the_server_is_told_the_client_cannot_answer() {
         assert!(text.contains("capabilit"), "the missing capability is the reason: {text}");
     }
 }
+
+/// A server that lists `weather` with an `outputSchema` and answers `tools/call` with
+/// `structured` as its `structuredContent`: raw JSON-RPC lines, as a misbehaving server would
+/// send them.
+async fn lying_server(structured: serde_json::Value) -> Client {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    let (read, mut write) = tokio::io::split(server_end);
+    tokio::spawn(async move {
+        let mut lines = BufReader::new(read).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            let request: serde_json::Value = serde_json::from_str(&line).unwrap();
+            let result = match request["method"].as_str() {
+                Some("server/discover") => {
+                    json!({"resultType": "complete", "supportedVersions": ["2026-07-28"],
+                    "capabilities": {"tools": {}}})
+                }
+                Some("tools/list") => json!({"resultType": "complete", "tools": [{"name": "weather",
+                    "inputSchema": {"type": "object"},
+                    "outputSchema": {"type": "object", "properties": {"celsius": {"type": "number"}},
+                        "required": ["celsius"]}}]}),
+                Some("tools/call") => json!({"resultType": "complete", "content": [],
+                    "structuredContent": structured}),
+                _ => continue,
+            };
+            let answer = json!({"jsonrpc": "2.0", "id": request["id"], "result": result});
+            write.write_all(format!("{answer}\n").as_bytes()).await.unwrap();
+        }
+    });
+    let (read, write) = tokio::io::split(client_end);
+    Client::connect(read, write, options()).await.unwrap()
+}
+
+#[tokio::test]
+async fn tool_10_structured_content_is_checked_against_the_listed_output_schema() {
+    let honest = lying_server(json!({"celsius": 21.5})).await;
+    honest.list_tools().await.unwrap();
+    assert_eq!(
+        honest.call_tool("weather", json!({})).await.unwrap().structured_content,
+        Some(json!({"celsius": 21.5}))
+    );
+
+    let lying = lying_server(json!({"celsius": "warm"})).await;
+    // Before a listing the client knows no schema to check against.
+    lying.call_tool("weather", json!({})).await.unwrap();
+    lying.list_tools().await.unwrap();
+    let error = lying.call_tool("weather", json!({})).await.unwrap_err().to_string();
+    assert!(error.contains("tool weather: structuredContent breaks its outputSchema: /celsius"), "{error}");
+}

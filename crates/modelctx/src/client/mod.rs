@@ -29,6 +29,8 @@ mod link;
 mod rpc;
 mod stdio;
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use modelctx_protocol::jsonrpc::{Notification, ParseLimits};
@@ -51,6 +53,8 @@ use link::Link;
 use modelctx_protocol::era::client::EraVerdict;
 use rpc::Rpc;
 use stdio::Process;
+
+use crate::server::schema::Validator;
 
 /// Which era the client speaks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -126,6 +130,8 @@ const MAX_PAGES: usize = 1000;
 /// A connection to one MCP server.
 pub struct Client {
     link: Link,
+    /// Tools' `outputSchema`s from the last listing, compiled, by tool name.
+    output_schemas: Mutex<HashMap<String, Arc<Validator>>>,
     options: ClientOptions,
     server: ServerDescription,
     process: Option<Process>,
@@ -147,7 +153,7 @@ impl Client {
             ended,
         ));
         let server = negotiate(&link, &options).await?;
-        Ok(Self { link, options, server, process: Some(process) })
+        Ok(Self { link, options, server, process: Some(process), output_schemas: Mutex::default() })
     }
 
     /// Connects over a stream pair already open to a server (a socket, an in-memory pipe).
@@ -165,7 +171,7 @@ impl Client {
             ended,
         ));
         let server = negotiate(&link, &options).await?;
-        Ok(Self { link, options, server, process: None })
+        Ok(Self { link, options, server, process: None, output_schemas: Mutex::default() })
     }
 
     /// Connects to a Streamable HTTP endpoint (`http://127.0.0.1:8080/mcp`), sending `headers`
@@ -184,7 +190,7 @@ impl Client {
             options.handlers.clone(),
         )?));
         let server = negotiate(&link, &options).await?;
-        Ok(Self { link, options, server, process: None })
+        Ok(Self { link, options, server, process: None, output_schemas: Mutex::default() })
     }
 
     /// What the connection settled on.
@@ -279,7 +285,48 @@ impl Client {
             }
         })
         .await?;
+        self.learn_output_schemas(&tools);
         Ok(tools)
+    }
+
+    /// Compiles the listed tools' output schemas, so that calls can be checked against them.
+    fn learn_output_schemas(&self, tools: &[Tool]) {
+        let mut schemas = self.output_schemas.lock().unwrap_or_else(PoisonError::into_inner);
+        schemas.clear();
+        for tool in tools {
+            let Some(schema) = &tool.output_schema else { continue };
+            match Validator::new(schema) {
+                Ok(validator) => {
+                    schemas.insert(tool.name.clone(), Arc::new(validator));
+                }
+                Err(e) => {
+                    tracing::warn!(tool = %tool.name, error = %e, "a tool's outputSchema does not compile")
+                }
+            }
+        }
+    }
+
+    /// Checks a tool's result against the `outputSchema` it was listed with (TOOL-10): a
+    /// successful result must carry conforming `structuredContent`.
+    fn check_output(&self, name: &str, result: &CallToolResult) -> Result<(), ClientError> {
+        let validator = self.output_schemas.lock().unwrap_or_else(PoisonError::into_inner).get(name).cloned();
+        let Some(validator) = validator else { return Ok(()) };
+        if result.is_error == Some(true) {
+            return Ok(());
+        }
+        let problem = match &result.structured_content {
+            None => Some("it has an outputSchema but the result carries no structuredContent".to_owned()),
+            Some(content) => validator
+                .explain(content)
+                .map(|why| format!("structuredContent breaks its outputSchema: {why}")),
+        };
+        match problem {
+            None => Ok(()),
+            Some(problem) => Err(ClientError::InvalidResult {
+                method: "tools/call".into(),
+                detail: format!("tool {name}: {problem}"),
+            }),
+        }
     }
 
     /// Every resource of the server, following `nextCursor` to the last page.
@@ -349,13 +396,17 @@ impl Client {
         })
     }
 
-    /// Calls tool `name` with `arguments` (a JSON object).
+    /// Calls tool `name` with `arguments` (a JSON object). When the last `list_tools` gave the
+    /// tool an `outputSchema`, a successful result must carry `structuredContent` that
+    /// conforms to it; otherwise the call fails with [`ClientError::InvalidResult`].
     pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult, ClientError> {
         let result = self.request("tools/call", json!({"name": name, "arguments": arguments})).await?;
-        match self.era() {
+        let result = match self.era() {
             Era::Modern => parse::<v2026::CallToolResult>("tools/call", result).map(CallToolResult::from),
             Era::Legacy => parse::<v2025::CallToolResult>("tools/call", result).map(CallToolResult::from),
-        }
+        }?;
+        self.check_output(name, &result)?;
+        Ok(result)
     }
 
     /// Shuts the connection down: a spawned server gets its stdin closed, then SIGTERM, then

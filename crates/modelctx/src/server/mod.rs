@@ -33,7 +33,7 @@ mod prompt;
 mod registry;
 mod request_state;
 mod resource;
-mod schema;
+pub(crate) mod schema;
 pub(crate) mod session;
 mod tool;
 mod tool_result;
