@@ -103,3 +103,25 @@ async fn a_crashing_server_fails_the_pending_call_with_its_exit() {
         "{missing}"
     );
 }
+
+#[tokio::test]
+async fn progress_reaches_its_callback_and_keeps_a_long_call_alive() {
+    for mode in [EraMode::Auto, EraMode::Legacy] {
+        // 5 steps of 120 ms: longer than the 350 ms limit, but each report starts it again.
+        let options = ClientOptions { mode, request_timeout: Duration::from_millis(350), ..options() };
+        let client = Client::spawn(&everything(), options).await.unwrap();
+        let mut reports = Vec::new();
+        let args = json!({"steps": 5, "step_ms": 120});
+        let result = client
+            .call_tool_with_progress("long_running_operation", args.clone(), |p| reports.push(p))
+            .await
+            .unwrap();
+        assert_eq!(serde_json::to_value(&result.content).unwrap()[0]["text"], "finished 5 steps", "{mode:?}");
+        let steps: Vec<f64> = reports.iter().map(|p| p.progress).collect();
+        assert_eq!(steps, [1.0, 2.0, 3.0, 4.0, 5.0], "{mode:?}");
+        assert_eq!(reports[0].total, Some(5.0));
+        // Without progress the same call runs out of time.
+        let error = client.call_tool("long_running_operation", args).await.unwrap_err();
+        assert!(matches!(error, ClientError::Timeout { .. }), "{error}");
+    }
+}

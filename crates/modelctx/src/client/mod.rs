@@ -30,6 +30,7 @@ mod rpc;
 mod stdio;
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -89,6 +90,9 @@ pub struct ClientOptions {
     /// Rounds of input a multi-round-trip request may ask for before the client gives up.
     /// Default 8.
     pub max_input_rounds: usize,
+    /// Whether a progress report starts a request's time limit again (for requests sent
+    /// with a progress callback). Default true.
+    pub reset_timeout_on_progress: bool,
 }
 
 impl ClientOptions {
@@ -103,6 +107,7 @@ impl ClientOptions {
             limits: ParseLimits::default(),
             handlers: ClientHandlers::default(),
             max_input_rounds: 8,
+            reset_timeout_on_progress: true,
         }
     }
 }
@@ -120,6 +125,35 @@ pub struct ServerDescription {
     pub instructions: Option<String>,
 }
 
+/// A request's time limit when a caller keeps its own (a day: effectively none).
+const UNBOUNDED: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// One progress report of a request (`notifications/progress`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Progress {
+    /// How far along, increasing with each report.
+    pub progress: f64,
+    /// The total, when known.
+    pub total: Option<f64>,
+    /// What is happening, for a person.
+    pub message: Option<String>,
+}
+
+impl Progress {
+    /// The report in `note` if it is progress for `token`.
+    fn for_token(note: &Notification, token: &str) -> Option<Self> {
+        let params = note.params.as_ref().filter(|_| note.method == "notifications/progress")?;
+        if params.get("progressToken").and_then(Value::as_str) != Some(token) {
+            return None;
+        }
+        Some(Self {
+            progress: params.get("progress").and_then(Value::as_f64)?,
+            total: params.get("total").and_then(Value::as_f64),
+            message: params.get("message").and_then(Value::as_str).map(str::to_owned),
+        })
+    }
+}
+
 /// The versions this client speaks, newest first.
 pub(crate) const VERSIONS: [ProtocolVersion; 2] =
     [ProtocolVersion::V2026_07_28, ProtocolVersion::V2025_11_25];
@@ -132,6 +166,8 @@ pub struct Client {
     link: Link,
     /// Tools' `outputSchema`s from the last listing, compiled, by tool name.
     output_schemas: Mutex<HashMap<String, Arc<Validator>>>,
+    /// The next progress token.
+    progress_tokens: AtomicU64,
     options: ClientOptions,
     server: ServerDescription,
     process: Option<Process>,
@@ -153,7 +189,14 @@ impl Client {
             ended,
         ));
         let server = negotiate(&link, &options).await?;
-        Ok(Self { link, options, server, process: Some(process), output_schemas: Mutex::default() })
+        Ok(Self {
+            link,
+            options,
+            server,
+            process: Some(process),
+            output_schemas: Mutex::default(),
+            progress_tokens: AtomicU64::new(1),
+        })
     }
 
     /// Connects over a stream pair already open to a server (a socket, an in-memory pipe).
@@ -171,7 +214,14 @@ impl Client {
             ended,
         ));
         let server = negotiate(&link, &options).await?;
-        Ok(Self { link, options, server, process: None, output_schemas: Mutex::default() })
+        Ok(Self {
+            link,
+            options,
+            server,
+            process: None,
+            output_schemas: Mutex::default(),
+            progress_tokens: AtomicU64::new(1),
+        })
     }
 
     /// Connects to a Streamable HTTP endpoint (`http://127.0.0.1:8080/mcp`), sending `headers`
@@ -190,7 +240,14 @@ impl Client {
             options.handlers.clone(),
         )?));
         let server = negotiate(&link, &options).await?;
-        Ok(Self { link, options, server, process: None, output_schemas: Mutex::default() })
+        Ok(Self {
+            link,
+            options,
+            server,
+            process: None,
+            output_schemas: Mutex::default(),
+            progress_tokens: AtomicU64::new(1),
+        })
     }
 
     /// What the connection settled on.
@@ -222,19 +279,98 @@ impl Client {
                 return Err(ClientError::InvalidParams(format!("params must be an object, not {other}")));
             }
         };
+        self.request_within(method, params, self.options.request_timeout).await
+    }
+
+    /// Sends a request with a progress token, handing each `notifications/progress` for it to
+    /// `on_progress`. The time limit starts again with each report when
+    /// [`ClientOptions::reset_timeout_on_progress`] is set.
+    pub async fn request_with_progress(
+        &self,
+        method: &str,
+        params: Value,
+        mut on_progress: impl FnMut(Progress) + Send,
+    ) -> Result<JsonObject, ClientError> {
+        let Value::Object(mut params) = params else {
+            return Err(ClientError::InvalidParams("params must be an object".into()));
+        };
+        let token = format!("modelctx-progress-{}", self.progress_tokens.fetch_add(1, Ordering::Relaxed));
+        let mut request_meta = match params.remove("_meta") {
+            Some(Value::Object(request_meta)) => request_meta,
+            _ => JsonObject::new(),
+        };
+        request_meta.insert(meta::PROGRESS_TOKEN.into(), json!(token));
+        params.insert("_meta".into(), Value::Object(request_meta));
+        let mut notes = self.notifications();
+        let limit = self.options.request_timeout;
+        // The overall limit is kept here, where progress can extend it.
+        let call = self.request_within(method, params, UNBOUNDED);
+        tokio::pin!(call);
+        let mut deadline = tokio::time::Instant::now() + limit;
+        loop {
+            tokio::select! {
+                result = &mut call => {
+                    // Reports read before the answer are still owed to the callback.
+                    while let Ok(note) = notes.try_recv() {
+                        if let Some(progress) = Progress::for_token(&note, &token) {
+                            on_progress(progress);
+                        }
+                    }
+                    return result;
+                }
+                note = notes.recv() => {
+                    if let Ok(note) = note
+                        && let Some(progress) = Progress::for_token(&note, &token)
+                    {
+                        on_progress(progress);
+                        if self.options.reset_timeout_on_progress {
+                            deadline = tokio::time::Instant::now() + limit;
+                        }
+                    }
+                }
+                () = tokio::time::sleep_until(deadline) => {
+                    return Err(ClientError::Timeout { method: method.into(), after: limit });
+                }
+            }
+        }
+    }
+
+    /// Calls tool `name`, reporting its progress to `on_progress`; see [`Client::call_tool`].
+    pub async fn call_tool_with_progress(
+        &self,
+        name: &str,
+        arguments: Value,
+        on_progress: impl FnMut(Progress) + Send,
+    ) -> Result<CallToolResult, ClientError> {
+        let params = json!({"name": name, "arguments": arguments});
+        let result = self.request_with_progress("tools/call", params, on_progress).await?;
+        self.tool_result(name, result)
+    }
+
+    async fn request_within(
+        &self,
+        method: &str,
+        params: JsonObject,
+        timeout: Duration,
+    ) -> Result<JsonObject, ClientError> {
         match self.era() {
-            Era::Modern => self.request_modern(method, params).await,
-            Era::Legacy => self.link.request(method, Some(params), self.options.request_timeout).await,
+            Era::Modern => self.request_modern(method, params, timeout).await,
+            Era::Legacy => self.link.request(method, Some(params), timeout).await,
         }
     }
 
     /// A 2026-07-28 request, driven through its rounds of input: each `input_required`
     /// result's requests are answered by the handlers and the request is sent again with
     /// their `inputResponses` and the `requestState` echoed untouched.
-    async fn request_modern(&self, method: &str, mut params: JsonObject) -> Result<JsonObject, ClientError> {
+    async fn request_modern(
+        &self,
+        method: &str,
+        mut params: JsonObject,
+        timeout: Duration,
+    ) -> Result<JsonObject, ClientError> {
         for _ in 0..=self.options.max_input_rounds {
             let request = with_meta(params.clone(), self.server.version, &self.options);
-            let result = self.link.request(method, Some(request), self.options.request_timeout).await?;
+            let result = self.link.request(method, Some(request), timeout).await?;
             if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
                 return Ok(result);
             }
@@ -401,6 +537,11 @@ impl Client {
     /// conforms to it; otherwise the call fails with [`ClientError::InvalidResult`].
     pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult, ClientError> {
         let result = self.request("tools/call", json!({"name": name, "arguments": arguments})).await?;
+        self.tool_result(name, result)
+    }
+
+    /// A `tools/call` result in the neutral model, checked against the tool's output schema.
+    fn tool_result(&self, name: &str, result: JsonObject) -> Result<CallToolResult, ClientError> {
         let result = match self.era() {
             Era::Modern => parse::<v2026::CallToolResult>("tools/call", result).map(CallToolResult::from),
             Era::Legacy => parse::<v2025::CallToolResult>("tools/call", result).map(CallToolResult::from),
