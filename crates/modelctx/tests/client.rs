@@ -225,3 +225,37 @@ async fn tool_10_structured_content_is_checked_against_the_listed_output_schema(
     let error = lying.call_tool("weather", json!({})).await.unwrap_err().to_string();
     assert!(error.contains("tool weather: structuredContent breaks its outputSchema: /celsius"), "{error}");
 }
+
+#[tokio::test]
+async fn listen_streams_the_changes_asked_for_in_both_eras() {
+    use futures::StreamExt;
+    use modelctx::protocol::v2026::SubscriptionFilter;
+    use modelctx::server::{ResourceDef, ResourceRequest, text_contents};
+
+    for versions in [ServerVersions::default(), ServerVersions::new([ProtocolVersion::V2025_11_25])] {
+        let served = Server::builder(Implementation::new("listen-test", "1"))
+            .versions(versions)
+            .tool(ToolDef::new("hello", || async { "hello" }))
+            .resource(ResourceDef::new("test://note", "note", |request: ResourceRequest| async move {
+                Ok(vec![text_contents(request.uri, None, "v1")])
+            }))
+            .build()
+            .unwrap();
+        let client = connect(served.clone(), options()).await.unwrap();
+        let filter = SubscriptionFilter {
+            tools_list_changed: Some(true),
+            resource_subscriptions: Some(vec!["test://note".into()]),
+            ..SubscriptionFilter::default()
+        };
+        let changes = client.listen(filter).await.unwrap();
+        futures::pin_mut!(changes);
+        served.add_tool(ToolDef::new("added", || async { "new" })).unwrap();
+        let next = tokio::time::timeout(Duration::from_secs(5), changes.next()).await.unwrap().unwrap();
+        assert_eq!(next.method, "notifications/tools/list_changed", "{:?}", client.era());
+        served.resource_updated("test://elsewhere");
+        served.resource_updated("test://note");
+        let next = tokio::time::timeout(Duration::from_secs(5), changes.next()).await.unwrap().unwrap();
+        assert_eq!(next.method, "notifications/resources/updated");
+        assert_eq!(next.params.unwrap()["uri"], "test://note", "only the subscribed URI");
+    }
+}
