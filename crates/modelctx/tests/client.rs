@@ -259,3 +259,48 @@ async fn listen_streams_the_changes_asked_for_in_both_eras() {
         assert_eq!(next.params.unwrap()["uri"], "test://note", "only the subscribed URI");
     }
 }
+
+#[tokio::test]
+async fn cache_01_listings_are_kept_for_their_ttl_until_a_change_notification() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let listed = Arc::new(AtomicUsize::new(0));
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    let (read, mut write) = tokio::io::split(server_end);
+    let counter = listed.clone();
+    // Lists with a one-minute ttlMs; `touch` announces a list change before it answers.
+    tokio::spawn(async move {
+        let mut lines = BufReader::new(read).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            let request: serde_json::Value = serde_json::from_str(&line).unwrap();
+            let result = match request["method"].as_str() {
+                Some("server/discover") => {
+                    json!({"resultType": "complete", "supportedVersions": ["2026-07-28"],
+                    "capabilities": {"tools": {"listChanged": true}}})
+                }
+                Some("tools/list") => {
+                    let n = counter.fetch_add(1, Ordering::SeqCst);
+                    json!({"resultType": "complete", "ttlMs": 60000, "cacheScope": "private",
+                        "tools": [{"name": format!("tool{n}"), "inputSchema": {"type": "object"}}]})
+                }
+                Some("tools/call") => {
+                    let note = json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"});
+                    write.write_all(format!("{note}\n").as_bytes()).await.unwrap();
+                    json!({"resultType": "complete", "content": []})
+                }
+                _ => continue,
+            };
+            let answer = json!({"jsonrpc": "2.0", "id": request["id"], "result": result});
+            write.write_all(format!("{answer}\n").as_bytes()).await.unwrap();
+        }
+    });
+    let (read, write) = tokio::io::split(client_end);
+    let client = Client::connect(read, write, options()).await.unwrap();
+    let names =
+        |tools: Vec<modelctx::protocol::model::Tool>| tools.into_iter().map(|t| t.name).collect::<Vec<_>>();
+    assert_eq!(names(client.list_tools().await.unwrap()), ["tool0"]);
+    assert_eq!(names(client.list_tools().await.unwrap()), ["tool0"], "served from the cache");
+    assert_eq!(listed.load(Ordering::SeqCst), 1);
+    client.call_tool("tool0", json!({})).await.unwrap();
+    assert_eq!(names(client.list_tools().await.unwrap()), ["tool1"], "the list change made it stale");
+    assert_eq!(listed.load(Ordering::SeqCst), 2);
+}

@@ -22,6 +22,7 @@
 //! # Ok(()) }
 //! ```
 
+mod cache;
 mod error;
 mod handlers;
 mod http;
@@ -50,6 +51,7 @@ pub use error::ClientError;
 pub use handlers::ClientHandlers;
 pub use stdio::StdioCommand;
 
+use cache::Cache;
 use http::HttpLink;
 use link::Link;
 use modelctx_protocol::era::client::EraVerdict;
@@ -203,6 +205,8 @@ pub struct Client {
     output_schemas: Mutex<HashMap<String, Arc<Validator>>>,
     /// The next progress token.
     progress_tokens: AtomicU64,
+    /// Results kept for their `ttlMs`.
+    cache: Cache,
     options: ClientOptions,
     server: ServerDescription,
     process: Option<Process>,
@@ -223,15 +227,7 @@ impl Client {
             process.stop.clone(),
             ended,
         ));
-        let server = negotiate(&link, &options).await?;
-        Ok(Self {
-            link,
-            options,
-            server,
-            process: Some(process),
-            output_schemas: Mutex::default(),
-            progress_tokens: AtomicU64::new(1),
-        })
+        Self::open(link, options, Some(process)).await
     }
 
     /// Connects over a stream pair already open to a server (a socket, an in-memory pipe).
@@ -248,15 +244,7 @@ impl Client {
             CancellationToken::new(),
             ended,
         ));
-        let server = negotiate(&link, &options).await?;
-        Ok(Self {
-            link,
-            options,
-            server,
-            process: None,
-            output_schemas: Mutex::default(),
-            progress_tokens: AtomicU64::new(1),
-        })
+        Self::open(link, options, None).await
     }
 
     /// Connects to a Streamable HTTP endpoint (`http://127.0.0.1:8080/mcp`), sending `headers`
@@ -274,14 +262,21 @@ impl Client {
             options.limits,
             options.handlers.clone(),
         )?));
+        Self::open(link, options, None).await
+    }
+
+    /// Settles the era over `link` and holds the connection.
+    async fn open(link: Link, options: ClientOptions, process: Option<Process>) -> Result<Self, ClientError> {
         let server = negotiate(&link, &options).await?;
+        let cache = Cache::new(link.notifications());
         Ok(Self {
             link,
             options,
             server,
-            process: None,
+            process,
             output_schemas: Mutex::default(),
             progress_tokens: AtomicU64::new(1),
+            cache,
         })
     }
 
@@ -315,6 +310,18 @@ impl Client {
             }
         };
         self.request_within(method, params, self.options.request_timeout).await
+    }
+
+    /// A listing page or a read, from the cache while its `ttlMs` lasts and no change
+    /// notification has made it stale; fetched (and kept, when the server allows) otherwise.
+    async fn cached_request(&self, method: &str, params: Value) -> Result<JsonObject, ClientError> {
+        let key = format!("{method} {params}");
+        if let Some(hit) = self.cache.get(&key) {
+            return Ok(hit);
+        }
+        let result = self.request(method, params).await?;
+        self.cache.keep(key, &result);
+        Ok(result)
     }
 
     /// Sends a request with a progress token, handing each `notifications/progress` for it to
@@ -517,7 +524,7 @@ impl Client {
 
     /// Reads resource `uri`; its contents.
     pub async fn read_resource(&self, uri: &str) -> Result<Vec<TextOrBlob>, ClientError> {
-        let mut result = self.request("resources/read", json!({"uri": uri})).await?;
+        let mut result = self.cached_request("resources/read", json!({"uri": uri})).await?;
         member("resources/read", &mut result, "contents")
     }
 
@@ -549,7 +556,7 @@ impl Client {
         let mut cursor: Option<String> = None;
         for _ in 0..MAX_PAGES {
             let params = cursor.as_ref().map_or_else(|| json!({}), |cursor| json!({"cursor": cursor}));
-            let next = each(self.request(method, params).await?)?;
+            let next = each(self.cached_request(method, params).await?)?;
             match next {
                 Some(next) if cursor.as_ref() == Some(&next) => {
                     return Err(ClientError::InvalidResult {
