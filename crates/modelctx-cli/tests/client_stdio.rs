@@ -125,3 +125,28 @@ async fn progress_reaches_its_callback_and_keeps_a_long_call_alive() {
         assert!(matches!(error, ClientError::Timeout { .. }), "{error}");
     }
 }
+
+#[tokio::test]
+async fn log_level_and_completion_in_both_eras() {
+    use modelctx::protocol::types::LoggingLevel;
+    for mode in [EraMode::Auto, EraMode::Legacy] {
+        let client = Client::spawn(&everything(), ClientOptions { mode, ..options() }).await.unwrap();
+        let mut notes = client.notifications();
+        client.set_log_level(LoggingLevel::Info).await.unwrap();
+        client.call_tool("long_running_operation", json!({"steps": 2, "step_ms": 1})).await.unwrap();
+        let mut logs = 0;
+        while let Ok(note) = notes.try_recv() {
+            logs += usize::from(note.method == "notifications/message");
+        }
+        assert_eq!(logs, 2, "one log per step at info, {mode:?}");
+        let completion = client
+            .complete(
+                json!({"type": "ref/prompt", "name": "greeting"}),
+                json!({"name": "color", "value": "b"}),
+                None,
+            )
+            .await
+            .unwrap();
+        assert_eq!(completion.values, ["blue"], "{mode:?}");
+    }
+}

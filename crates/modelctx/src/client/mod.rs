@@ -39,7 +39,7 @@ use futures::Stream;
 use modelctx_protocol::jsonrpc::{Notification, ParseLimits};
 use modelctx_protocol::model::{CallToolResult, ServerCapabilities, Tool};
 use modelctx_protocol::types::{
-    Implementation, Prompt, PromptMessage, Resource, ResourceTemplate, TextOrBlob,
+    Completion, Implementation, LoggingLevel, Prompt, PromptMessage, Resource, ResourceTemplate, TextOrBlob,
 };
 use modelctx_protocol::{Era, JsonObject, ProtocolVersion, meta, v2025, v2026};
 use serde::de::DeserializeOwned;
@@ -207,6 +207,8 @@ pub struct Client {
     progress_tokens: AtomicU64,
     /// Results kept for their `ttlMs`.
     cache: Cache,
+    /// The log level asked for: sent with every 2026-07-28 request.
+    log_level: Mutex<Option<LoggingLevel>>,
     options: ClientOptions,
     server: ServerDescription,
     process: Option<Process>,
@@ -277,6 +279,7 @@ impl Client {
             output_schemas: Mutex::default(),
             progress_tokens: AtomicU64::new(1),
             cache,
+            log_level: Mutex::default(),
         })
     }
 
@@ -411,7 +414,12 @@ impl Client {
         timeout: Duration,
     ) -> Result<JsonObject, ClientError> {
         for _ in 0..=self.options.max_input_rounds {
-            let request = with_meta(params.clone(), self.server.version, &self.options);
+            let mut request = with_meta(params.clone(), self.server.version, &self.options);
+            if let Some(level) = *self.log_level.lock().unwrap_or_else(PoisonError::into_inner)
+                && let Some(Value::Object(request_meta)) = request.get_mut("_meta")
+            {
+                request_meta.insert(meta::LOG_LEVEL.into(), json!(level));
+            }
             let result = self.link.request(method, Some(request), timeout).await?;
             if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
                 return Ok(result);
@@ -651,6 +659,34 @@ impl Client {
                 }
             }
         }))
+    }
+
+    /// Asks for the server's log messages at `level` and above (`notifications/message`): in
+    /// 2026-07-28 the level travels in every request's `_meta`, in 2025-11-25 it is set once
+    /// with `logging/setLevel`.
+    pub async fn set_log_level(&self, level: LoggingLevel) -> Result<(), ClientError> {
+        if self.era() == Era::Legacy {
+            self.request("logging/setLevel", json!({"level": level})).await?;
+        }
+        *self.log_level.lock().unwrap_or_else(PoisonError::into_inner) = Some(level);
+        Ok(())
+    }
+
+    /// Completion values for `argument` (`{"name", "value"}`) of `reference` (a prompt
+    /// `{"type": "ref/prompt", "name"}` or a template `{"type": "ref/resource", "uri"}`), with
+    /// the values of other arguments already chosen in `context`.
+    pub async fn complete(
+        &self,
+        reference: Value,
+        argument: Value,
+        context: Option<Value>,
+    ) -> Result<Completion, ClientError> {
+        let mut params = json!({"ref": reference, "argument": argument});
+        if let Some(arguments) = context {
+            params["context"] = json!({"arguments": arguments});
+        }
+        let mut result = self.request("completion/complete", params).await?;
+        member("completion/complete", &mut result, "completion")
     }
 
     /// Shuts the connection down: a spawned server gets its stdin closed, then SIGTERM, then
