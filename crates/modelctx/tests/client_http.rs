@@ -132,3 +132,23 @@ async fn http_54_a_released_answer_stream_is_resumed_with_last_event_id() {
     // then GETs the rest of that stream.
     assert_eq!(text(&client.call_tool("released", json!({})).await.unwrap()), "after the break");
 }
+
+#[cfg(feature = "http-sse")]
+#[tokio::test]
+async fn an_old_http_sse_server_is_the_last_fallback() {
+    let (url, _stop) = serve(server(ServerVersions::default()), HttpOptions::default()).await;
+    // The deprecated transport's event stream: POSTs there get 405 in both eras.
+    let sse = url.replace("/mcp", "/sse");
+    let client = Client::connect_http(&sse, Default::default(), options()).await.unwrap();
+    assert_eq!(client.era(), Era::Legacy);
+    assert_eq!(text(&client.call_tool("hello", json!({})).await.unwrap()), "hello");
+    let mut notes = client.notifications();
+    let params = json!({"name": "slow", "arguments": {}, "_meta": {"progressToken": "p"}});
+    let result = client.request("tools/call", params).await.unwrap();
+    assert_eq!(result["content"][0]["text"], "done");
+    assert_eq!(
+        notes.try_recv().unwrap().method,
+        "notifications/progress",
+        "notifications arrive on the stream"
+    );
+}

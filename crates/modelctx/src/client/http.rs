@@ -421,7 +421,7 @@ async fn body_text(response: reqwest::Response) -> String {
 }
 
 /// Takes one complete SSE event (up to a blank line) off the front of `buffer`.
-fn next_event(buffer: &mut BytesMut) -> Option<Bytes> {
+pub(super) fn next_event(buffer: &mut BytesMut) -> Option<Bytes> {
     let text = &buffer[..];
     let (end, gap) = [(b"\n\n".as_slice(), 2), (b"\r\n\r\n".as_slice(), 4)]
         .iter()
@@ -447,22 +447,26 @@ const DEFAULT_RETRY: Duration = Duration::from_secs(1);
 const MAX_RETRY: Duration = Duration::from_secs(30);
 
 /// The fields of one SSE event.
-struct SseEvent {
+pub(super) struct SseEvent {
+    /// `event:`, the event's type (`message` when absent).
+    pub(super) event: Option<String>,
     id: Option<String>,
     retry: Option<Duration>,
-    data: String,
+    /// The `data:` lines, joined.
+    pub(super) data: String,
 }
 
 impl SseEvent {
-    fn parse(event: &[u8]) -> Self {
+    pub(super) fn parse(event: &[u8]) -> Self {
         let text = String::from_utf8_lossy(event);
-        let mut parsed = Self { id: None, retry: None, data: String::new() };
+        let mut parsed = Self { event: None, id: None, retry: None, data: String::new() };
         let mut data = Vec::new();
         for line in text.lines() {
             let (field, value) = line.split_once(':').unwrap_or((line, ""));
             let value = value.strip_prefix(' ').unwrap_or(value);
             match field {
                 "data" => data.push(value),
+                "event" => parsed.event = Some(value.to_owned()),
                 "id" if !value.contains('\0') => parsed.id = Some(value.to_owned()),
                 "retry" => {
                     parsed.retry = value.parse().ok().map(|ms: u64| Duration::from_millis(ms).min(MAX_RETRY));

@@ -26,6 +26,7 @@ mod cache;
 mod error;
 mod handlers;
 mod http;
+mod http_sse;
 mod link;
 mod rpc;
 mod stdio;
@@ -45,7 +46,7 @@ use modelctx_protocol::{Era, JsonObject, ProtocolVersion, meta, v2025, v2026};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use tokio::sync::broadcast;
-use tokio_util::sync::CancellationToken;
+use tokio_util::sync::{CancellationToken, DropGuard};
 
 pub use error::ClientError;
 pub use handlers::ClientHandlers;
@@ -209,6 +210,8 @@ pub struct Client {
     cache: Cache,
     /// The log level asked for: sent with every 2026-07-28 request.
     log_level: Mutex<Option<LoggingLevel>>,
+    /// Ends an HTTP+SSE session's tasks when the client goes.
+    session: Option<DropGuard>,
     options: ClientOptions,
     server: ServerDescription,
     process: Option<Process>,
@@ -258,13 +261,41 @@ impl Client {
     ) -> Result<Self, ClientError> {
         let url = reqwest::Url::parse(url)
             .map_err(|e| ClientError::InvalidParams(format!("the URL {url:?}: {e}")))?;
-        let link = Link::Http(std::sync::Arc::new(HttpLink::new(
-            url,
-            headers,
+        let link = Link::Http(Arc::new(HttpLink::new(
+            url.clone(),
+            headers.clone(),
             options.limits,
             options.handlers.clone(),
         )?));
-        Self::open(link, options, None).await
+        match Self::open(link, options.clone(), None).await {
+            // Neither era answers a POST here: an old server of the deprecated HTTP+SSE
+            // transport, the last fallback.
+            Err(ClientError::Http { status: 400 | 404 | 405, .. }) if options.mode != EraMode::Modern => {
+                Self::connect_http_sse(url, headers, options).await
+            }
+            other => other,
+        }
+    }
+
+    /// Connects over the deprecated HTTP+SSE transport (2024-11-05): `url` is its event
+    /// stream; the session speaks the `initialize` era.
+    async fn connect_http_sse(
+        url: reqwest::Url,
+        headers: reqwest::header::HeaderMap,
+        options: ClientOptions,
+    ) -> Result<Self, ClientError> {
+        let http = reqwest::Client::builder()
+            .build()
+            .map_err(|e| ClientError::Transport(format!("the HTTP client could not be built: {e}")))?;
+        let closing = CancellationToken::new();
+        let lines = http_sse::open(http, url, headers, closing.clone()).await?;
+        let options = ClientOptions { mode: EraMode::Legacy, ..options };
+        let ended = async { "the HTTP+SSE event stream closed".to_owned() };
+        let link =
+            Link::Stdio(Rpc::start(lines, options.limits, options.handlers.clone(), closing.clone(), ended));
+        let mut client = Self::open(link, options, None).await?;
+        client.session = Some(closing.drop_guard());
+        Ok(client)
     }
 
     /// Settles the era over `link` and holds the connection.
@@ -280,6 +311,7 @@ impl Client {
             progress_tokens: AtomicU64::new(1),
             cache,
             log_level: Mutex::default(),
+            session: None,
         })
     }
 

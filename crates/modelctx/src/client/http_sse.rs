@@ -1,0 +1,113 @@
+//! The deprecated HTTP+SSE transport (2024-11-05), the last fallback for old servers: a GET
+//! opens an event stream whose first `endpoint` event names where to POST messages; the
+//! server's messages arrive as `message` events on the stream. Both directions are turned into
+//! JSON lines, so the stdio peer ([`super::rpc::Rpc`]) runs over them unchanged.
+
+use bytes::BytesMut;
+use futures::StreamExt;
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, ReadHalf, WriteHalf};
+use tokio_util::sync::CancellationToken;
+
+use super::ClientError;
+use super::http::{SseEvent, next_event};
+
+/// Bytes buffered between the HTTP tasks and the JSON-RPC peer.
+const PIPE: usize = 256 * 1024;
+
+/// The stream pair of an HTTP+SSE session: messages from the server as lines, and lines to
+/// POST to it. The session ends when `closing` trips or the server closes its stream.
+pub(super) type Lines = (ReadHalf<DuplexStream>, WriteHalf<DuplexStream>);
+
+/// Opens the event stream at `url` and waits for its `endpoint` event.
+pub(super) async fn open(
+    http: reqwest::Client,
+    url: reqwest::Url,
+    headers: HeaderMap,
+    closing: CancellationToken,
+) -> Result<Lines, ClientError> {
+    let transport = |e: reqwest::Error| ClientError::Transport(format!("GET {url} (HTTP+SSE) failed: {e}"));
+    let response =
+        http.get(url.clone()).headers(headers.clone()).header(ACCEPT, "text/event-stream").send().await;
+    let response = response.map_err(transport)?;
+    let is_stream = response
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/event-stream"));
+    if !response.status().is_success() || !is_stream {
+        let status = response.status().as_u16();
+        return Err(ClientError::Http { status, detail: "no HTTP+SSE event stream here either".into() });
+    }
+    let mut chunks = response.bytes_stream();
+    let mut buffer = BytesMut::new();
+    let endpoint = loop {
+        if let Some(event) = next_event(&mut buffer) {
+            let event = SseEvent::parse(&event);
+            if event.event.as_deref() == Some("endpoint") {
+                break url.join(event.data.trim()).map_err(|e| ClientError::InvalidResult {
+                    method: "endpoint".into(),
+                    detail: format!("{:?}: {e}", event.data),
+                })?;
+            }
+            continue;
+        }
+        match chunks.next().await {
+            Some(Ok(chunk)) => buffer.extend_from_slice(&chunk),
+            _ => return Err(ClientError::Closed("the event stream ended before its endpoint event".into())),
+        }
+    };
+    let (ours, theirs) = tokio::io::duplex(PIPE);
+    let (from_server, to_server) = tokio::io::split(ours);
+    let (outgoing, mut incoming) = tokio::io::split(theirs);
+    // The server's messages, one line each.
+    let stop = closing.clone();
+    tokio::spawn(async move {
+        loop {
+            while let Some(event) = next_event(&mut buffer) {
+                let event = SseEvent::parse(&event);
+                if event.event.as_deref().unwrap_or("message") == "message" && !event.data.trim().is_empty() {
+                    let line = format!("{}\n", event.data.replace('\n', " "));
+                    if incoming.write_all(line.as_bytes()).await.is_err() {
+                        return;
+                    }
+                }
+            }
+            let chunk = tokio::select! {
+                () = stop.cancelled() => return,
+                chunk = chunks.next() => chunk,
+            };
+            match chunk {
+                Some(Ok(chunk)) => buffer.extend_from_slice(&chunk),
+                // Dropping `incoming` ends the peer's input: pending requests fail.
+                _ => return,
+            }
+        }
+    });
+    // Our messages, each POSTed to the endpoint.
+    tokio::spawn(async move {
+        let mut lines = BufReader::new(outgoing).lines();
+        loop {
+            let line = tokio::select! {
+                () = closing.cancelled() => return,
+                line = lines.next_line() => line,
+            };
+            let Ok(Some(line)) = line else { return };
+            let posted = http
+                .post(endpoint.clone())
+                .headers(headers.clone())
+                .header(CONTENT_TYPE, "application/json")
+                .body(line)
+                .send()
+                .await;
+            match posted {
+                Ok(response) if response.status().is_success() => {}
+                Ok(response) => {
+                    tracing::warn!(status = %response.status(), "the HTTP+SSE endpoint refused a message")
+                }
+                Err(e) => tracing::warn!(error = %e, "posting to the HTTP+SSE endpoint failed"),
+            }
+        }
+    });
+    Ok((from_server, to_server))
+}
