@@ -101,6 +101,11 @@ impl HttpLink {
         self.settled.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// The endpoint.
+    pub(crate) fn url(&self) -> &reqwest::Url {
+        &self.url
+    }
+
     /// Records the version in use (sent as `MCP-Protocol-Version` from now on).
     pub(crate) fn settle(&self, version: ProtocolVersion) {
         self.settled().version = Some(version);
@@ -124,7 +129,7 @@ impl HttpLink {
     /// Sends a request; its answer, or the error the server gave. A legacy session the
     /// server forgot is opened again and the request retried once.
     pub(crate) async fn request(
-        &self,
+        self: &Arc<Self>,
         method: &str,
         params: Option<JsonObject>,
         timeout: Duration,
@@ -386,8 +391,8 @@ impl HttpLink {
         }
     }
 
-    /// Opens a new legacy session with the same `initialize` params.
-    async fn reinitialize(&self) -> Result<(), ClientError> {
+    /// Opens a new legacy session with the same `initialize` params, and its stream.
+    async fn reinitialize(self: &Arc<Self>) -> Result<(), ClientError> {
         let params = {
             let mut settled = self.settled();
             settled.session = None;
@@ -398,7 +403,9 @@ impl HttpLink {
         };
         tracing::info!(url = %self.url, "the server forgot the session; initializing again");
         self.post_request(self.fresh_id(), "initialize", Some(params)).await?.into_result()?;
-        self.notify("notifications/initialized", None).await
+        self.notify("notifications/initialized", None).await?;
+        self.open_session_stream(SESSION_STREAM_WAIT).await;
+        Ok(())
     }
 }
 
@@ -438,6 +445,9 @@ struct Cursor {
     last_event_id: Option<String>,
     retry: Duration,
 }
+
+/// How long a reopened session waits for its stream to open.
+const SESSION_STREAM_WAIT: Duration = Duration::from_secs(5);
 
 /// Reconnections an answer stream may take.
 const RECONNECTS: usize = 5;

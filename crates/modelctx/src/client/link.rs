@@ -1,7 +1,8 @@
 //! How a client reaches its server: a stdio stream pair or a Streamable HTTP endpoint, behind
 //! one set of calls.
 
-use std::sync::Arc;
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use modelctx_protocol::era::client::{EraVerdict, ProbeOutcome, http_probe_verdict, stdio_probe_verdict};
@@ -55,6 +56,23 @@ impl Link {
     pub(super) async fn open_session(&self, wait: Duration) {
         if let Self::Http(http) = self {
             http.open_session_stream(wait).await;
+        }
+    }
+
+    /// Whether this server was found legacy before, in this process: the HTTP endpoint's
+    /// verdict is cached (CHECKLIST §10.1), so it is not probed again; a stdio server is a new
+    /// process each time and is always probed.
+    pub(super) fn known_legacy(&self) -> bool {
+        match self {
+            Self::Stdio(_) => false,
+            Self::Http(http) => legacy_endpoints().contains(http.url().as_str()),
+        }
+    }
+
+    /// Remembers that this server turned out legacy.
+    pub(super) fn found_legacy(&self) {
+        if let Self::Http(http) = self {
+            legacy_endpoints().insert(http.url().to_string());
         }
     }
 
@@ -136,4 +154,11 @@ impl Link {
             }
         }
     }
+}
+
+/// HTTP endpoints found legacy by a probe in this process.
+static LEGACY_ENDPOINTS: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
+
+fn legacy_endpoints() -> MutexGuard<'static, BTreeSet<String>> {
+    LEGACY_ENDPOINTS.lock().unwrap_or_else(PoisonError::into_inner)
 }

@@ -758,7 +758,12 @@ fn with_meta(mut params: JsonObject, version: ProtocolVersion, options: &ClientO
 /// Settles the era: a `server/discover` probe unless pinned to legacy, then `initialize`
 /// when the verdict is legacy.
 async fn negotiate(link: &Link, options: &ClientOptions) -> Result<ServerDescription, ClientError> {
-    if options.mode != EraMode::Legacy {
+    let probe = match options.mode {
+        EraMode::Legacy => false,
+        EraMode::Modern => true,
+        EraMode::Auto => !link.known_legacy(),
+    };
+    if probe {
         let mut version = ProtocolVersion::V2026_07_28;
         // A refused probe may name the version to retry with; one retry is enough.
         for _ in 0..2 {
@@ -780,6 +785,9 @@ async fn negotiate(link: &Link, options: &ClientOptions) -> Result<ServerDescrip
         if options.mode == EraMode::Modern {
             return Err(ClientError::Incompatible { supported: Vec::new() });
         }
+        let server = initialize(link, options).await?;
+        link.found_legacy();
+        return Ok(server);
     }
     initialize(link, options).await
 }
