@@ -159,7 +159,7 @@ async fn ver_a_legacy_verdict_is_cached_per_endpoint() {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     use http_body_util::{BodyExt, Full};
-    use hyper::body::{Bytes, Incoming};
+    use hyper::body::Incoming;
     use hyper_util::rt::TokioIo;
     use modelctx::transport::http::McpHttp;
 
@@ -181,7 +181,7 @@ async fn ver_a_legacy_verdict_is_cached_per_endpoint() {
                     if String::from_utf8_lossy(&body).contains("server/discover") {
                         counter.fetch_add(1, Ordering::SeqCst);
                     }
-                    let request = hyper::Request::from_parts(parts, Full::new(Bytes::from(body)));
+                    let request = hyper::Request::from_parts(parts, Full::new(body));
                     Ok::<_, std::convert::Infallible>(mcp.handle(request).await)
                 }
             });
