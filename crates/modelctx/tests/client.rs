@@ -177,10 +177,13 @@ async fn without_handlers_the_server_is_told_the_client_cannot_answer() {
     }
 }
 
-/// A server that lists `weather` with an `outputSchema` and answers `tools/call` with
-/// `structured` as its `structuredContent`: raw JSON-RPC lines, as a misbehaving server would
-/// send them.
-async fn lying_server(structured: serde_json::Value) -> Client {
+/// A server scripted line by line, as an unusual or misbehaving server would answer: it
+/// discovers as 2026-07-28 with `capabilities`, and `respond` gives, for each other method, the
+/// notifications to send first and the result.
+async fn scripted(
+    capabilities: serde_json::Value,
+    mut respond: impl FnMut(&str) -> (Vec<serde_json::Value>, serde_json::Value) + Send + 'static,
+) -> Client {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
     let (client_end, server_end) = tokio::io::duplex(64 * 1024);
     let (read, mut write) = tokio::io::split(server_end);
@@ -188,25 +191,39 @@ async fn lying_server(structured: serde_json::Value) -> Client {
         let mut lines = BufReader::new(read).lines();
         while let Ok(Some(line)) = lines.next_line().await {
             let request: serde_json::Value = serde_json::from_str(&line).unwrap();
-            let result = match request["method"].as_str() {
-                Some("server/discover") => {
-                    json!({"resultType": "complete", "supportedVersions": ["2026-07-28"],
-                    "capabilities": {"tools": {}}})
-                }
-                Some("tools/list") => json!({"resultType": "complete", "tools": [{"name": "weather",
-                    "inputSchema": {"type": "object"},
-                    "outputSchema": {"type": "object", "properties": {"celsius": {"type": "number"}},
-                        "required": ["celsius"]}}]}),
-                Some("tools/call") => json!({"resultType": "complete", "content": [],
-                    "structuredContent": structured}),
-                _ => continue,
+            let Some(method) = request["method"].as_str() else { continue };
+            let (notes, result) = match method {
+                "server/discover" => (
+                    Vec::new(),
+                    json!({"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": capabilities}),
+                ),
+                _ if request.get("id").is_none() => continue,
+                method => respond(method),
             };
+            for note in notes {
+                write.write_all(format!("{note}\n").as_bytes()).await.unwrap();
+            }
             let answer = json!({"jsonrpc": "2.0", "id": request["id"], "result": result});
             write.write_all(format!("{answer}\n").as_bytes()).await.unwrap();
         }
     });
     let (read, write) = tokio::io::split(client_end);
     Client::connect(read, write, options()).await.unwrap()
+}
+
+/// Lists `weather` with an `outputSchema` and answers its calls with `structured`.
+async fn lying_server(structured: serde_json::Value) -> Client {
+    scripted(json!({"tools": {}}), move |method| {
+        let result = match method {
+            "tools/list" => json!({"resultType": "complete", "tools": [{"name": "weather",
+                "inputSchema": {"type": "object"},
+                "outputSchema": {"type": "object", "properties": {"celsius": {"type": "number"}},
+                    "required": ["celsius"]}}]}),
+            _ => json!({"resultType": "complete", "content": [], "structuredContent": structured}),
+        };
+        (Vec::new(), result)
+    })
+    .await
 }
 
 #[tokio::test]
@@ -262,39 +279,24 @@ async fn listen_streams_the_changes_asked_for_in_both_eras() {
 
 #[tokio::test]
 async fn cache_01_listings_are_kept_for_their_ttl_until_a_change_notification() {
-    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
     let listed = Arc::new(AtomicUsize::new(0));
-    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
-    let (read, mut write) = tokio::io::split(server_end);
     let counter = listed.clone();
-    // Lists with a one-minute ttlMs; `touch` announces a list change before it answers.
-    tokio::spawn(async move {
-        let mut lines = BufReader::new(read).lines();
-        while let Ok(Some(line)) = lines.next_line().await {
-            let request: serde_json::Value = serde_json::from_str(&line).unwrap();
-            let result = match request["method"].as_str() {
-                Some("server/discover") => {
-                    json!({"resultType": "complete", "supportedVersions": ["2026-07-28"],
-                    "capabilities": {"tools": {"listChanged": true}}})
-                }
-                Some("tools/list") => {
-                    let n = counter.fetch_add(1, Ordering::SeqCst);
-                    json!({"resultType": "complete", "ttlMs": 60000, "cacheScope": "private",
-                        "tools": [{"name": format!("tool{n}"), "inputSchema": {"type": "object"}}]})
-                }
-                Some("tools/call") => {
-                    let note = json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"});
-                    write.write_all(format!("{note}\n").as_bytes()).await.unwrap();
-                    json!({"resultType": "complete", "content": []})
-                }
-                _ => continue,
-            };
-            let answer = json!({"jsonrpc": "2.0", "id": request["id"], "result": result});
-            write.write_all(format!("{answer}\n").as_bytes()).await.unwrap();
+    // Lists with a one-minute ttlMs; a call announces a list change before it answers.
+    let client = scripted(json!({"tools": {"listChanged": true}}), move |method| match method {
+        "tools/list" => {
+            let n = counter.fetch_add(1, Ordering::SeqCst);
+            let tools = json!([{"name": format!("tool{n}"), "inputSchema": {"type": "object"}}]);
+            (
+                Vec::new(),
+                json!({"resultType": "complete", "ttlMs": 60000, "cacheScope": "private", "tools": tools}),
+            )
         }
-    });
-    let (read, write) = tokio::io::split(client_end);
-    let client = Client::connect(read, write, options()).await.unwrap();
+        _ => (
+            vec![json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})],
+            json!({"resultType": "complete", "content": []}),
+        ),
+    })
+    .await;
     let names =
         |tools: Vec<modelctx::protocol::model::Tool>| tools.into_iter().map(|t| t.name).collect::<Vec<_>>();
     assert_eq!(names(client.list_tools().await.unwrap()), ["tool0"]);
