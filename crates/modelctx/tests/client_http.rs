@@ -196,3 +196,46 @@ async fn ver_a_legacy_verdict_is_cached_per_endpoint() {
     }
     assert_eq!(probes.load(Ordering::SeqCst), 1, "probed once, then remembered as legacy");
 }
+
+#[tokio::test]
+async fn a_dropped_call_is_cancelled_in_a_legacy_http_session() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// Counts the calls that ended without finishing.
+    struct Abandoned(Arc<AtomicUsize>);
+    impl Drop for Abandoned {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+    let abandoned = Arc::new(AtomicUsize::new(0));
+    let counter = abandoned.clone();
+    let stalling = Server::builder(Implementation::new("stall-test", "1"))
+        .tool(ToolDef::new("stall", move || {
+            let guard = Abandoned(counter.clone());
+            async move {
+                tokio::time::sleep(Duration::from_secs(30)).await;
+                std::mem::forget(guard);
+                "woke"
+            }
+        }))
+        .build()
+        .unwrap();
+    let (url, _stop) = serve(stalling, HttpOptions::default()).await;
+    let client =
+        Client::connect_http(&url, Default::default(), ClientOptions { mode: EraMode::Legacy, ..options() })
+            .await
+            .unwrap();
+    let dropped =
+        tokio::time::timeout(Duration::from_millis(100), client.call_tool("stall", json!({}))).await;
+    assert!(dropped.is_err());
+    // A broken connection is no cancellation in 2025-11-25 (HTTP-48): the client said so.
+    for _ in 0..200 {
+        if abandoned.load(Ordering::SeqCst) == 1 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("the server never heard notifications/cancelled");
+}

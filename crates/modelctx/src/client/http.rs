@@ -135,6 +135,9 @@ impl HttpLink {
         timeout: Duration,
     ) -> Result<JsonObject, ClientError> {
         let id = self.fresh_id();
+        // Until the answer arrives, giving up (a time-out or a dropped future) cancels: a
+        // modern server when the stream closes, a legacy session when it is told.
+        let mut guard = CancelOnDrop { link: Arc::clone(self), id: Some(id.clone()) };
         let work = async {
             let posted = self.post_request(id.clone(), method, params.clone()).await?;
             if posted.status == 404 && self.settled().session.is_some() {
@@ -143,17 +146,11 @@ impl HttpLink {
             }
             posted.into_result()
         };
-        match tokio::time::timeout(timeout, work).await {
-            Ok(outcome) => outcome,
-            Err(_) => {
-                // A modern server cancels when the stream closes (done by dropping it); a
-                // legacy session needs to be told.
-                if self.settled().session.is_some() {
-                    let _ = self.notify("notifications/cancelled", Some(cancellation(&id))).await;
-                }
-                Err(ClientError::Timeout { method: method.into(), after: timeout })
-            }
+        let outcome = tokio::time::timeout(timeout, work).await;
+        if outcome.is_ok() {
+            guard.id = None;
         }
+        outcome.unwrap_or_else(|_| Err(ClientError::Timeout { method: method.into(), after: timeout }))
     }
 
     /// Sends a notification (202 expected).
@@ -501,6 +498,28 @@ impl SseEvent {
                 None
             }
         }
+    }
+}
+
+/// Cancels request `id` in a legacy session unless disarmed (`id` taken) first.
+struct CancelOnDrop {
+    link: Arc<HttpLink>,
+    id: Option<RequestId>,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else { return };
+        if self.link.settled().session.is_none() {
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
+        let link = Arc::clone(&self.link);
+        runtime.spawn(async move {
+            if let Err(e) = link.notify("notifications/cancelled", Some(cancellation(&id))).await {
+                tracing::debug!(error = %e, "the cancellation did not reach the server");
+            }
+        });
     }
 }
 
