@@ -10,8 +10,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use bytes::{Bytes, BytesMut};
-use futures::StreamExt;
+use bytes::Bytes;
 use modelctx_protocol::headers::{
     LAST_EVENT_ID, MCP_METHOD, MCP_NAME, MCP_PROTOCOL_VERSION, MCP_SESSION_ID, McpParamHeader,
     name_header_for, param_headers_for_call,
@@ -26,6 +25,7 @@ use serde_json::json;
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
+use super::sse::SseReader;
 use super::{ClientError, ClientHandlers};
 
 /// Server notifications buffered for slow listeners.
@@ -279,33 +279,22 @@ impl HttpLink {
         id: &RequestId,
         cursor: &mut Cursor,
     ) -> Option<Answer> {
-        let mut chunks = response.bytes_stream();
-        let mut buffer = BytesMut::new();
-        loop {
-            while let Some(event) = next_event(&mut buffer) {
-                let event = SseEvent::parse(&event);
-                if let Some(event_id) = event.id.clone() {
-                    cursor.last_event_id = Some(event_id);
-                }
-                if let Some(retry) = event.retry {
-                    cursor.retry = retry;
-                }
-                let Some(message) = event.message(&self.limits) else { continue };
-                match message {
-                    Message::Response(response) if &response.id == id => return Some(Ok(response.result)),
-                    Message::Error(error) if error.id.as_ref() == Some(id) => return Some(Err(error.error)),
-                    other => self.on_server_message(other).await,
-                }
+        let mut events = SseReader::new(response);
+        while let Some(event) = events.next().await {
+            if let Some(event_id) = event.id.clone() {
+                cursor.last_event_id = Some(event_id);
             }
-            match chunks.next().await {
-                Some(Ok(chunk)) => buffer.extend_from_slice(&chunk),
-                Some(Err(e)) => {
-                    tracing::debug!(error = %e, "the answer stream broke");
-                    return None;
-                }
-                None => return None,
+            if let Some(retry) = event.retry {
+                cursor.retry = retry;
+            }
+            let Some(message) = event.message(&self.limits) else { continue };
+            match message {
+                Message::Response(response) if &response.id == id => return Some(Ok(response.result)),
+                Message::Error(error) if error.id.as_ref() == Some(id) => return Some(Err(error.error)),
+                other => self.on_server_message(other).await,
             }
         }
+        None
     }
 
     /// A notification or request the server sent on a stream.
@@ -332,20 +321,15 @@ impl HttpLink {
         let link = Arc::downgrade(self);
         let closing = self.closing.clone();
         tokio::spawn(async move {
-            let mut chunks = response.bytes_stream();
-            let mut buffer = BytesMut::new();
+            let mut events = SseReader::new(response);
             loop {
-                let chunk = tokio::select! {
+                let event = tokio::select! {
                     () = closing.cancelled() => return,
-                    chunk = chunks.next() => chunk,
+                    event = events.next() => event,
                 };
-                let Some(Ok(chunk)) = chunk else { return };
-                buffer.extend_from_slice(&chunk);
-                while let Some(event) = next_event(&mut buffer) {
-                    let Some(link) = link.upgrade() else { return };
-                    if let Some(message) = SseEvent::parse(&event).message(&link.limits) {
-                        link.on_server_message(message).await;
-                    }
+                let (Some(event), Some(link)) = (event, link.upgrade()) else { return };
+                if let Some(message) = event.message(&link.limits) {
+                    link.on_server_message(message).await;
                 }
             }
         });
@@ -424,19 +408,6 @@ async fn body_text(response: reqwest::Response) -> String {
     response.text().await.unwrap_or_default()
 }
 
-/// Takes one complete SSE event (up to a blank line) off the front of `buffer`.
-pub(super) fn next_event(buffer: &mut BytesMut) -> Option<Bytes> {
-    let text = &buffer[..];
-    let (end, gap) = [(b"\n\n".as_slice(), 2), (b"\r\n\r\n".as_slice(), 4)]
-        .iter()
-        .filter_map(|(marker, gap)| {
-            text.windows(marker.len()).position(|w| w == *marker).map(|at| (at, *gap))
-        })
-        .min()?;
-    let event = buffer.split_to(end + gap).freeze();
-    Some(event.slice(..end))
-}
-
 /// Where a resumable stream stands: the last event id seen and the reconnection delay.
 struct Cursor {
     last_event_id: Option<String>,
@@ -450,57 +421,6 @@ const SESSION_STREAM_WAIT: Duration = Duration::from_secs(5);
 const RECONNECTS: usize = 5;
 /// The reconnection delay when the server names none.
 const DEFAULT_RETRY: Duration = Duration::from_secs(1);
-/// The longest reconnection delay the client honours.
-const MAX_RETRY: Duration = Duration::from_secs(30);
-
-/// The fields of one SSE event.
-pub(super) struct SseEvent {
-    /// `event:`, the event's type (`message` when absent).
-    pub(super) event: Option<String>,
-    id: Option<String>,
-    retry: Option<Duration>,
-    /// The `data:` lines, joined.
-    pub(super) data: String,
-}
-
-impl SseEvent {
-    pub(super) fn parse(event: &[u8]) -> Self {
-        let text = String::from_utf8_lossy(event);
-        let mut parsed = Self { event: None, id: None, retry: None, data: String::new() };
-        let mut data = Vec::new();
-        for line in text.lines() {
-            let (field, value) = line.split_once(':').unwrap_or((line, ""));
-            let value = value.strip_prefix(' ').unwrap_or(value);
-            match field {
-                "data" => data.push(value),
-                "event" => parsed.event = Some(value.to_owned()),
-                "id" if !value.contains('\0') => parsed.id = Some(value.to_owned()),
-                "retry" => {
-                    parsed.retry = value.parse().ok().map(|ms: u64| Duration::from_millis(ms).min(MAX_RETRY));
-                }
-                _ => {}
-            }
-        }
-        parsed.data = data.join("\n");
-        parsed
-    }
-
-    /// The JSON-RPC message in the data; `None` for an event without data (a priming event)
-    /// or with data that is not one.
-    fn message(&self, limits: &ParseLimits) -> Option<Message> {
-        if self.data.trim().is_empty() {
-            return None;
-        }
-        match parse_message_with(self.data.as_bytes(), limits) {
-            Ok(message) => Some(message),
-            Err(failure) => {
-                tracing::warn!(error = %failure.error.message, "the server sent a bad message on its stream");
-                None
-            }
-        }
-    }
-}
-
 /// Cancels request `id` in a legacy session unless disarmed (`id` taken) first.
 struct CancelOnDrop {
     link: Arc<HttpLink>,
@@ -526,24 +446,4 @@ impl Drop for CancelOnDrop {
 /// The params of `notifications/cancelled` for request `id`.
 fn cancellation(id: &RequestId) -> JsonObject {
     json!({"requestId": id, "reason": "the caller stopped waiting"}).as_object().cloned().unwrap_or_default()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sse_events_are_split_at_blank_lines_and_read_from_their_data_lines() {
-        let mut buffer = BytesMut::from(
-            "id: 1-0\nretry: 1000\ndata: \n\nevent: message\r\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"n\"}\r\n\r\npartial",
-        );
-        let priming = SseEvent::parse(&next_event(&mut buffer).unwrap());
-        assert_eq!((priming.id.as_deref(), priming.retry), (Some("1-0"), Some(Duration::from_millis(1000))));
-        assert!(priming.message(&ParseLimits::default()).is_none());
-        let note = SseEvent::parse(&next_event(&mut buffer).unwrap());
-        let message = note.message(&ParseLimits::default()).unwrap();
-        assert!(matches!(message, Message::Notification(n) if n.method == "n"));
-        assert!(next_event(&mut buffer).is_none(), "an incomplete event waits for more");
-        assert_eq!(&buffer[..], b"partial");
-    }
 }

@@ -3,14 +3,12 @@
 //! server's messages arrive as `message` events on the stream. Both directions are turned into
 //! JSON lines, so the stdio peer ([`super::rpc::Rpc`]) runs over them unchanged.
 
-use bytes::BytesMut;
-use futures::StreamExt;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, ReadHalf, WriteHalf};
 use tokio_util::sync::CancellationToken;
 
 use super::ClientError;
-use super::http::{SseEvent, next_event};
+use super::sse::SseReader;
 
 /// Bytes buffered between the HTTP tasks and the JSON-RPC peer.
 const PIPE: usize = 256 * 1024;
@@ -39,22 +37,16 @@ pub(super) async fn open(
         let status = response.status().as_u16();
         return Err(ClientError::Http { status, detail: "no HTTP+SSE event stream here either".into() });
     }
-    let mut chunks = response.bytes_stream();
-    let mut buffer = BytesMut::new();
+    let mut events = SseReader::new(response);
     let endpoint = loop {
-        if let Some(event) = next_event(&mut buffer) {
-            let event = SseEvent::parse(&event);
-            if event.event.as_deref() == Some("endpoint") {
-                break url.join(event.data.trim()).map_err(|e| ClientError::InvalidResult {
-                    method: "endpoint".into(),
-                    detail: format!("{:?}: {e}", event.data),
-                })?;
-            }
-            continue;
-        }
-        match chunks.next().await {
-            Some(Ok(chunk)) => buffer.extend_from_slice(&chunk),
-            _ => return Err(ClientError::Closed("the event stream ended before its endpoint event".into())),
+        let Some(event) = events.next().await else {
+            return Err(ClientError::Closed("the event stream ended before its endpoint event".into()));
+        };
+        if event.event.as_deref() == Some("endpoint") {
+            break url.join(event.data.trim()).map_err(|e| ClientError::InvalidResult {
+                method: "endpoint".into(),
+                detail: format!("{:?}: {e}", event.data),
+            })?;
         }
     };
     let (ours, theirs) = tokio::io::duplex(PIPE);
@@ -64,23 +56,17 @@ pub(super) async fn open(
     let stop = closing.clone();
     tokio::spawn(async move {
         loop {
-            while let Some(event) = next_event(&mut buffer) {
-                let event = SseEvent::parse(&event);
-                if event.event.as_deref().unwrap_or("message") == "message" && !event.data.trim().is_empty() {
-                    let line = format!("{}\n", event.data.replace('\n', " "));
-                    if incoming.write_all(line.as_bytes()).await.is_err() {
-                        return;
-                    }
-                }
-            }
-            let chunk = tokio::select! {
+            let event = tokio::select! {
                 () = stop.cancelled() => return,
-                chunk = chunks.next() => chunk,
+                event = events.next() => event,
             };
-            match chunk {
-                Some(Ok(chunk)) => buffer.extend_from_slice(&chunk),
-                // Dropping `incoming` ends the peer's input: pending requests fail.
-                _ => return,
+            // The stream's end drops `incoming`, which ends the peer's input: pending requests fail.
+            let Some(event) = event else { return };
+            if event.event.as_deref().unwrap_or("message") == "message" && !event.data.trim().is_empty() {
+                let line = format!("{}\n", event.data.replace('\n', " "));
+                if incoming.write_all(line.as_bytes()).await.is_err() {
+                    return;
+                }
             }
         }
     });

@@ -29,6 +29,7 @@ mod http;
 mod http_sse;
 mod link;
 mod rpc;
+mod sse;
 mod stdio;
 
 use std::collections::HashMap;

@@ -1,0 +1,126 @@
+//! Server-sent events as the client reads them: a reader that splits a response body into
+//! events (at blank lines, `\n` or `\r\n`), and the fields of one event.
+
+use std::pin::Pin;
+use std::time::Duration;
+
+use bytes::{Bytes, BytesMut};
+use futures::{Stream, StreamExt};
+use modelctx_protocol::jsonrpc::{Message, ParseLimits, parse_message_with};
+
+/// The longest reconnection delay (`retry:`) the client honours.
+const MAX_RETRY: Duration = Duration::from_secs(30);
+
+/// The events of one response body.
+pub(super) struct SseReader {
+    chunks: Pin<Box<dyn Stream<Item = reqwest::Result<Bytes>> + Send>>,
+    buffer: BytesMut,
+}
+
+impl SseReader {
+    /// Reads `response`'s body as an event stream.
+    pub(super) fn new(response: reqwest::Response) -> Self {
+        Self { chunks: Box::pin(response.bytes_stream()), buffer: BytesMut::new() }
+    }
+
+    /// The next complete event; `None` once the stream ends or breaks. Cancel-safe: what was
+    /// read stays buffered for the next call.
+    pub(super) async fn next(&mut self) -> Option<SseEvent> {
+        loop {
+            if let Some(event) = take_event(&mut self.buffer) {
+                return Some(SseEvent::parse(&event));
+            }
+            match self.chunks.next().await {
+                Some(Ok(chunk)) => self.buffer.extend_from_slice(&chunk),
+                Some(Err(e)) => {
+                    tracing::debug!(error = %e, "an event stream broke");
+                    return None;
+                }
+                None => return None,
+            }
+        }
+    }
+}
+
+/// Takes one complete event (up to a blank line) off the front of `buffer`.
+fn take_event(buffer: &mut BytesMut) -> Option<Bytes> {
+    let text = &buffer[..];
+    let (end, gap) = [(b"\n\n".as_slice(), 2), (b"\r\n\r\n".as_slice(), 4)]
+        .iter()
+        .filter_map(|(marker, gap)| {
+            text.windows(marker.len()).position(|w| w == *marker).map(|at| (at, *gap))
+        })
+        .min()?;
+    let event = buffer.split_to(end + gap).freeze();
+    Some(event.slice(..end))
+}
+
+/// The fields of one event.
+pub(super) struct SseEvent {
+    /// `event:`, the event's type (`message` when absent).
+    pub(super) event: Option<String>,
+    /// `id:`, for resuming after it.
+    pub(super) id: Option<String>,
+    /// `retry:`, the reconnection delay (at most 30 s).
+    pub(super) retry: Option<Duration>,
+    /// The `data:` lines, joined.
+    pub(super) data: String,
+}
+
+impl SseEvent {
+    fn parse(event: &[u8]) -> Self {
+        let text = String::from_utf8_lossy(event);
+        let mut parsed = Self { event: None, id: None, retry: None, data: String::new() };
+        let mut data = Vec::new();
+        for line in text.lines() {
+            let (field, value) = line.split_once(':').unwrap_or((line, ""));
+            let value = value.strip_prefix(' ').unwrap_or(value);
+            match field {
+                "data" => data.push(value),
+                "event" => parsed.event = Some(value.to_owned()),
+                "id" if !value.contains('\0') => parsed.id = Some(value.to_owned()),
+                "retry" => {
+                    parsed.retry = value.parse().ok().map(|ms: u64| Duration::from_millis(ms).min(MAX_RETRY));
+                }
+                _ => {}
+            }
+        }
+        parsed.data = data.join("\n");
+        parsed
+    }
+
+    /// The JSON-RPC message in the data; `None` for an event without data (a priming event)
+    /// or with data that is not one.
+    pub(super) fn message(&self, limits: &ParseLimits) -> Option<Message> {
+        if self.data.trim().is_empty() {
+            return None;
+        }
+        match parse_message_with(self.data.as_bytes(), limits) {
+            Ok(message) => Some(message),
+            Err(failure) => {
+                tracing::warn!(error = %failure.error.message, "the server sent a bad message on its stream");
+                None
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sse_events_are_split_at_blank_lines_and_read_from_their_data_lines() {
+        let mut buffer = BytesMut::from(
+            "id: 1-0\nretry: 1000\ndata: \n\nevent: message\r\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"n\"}\r\n\r\npartial",
+        );
+        let priming = SseEvent::parse(&take_event(&mut buffer).unwrap());
+        assert_eq!((priming.id.as_deref(), priming.retry), (Some("1-0"), Some(Duration::from_millis(1000))));
+        assert!(priming.message(&ParseLimits::default()).is_none());
+        let note = SseEvent::parse(&take_event(&mut buffer).unwrap());
+        let message = note.message(&ParseLimits::default()).unwrap();
+        assert!(matches!(message, Message::Notification(n) if n.method == "n"));
+        assert!(take_event(&mut buffer).is_none(), "an incomplete event waits for more");
+        assert_eq!(&buffer[..], b"partial");
+    }
+}
