@@ -13,9 +13,10 @@ use modelctx_protocol::{JsonObject, ProtocolVersion};
 use serde_json::Value;
 use tokio::sync::broadcast;
 
+use super::ClientError;
 use super::http::HttpLink;
+use super::negotiate::VERSIONS;
 use super::rpc::Rpc;
-use super::{ClientError, VERSIONS};
 
 /// The transport under a client.
 pub(super) enum Link {

@@ -28,22 +28,26 @@ mod handlers;
 mod http;
 mod http_sse;
 mod link;
+mod listen;
+mod negotiate;
+mod options;
+mod progress;
 mod rpc;
 mod sse;
 mod stdio;
+mod wire;
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use futures::Stream;
-use modelctx_protocol::jsonrpc::{Notification, ParseLimits};
-use modelctx_protocol::model::{CallToolResult, ServerCapabilities, Tool};
+use modelctx_protocol::jsonrpc::Notification;
+use modelctx_protocol::model::{CallToolResult, Tool};
 use modelctx_protocol::types::{
-    Completion, Implementation, LoggingLevel, Prompt, PromptMessage, Resource, ResourceTemplate, TextOrBlob,
+    Completion, LoggingLevel, Prompt, PromptMessage, Resource, ResourceTemplate, TextOrBlob,
 };
-use modelctx_protocol::{Era, JsonObject, ProtocolVersion, meta, v2025, v2026};
+use modelctx_protocol::{Era, JsonObject, v2025, v2026};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use tokio::sync::broadcast;
@@ -51,151 +55,22 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 
 pub use error::ClientError;
 pub use handlers::ClientHandlers;
+pub use options::{ClientOptions, EraMode, ServerDescription};
+pub use progress::Progress;
 pub use stdio::StdioCommand;
 
 use cache::Cache;
 use http::HttpLink;
 use link::Link;
-use modelctx_protocol::era::client::EraVerdict;
+use negotiate::negotiate;
 use rpc::Rpc;
 use stdio::Process;
+use wire::{member, parse, with_meta};
 
 use crate::server::schema::Validator;
 
-/// Which era the client speaks.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum EraMode {
-    /// Probe with `server/discover`, fall back to `initialize`.
-    #[default]
-    Auto,
-    /// 2026-07-28 only: a server that does not speak it is an error.
-    Modern,
-    /// The `initialize` handshake, without probing.
-    Legacy,
-}
-
-/// How the client identifies itself and how long it waits.
-#[derive(Clone, Debug)]
-pub struct ClientOptions {
-    /// The client software, sent to the server.
-    pub info: Implementation,
-    /// Which era to speak.
-    pub mode: EraMode,
-    /// How long one request may take before it is cancelled. Default 60 s.
-    pub request_timeout: Duration,
-    /// How long the `server/discover` probe waits before falling back. Default 5 s.
-    pub probe_timeout: Duration,
-    /// At shutdown, how long a stdio server has after stdin closes, and again after SIGTERM,
-    /// before it is killed. Default 2 s.
-    pub shutdown_grace: Duration,
-    /// Limits on the messages the server sends.
-    pub limits: ParseLimits,
-    /// How the client answers the server's questions (elicitation, sampling, roots).
-    pub handlers: ClientHandlers,
-    /// Rounds of input a multi-round-trip request may ask for before the client gives up.
-    /// Default 8.
-    pub max_input_rounds: usize,
-    /// Whether a progress report starts a request's time limit again (for requests sent
-    /// with a progress callback). Default true.
-    pub reset_timeout_on_progress: bool,
-}
-
-impl ClientOptions {
-    /// Defaults for a client called `info`.
-    pub fn new(info: Implementation) -> Self {
-        Self {
-            info,
-            mode: EraMode::Auto,
-            request_timeout: Duration::from_secs(60),
-            probe_timeout: Duration::from_secs(5),
-            shutdown_grace: Duration::from_secs(2),
-            limits: ParseLimits::default(),
-            handlers: ClientHandlers::default(),
-            max_input_rounds: 8,
-            reset_timeout_on_progress: true,
-        }
-    }
-}
-
-/// What the connection settled on, and what the server said of itself.
-#[derive(Clone, Debug)]
-pub struct ServerDescription {
-    /// The protocol version in use.
-    pub version: ProtocolVersion,
-    /// What the server offers.
-    pub capabilities: ServerCapabilities,
-    /// The server software, when it said.
-    pub info: Option<Implementation>,
-    /// How to use the server, when it said.
-    pub instructions: Option<String>,
-}
-
 /// A request's time limit when a caller keeps its own (a day: effectively none).
 const UNBOUNDED: Duration = Duration::from_secs(24 * 60 * 60);
-
-/// One progress report of a request (`notifications/progress`).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Progress {
-    /// How far along, increasing with each report.
-    pub progress: f64,
-    /// The total, when known.
-    pub total: Option<f64>,
-    /// What is happening, for a person.
-    pub message: Option<String>,
-}
-
-impl Progress {
-    /// The report in `note` if it is progress for `token`.
-    fn for_token(note: &Notification, token: &str) -> Option<Self> {
-        let params = note.params.as_ref().filter(|_| note.method == "notifications/progress")?;
-        if params.get("progressToken").and_then(Value::as_str) != Some(token) {
-            return None;
-        }
-        Some(Self {
-            progress: params.get("progress").and_then(Value::as_f64)?,
-            total: params.get("total").and_then(Value::as_f64),
-            message: params.get("message").and_then(Value::as_str).map(str::to_owned),
-        })
-    }
-}
-
-/// The notifications a subscription asked for.
-struct Wanted {
-    tools: bool,
-    prompts: bool,
-    resources: bool,
-    uris: Vec<String>,
-}
-
-impl From<&v2026::SubscriptionFilter> for Wanted {
-    fn from(filter: &v2026::SubscriptionFilter) -> Self {
-        Self {
-            tools: filter.tools_list_changed == Some(true),
-            prompts: filter.prompts_list_changed == Some(true),
-            resources: filter.resources_list_changed == Some(true),
-            uris: filter.resource_subscriptions.clone().unwrap_or_default(),
-        }
-    }
-}
-
-impl Wanted {
-    fn includes(&self, note: &Notification) -> bool {
-        match note.method.as_str() {
-            "notifications/tools/list_changed" => self.tools,
-            "notifications/prompts/list_changed" => self.prompts,
-            "notifications/resources/list_changed" => self.resources,
-            "notifications/resources/updated" => {
-                let uri = note.params.as_ref().and_then(|p| p.get("uri")).and_then(Value::as_str);
-                uri.is_some_and(|uri| self.uris.iter().any(|wanted| wanted == uri))
-            }
-            _ => false,
-        }
-    }
-}
-
-/// The versions this client speaks, newest first.
-pub(crate) const VERSIONS: [ProtocolVersion; 2] =
-    [ProtocolVersion::V2026_07_28, ProtocolVersion::V2025_11_25];
 
 /// Pages a listing may take before the client gives up on a server whose cursors never end.
 const MAX_PAGES: usize = 1000;
@@ -360,71 +235,6 @@ impl Client {
         Ok(result)
     }
 
-    /// Sends a request with a progress token, handing each `notifications/progress` for it to
-    /// `on_progress`. The time limit starts again with each report when
-    /// [`ClientOptions::reset_timeout_on_progress`] is set.
-    pub async fn request_with_progress(
-        &self,
-        method: &str,
-        params: Value,
-        mut on_progress: impl FnMut(Progress) + Send,
-    ) -> Result<JsonObject, ClientError> {
-        let Value::Object(mut params) = params else {
-            return Err(ClientError::InvalidParams("params must be an object".into()));
-        };
-        let token = format!("modelctx-progress-{}", self.progress_tokens.fetch_add(1, Ordering::Relaxed));
-        let mut request_meta = match params.remove("_meta") {
-            Some(Value::Object(request_meta)) => request_meta,
-            _ => JsonObject::new(),
-        };
-        request_meta.insert(meta::PROGRESS_TOKEN.into(), json!(token));
-        params.insert("_meta".into(), Value::Object(request_meta));
-        let mut notes = self.notifications();
-        let limit = self.options.request_timeout;
-        // The overall limit is kept here, where progress can extend it.
-        let call = self.request_within(method, params, UNBOUNDED);
-        tokio::pin!(call);
-        let mut deadline = tokio::time::Instant::now() + limit;
-        loop {
-            tokio::select! {
-                result = &mut call => {
-                    // Reports read before the answer are still owed to the callback.
-                    while let Ok(note) = notes.try_recv() {
-                        if let Some(progress) = Progress::for_token(&note, &token) {
-                            on_progress(progress);
-                        }
-                    }
-                    return result;
-                }
-                note = notes.recv() => {
-                    if let Ok(note) = note
-                        && let Some(progress) = Progress::for_token(&note, &token)
-                    {
-                        on_progress(progress);
-                        if self.options.reset_timeout_on_progress {
-                            deadline = tokio::time::Instant::now() + limit;
-                        }
-                    }
-                }
-                () = tokio::time::sleep_until(deadline) => {
-                    return Err(ClientError::Timeout { method: method.into(), after: limit });
-                }
-            }
-        }
-    }
-
-    /// Calls tool `name`, reporting its progress to `on_progress`; see [`Client::call_tool`].
-    pub async fn call_tool_with_progress(
-        &self,
-        name: &str,
-        arguments: Value,
-        on_progress: impl FnMut(Progress) + Send,
-    ) -> Result<CallToolResult, ClientError> {
-        let params = json!({"name": name, "arguments": arguments});
-        let result = self.request_with_progress("tools/call", params, on_progress).await?;
-        self.tool_result(name, result)
-    }
-
     async fn request_within(
         &self,
         method: &str,
@@ -447,12 +257,8 @@ impl Client {
         timeout: Duration,
     ) -> Result<JsonObject, ClientError> {
         for _ in 0..=self.options.max_input_rounds {
-            let mut request = with_meta(params.clone(), self.server.version, &self.options);
-            if let Some(level) = *self.log_level.lock().unwrap_or_else(PoisonError::into_inner)
-                && let Some(Value::Object(request_meta)) = request.get_mut("_meta")
-            {
-                request_meta.insert(meta::LOG_LEVEL.into(), json!(level));
-            }
+            let log_level = *self.log_level.lock().unwrap_or_else(PoisonError::into_inner);
+            let request = with_meta(params.clone(), self.server.version, &self.options, log_level);
             let result = self.link.request(method, Some(request), timeout).await?;
             if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
                 return Ok(result);
@@ -633,67 +439,6 @@ impl Client {
         Ok(result)
     }
 
-    /// Subscribes to the changes `filter` names and returns them as a stream: in 2026-07-28 a
-    /// `subscriptions/listen` request held open (returning once the server acknowledged it;
-    /// dropping the stream cancels it), in 2025-11-25 `resources/subscribe` for each URI, the
-    /// list changes arriving on the connection (or the HTTP session stream) anyway.
-    pub async fn listen(
-        &self,
-        filter: v2026::SubscriptionFilter,
-    ) -> Result<impl Stream<Item = Notification> + Send + '_, ClientError> {
-        let mut notes = self.notifications();
-        let wanted = Wanted::from(&filter);
-        let listen = match self.era() {
-            Era::Modern => {
-                let params = json!({"notifications": filter});
-                let params = params.as_object().cloned().unwrap_or_default();
-                let mut call = Box::pin(self.request_within("subscriptions/listen", params, UNBOUNDED));
-                let acknowledged = async {
-                    loop {
-                        match notes.recv().await {
-                            Ok(note) if note.method == "notifications/subscriptions/acknowledged" => return,
-                            Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
-                            Err(broadcast::error::RecvError::Closed) => std::future::pending::<()>().await,
-                        }
-                    }
-                };
-                tokio::select! {
-                    ended = &mut call => return Err(ended.err().unwrap_or_else(|| ClientError::InvalidResult {
-                        method: "subscriptions/listen".into(),
-                        detail: "the subscription ended before it was acknowledged".into(),
-                    })),
-                    () = acknowledged => {}
-                    () = tokio::time::sleep(self.options.request_timeout) => {
-                        return Err(ClientError::Timeout { method: "subscriptions/listen".into(), after: self.options.request_timeout });
-                    }
-                }
-                Some(call)
-            }
-            Era::Legacy => {
-                for uri in filter.resource_subscriptions.iter().flatten() {
-                    self.request("resources/subscribe", json!({"uri": uri})).await?;
-                }
-                None
-            }
-        };
-        Ok(futures::stream::unfold((listen, notes, wanted), |(mut listen, mut notes, wanted)| async move {
-            loop {
-                let note = match &mut listen {
-                    Some(call) => tokio::select! {
-                        _ = call => return None,
-                        note = notes.recv() => note,
-                    },
-                    None => notes.recv().await,
-                };
-                match note {
-                    Ok(note) if wanted.includes(&note) => return Some((note, (listen, notes, wanted))),
-                    Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
-                    Err(broadcast::error::RecvError::Closed) => return None,
-                }
-            }
-        }))
-    }
-
     /// Asks for the server's log messages at `level` and above (`notifications/message`): in
     /// 2026-07-28 the level travels in every request's `_meta`, in 2025-11-25 it is set once
     /// with `logging/setLevel`.
@@ -729,102 +474,4 @@ impl Client {
         process.stop.cancel();
         process.exited(self.options.shutdown_grace * 3 + Duration::from_secs(1)).await
     }
-}
-
-/// Member `key` of a result, typed.
-fn member<T: DeserializeOwned>(method: &str, result: &mut JsonObject, key: &str) -> Result<T, ClientError> {
-    let value = result.remove(key).unwrap_or(Value::Null);
-    serde_json::from_value(value)
-        .map_err(|e| ClientError::InvalidResult { method: method.into(), detail: format!("{key}: {e}") })
-}
-
-fn parse<T: DeserializeOwned>(method: &str, result: JsonObject) -> Result<T, ClientError> {
-    serde_json::from_value(Value::Object(result))
-        .map_err(|e| ClientError::InvalidResult { method: method.into(), detail: e.to_string() })
-}
-
-/// `params` with the `_meta` every 2026-07-28 request carries.
-fn with_meta(mut params: JsonObject, version: ProtocolVersion, options: &ClientOptions) -> JsonObject {
-    let mut request_meta = match params.remove("_meta") {
-        Some(Value::Object(request_meta)) => request_meta,
-        _ => JsonObject::new(),
-    };
-    request_meta.insert(meta::PROTOCOL_VERSION.into(), json!(version.to_string()));
-    request_meta.insert(meta::CLIENT_CAPABILITIES.into(), options.handlers.capabilities());
-    request_meta.insert(meta::CLIENT_INFO.into(), json!(options.info));
-    params.insert("_meta".into(), Value::Object(request_meta));
-    params
-}
-
-/// Settles the era: a `server/discover` probe unless pinned to legacy, then `initialize`
-/// when the verdict is legacy.
-async fn negotiate(link: &Link, options: &ClientOptions) -> Result<ServerDescription, ClientError> {
-    let probe = match options.mode {
-        EraMode::Legacy => false,
-        EraMode::Modern => true,
-        EraMode::Auto => !link.known_legacy(),
-    };
-    if probe {
-        let mut version = ProtocolVersion::V2026_07_28;
-        // A refused probe may name the version to retry with; one retry is enough.
-        for _ in 0..2 {
-            let params = with_meta(JsonObject::new(), version, options);
-            let (verdict, result) = link.probe(params, version, options.probe_timeout).await?;
-            match (verdict, result) {
-                (EraVerdict::Modern(chosen), Some(result)) if chosen == version => {
-                    link.settle(version);
-                    return discovered(version, result);
-                }
-                // Refused (with the version to use, or a transient modern error): once more.
-                (EraVerdict::Modern(chosen), _) => version = chosen,
-                (EraVerdict::Incompatible { supported }, _) => {
-                    return Err(ClientError::Incompatible { supported });
-                }
-                _ => break,
-            }
-        }
-        if options.mode == EraMode::Modern {
-            return Err(ClientError::Incompatible { supported: Vec::new() });
-        }
-        let server = initialize(link, options).await?;
-        link.found_legacy();
-        return Ok(server);
-    }
-    initialize(link, options).await
-}
-
-fn discovered(version: ProtocolVersion, result: JsonObject) -> Result<ServerDescription, ClientError> {
-    let info = result
-        .get("_meta")
-        .and_then(|m| m.get(meta::SERVER_INFO))
-        .and_then(|info| serde_json::from_value(info.clone()).ok());
-    let result: v2026::DiscoverResult = parse("server/discover", result)?;
-    Ok(ServerDescription {
-        version,
-        capabilities: result.capabilities.into(),
-        info,
-        instructions: result.instructions,
-    })
-}
-
-async fn initialize(link: &Link, options: &ClientOptions) -> Result<ServerDescription, ClientError> {
-    let params = json!({
-        "protocolVersion": ProtocolVersion::V2025_11_25.to_string(),
-        "capabilities": options.handlers.capabilities(),
-        "clientInfo": options.info,
-    });
-    let result = link.request("initialize", params.as_object().cloned(), options.request_timeout).await?;
-    let result: v2025::InitializeResult = parse("initialize", result)?;
-    let version = ProtocolVersion::parse(&result.protocol_version)
-        .filter(|version| version.era() == Era::Legacy)
-        .ok_or_else(|| ClientError::Incompatible { supported: vec![result.protocol_version.clone()] })?;
-    link.settle(version);
-    link.notify("notifications/initialized", None).await?;
-    link.open_session(options.probe_timeout).await;
-    Ok(ServerDescription {
-        version,
-        capabilities: result.capabilities.into(),
-        info: Some(result.server_info),
-        instructions: result.instructions,
-    })
 }

@@ -1,0 +1,106 @@
+//! Subscribed changes as a stream, in both eras.
+
+use futures::Stream;
+use modelctx_protocol::jsonrpc::Notification;
+use modelctx_protocol::{Era, v2026};
+use serde_json::{Value, json};
+use tokio::sync::broadcast;
+
+use super::{Client, ClientError, UNBOUNDED};
+
+/// The notifications a subscription asked for.
+struct Wanted {
+    tools: bool,
+    prompts: bool,
+    resources: bool,
+    uris: Vec<String>,
+}
+
+impl From<&v2026::SubscriptionFilter> for Wanted {
+    fn from(filter: &v2026::SubscriptionFilter) -> Self {
+        Self {
+            tools: filter.tools_list_changed == Some(true),
+            prompts: filter.prompts_list_changed == Some(true),
+            resources: filter.resources_list_changed == Some(true),
+            uris: filter.resource_subscriptions.clone().unwrap_or_default(),
+        }
+    }
+}
+
+impl Wanted {
+    fn includes(&self, note: &Notification) -> bool {
+        match note.method.as_str() {
+            "notifications/tools/list_changed" => self.tools,
+            "notifications/prompts/list_changed" => self.prompts,
+            "notifications/resources/list_changed" => self.resources,
+            "notifications/resources/updated" => {
+                let uri = note.params.as_ref().and_then(|p| p.get("uri")).and_then(Value::as_str);
+                uri.is_some_and(|uri| self.uris.iter().any(|wanted| wanted == uri))
+            }
+            _ => false,
+        }
+    }
+}
+
+impl Client {
+    /// Subscribes to the changes `filter` names and returns them as a stream: in 2026-07-28 a
+    /// `subscriptions/listen` request held open (returning once the server acknowledged it;
+    /// dropping the stream cancels it), in 2025-11-25 `resources/subscribe` for each URI, the
+    /// list changes arriving on the connection (or the HTTP session stream) anyway.
+    pub async fn listen(
+        &self,
+        filter: v2026::SubscriptionFilter,
+    ) -> Result<impl Stream<Item = Notification> + Send + '_, ClientError> {
+        let mut notes = self.notifications();
+        let wanted = Wanted::from(&filter);
+        let listen = match self.era() {
+            Era::Modern => {
+                let params = json!({"notifications": filter});
+                let params = params.as_object().cloned().unwrap_or_default();
+                let mut call = Box::pin(self.request_within("subscriptions/listen", params, UNBOUNDED));
+                let acknowledged = async {
+                    loop {
+                        match notes.recv().await {
+                            Ok(note) if note.method == "notifications/subscriptions/acknowledged" => return,
+                            Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
+                            Err(broadcast::error::RecvError::Closed) => std::future::pending::<()>().await,
+                        }
+                    }
+                };
+                tokio::select! {
+                    ended = &mut call => return Err(ended.err().unwrap_or_else(|| ClientError::InvalidResult {
+                        method: "subscriptions/listen".into(),
+                        detail: "the subscription ended before it was acknowledged".into(),
+                    })),
+                    () = acknowledged => {}
+                    () = tokio::time::sleep(self.options.request_timeout) => {
+                        return Err(ClientError::Timeout { method: "subscriptions/listen".into(), after: self.options.request_timeout });
+                    }
+                }
+                Some(call)
+            }
+            Era::Legacy => {
+                for uri in filter.resource_subscriptions.iter().flatten() {
+                    self.request("resources/subscribe", json!({"uri": uri})).await?;
+                }
+                None
+            }
+        };
+        Ok(futures::stream::unfold((listen, notes, wanted), |(mut listen, mut notes, wanted)| async move {
+            loop {
+                let note = match &mut listen {
+                    Some(call) => tokio::select! {
+                        _ = call => return None,
+                        note = notes.recv() => note,
+                    },
+                    None => notes.recv().await,
+                };
+                match note {
+                    Ok(note) if wanted.includes(&note) => return Some((note, (listen, notes, wanted))),
+                    Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
+                    Err(broadcast::error::RecvError::Closed) => return None,
+                }
+            }
+        }))
+    }
+}

@@ -1,0 +1,78 @@
+//! How a client is set up, and what it learns of the server.
+
+use std::time::Duration;
+
+use modelctx_protocol::ProtocolVersion;
+use modelctx_protocol::jsonrpc::ParseLimits;
+use modelctx_protocol::model::ServerCapabilities;
+use modelctx_protocol::types::Implementation;
+
+use super::ClientHandlers;
+
+/// Which era the client speaks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum EraMode {
+    /// Probe with `server/discover`, fall back to `initialize`.
+    #[default]
+    Auto,
+    /// 2026-07-28 only: a server that does not speak it is an error.
+    Modern,
+    /// The `initialize` handshake, without probing.
+    Legacy,
+}
+
+/// How the client identifies itself and how long it waits.
+#[derive(Clone, Debug)]
+pub struct ClientOptions {
+    /// The client software, sent to the server.
+    pub info: Implementation,
+    /// Which era to speak.
+    pub mode: EraMode,
+    /// How long one request may take before it is cancelled. Default 60 s.
+    pub request_timeout: Duration,
+    /// How long the `server/discover` probe waits before falling back. Default 5 s.
+    pub probe_timeout: Duration,
+    /// At shutdown, how long a stdio server has after stdin closes, and again after SIGTERM,
+    /// before it is killed. Default 2 s.
+    pub shutdown_grace: Duration,
+    /// Limits on the messages the server sends.
+    pub limits: ParseLimits,
+    /// How the client answers the server's questions (elicitation, sampling, roots).
+    pub handlers: ClientHandlers,
+    /// Rounds of input a multi-round-trip request may ask for before the client gives up.
+    /// Default 8.
+    pub max_input_rounds: usize,
+    /// Whether a progress report starts a request's time limit again (for requests sent
+    /// with a progress callback). Default true.
+    pub reset_timeout_on_progress: bool,
+}
+
+impl ClientOptions {
+    /// Defaults for a client called `info`.
+    pub fn new(info: Implementation) -> Self {
+        Self {
+            info,
+            mode: EraMode::Auto,
+            request_timeout: Duration::from_secs(60),
+            probe_timeout: Duration::from_secs(5),
+            shutdown_grace: Duration::from_secs(2),
+            limits: ParseLimits::default(),
+            handlers: ClientHandlers::default(),
+            max_input_rounds: 8,
+            reset_timeout_on_progress: true,
+        }
+    }
+}
+
+/// What the connection settled on, and what the server said of itself.
+#[derive(Clone, Debug)]
+pub struct ServerDescription {
+    /// The protocol version in use.
+    pub version: ProtocolVersion,
+    /// What the server offers.
+    pub capabilities: ServerCapabilities,
+    /// The server software, when it said.
+    pub info: Option<Implementation>,
+    /// How to use the server, when it said.
+    pub instructions: Option<String>,
+}

@@ -1,0 +1,50 @@
+//! Shapes on the client's wire: the `_meta` of modern requests, typed results.
+
+use modelctx_protocol::types::LoggingLevel;
+use modelctx_protocol::{JsonObject, ProtocolVersion, meta};
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use super::{ClientError, ClientOptions};
+
+/// Member `key` of a result, typed.
+pub(super) fn member<T: DeserializeOwned>(
+    method: &str,
+    result: &mut JsonObject,
+    key: &str,
+) -> Result<T, ClientError> {
+    let value = result.remove(key).unwrap_or(Value::Null);
+    serde_json::from_value(value)
+        .map_err(|e| ClientError::InvalidResult { method: method.into(), detail: format!("{key}: {e}") })
+}
+
+pub(super) fn parse<T: DeserializeOwned>(method: &str, result: JsonObject) -> Result<T, ClientError> {
+    serde_json::from_value(Value::Object(result))
+        .map_err(|e| ClientError::InvalidResult { method: method.into(), detail: e.to_string() })
+}
+
+/// The `_meta` object of `params`, made one if it is absent or not an object.
+pub(super) fn request_meta(params: &mut JsonObject) -> &mut JsonObject {
+    let slot = params.entry("_meta").or_insert_with(|| Value::Object(JsonObject::new()));
+    if !slot.is_object() {
+        *slot = Value::Object(JsonObject::new());
+    }
+    slot.as_object_mut().expect("made an object above")
+}
+
+/// `params` with the `_meta` every 2026-07-28 request carries, and the log level asked for.
+pub(super) fn with_meta(
+    mut params: JsonObject,
+    version: ProtocolVersion,
+    options: &ClientOptions,
+    log_level: Option<LoggingLevel>,
+) -> JsonObject {
+    let request_meta = request_meta(&mut params);
+    request_meta.insert(meta::PROTOCOL_VERSION.into(), json!(version.to_string()));
+    request_meta.insert(meta::CLIENT_CAPABILITIES.into(), options.handlers.capabilities());
+    request_meta.insert(meta::CLIENT_INFO.into(), json!(options.info));
+    if let Some(level) = log_level {
+        request_meta.insert(meta::LOG_LEVEL.into(), json!(level));
+    }
+    params
+}
