@@ -2,6 +2,8 @@
 //! §10.1) with modern, legacy-only and pinned servers, typed calls, timeouts and
 //! cancellation.
 
+mod common;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -11,7 +13,7 @@ use modelctx::client::{Client, ClientError, ClientOptions, EraMode};
 use modelctx::protocol::era::ServerVersions;
 use modelctx::protocol::model::ElicitRequest;
 use modelctx::protocol::types::Implementation;
-use modelctx::protocol::types::{RequestedSchema, Root};
+use modelctx::protocol::types::Root;
 use modelctx::protocol::{Era, ProtocolVersion};
 use modelctx::server::{InputError, RequestContext, Server, ToolDef};
 use modelctx::transport::serve_connection;
@@ -49,11 +51,7 @@ fn server_counting(versions: ServerVersions, abandoned: Arc<AtomicUsize>) -> Ser
 
 /// Asks the user for a name, then lists the client's roots.
 async fn ask(ctx: RequestContext) -> Result<String, InputError> {
-    let schema: RequestedSchema =
-        serde_json::from_value(json!({"type": "object", "properties": {"name": {"type": "string"}}}))
-            .unwrap();
-    let answer =
-        ctx.elicit(ElicitRequest::Form { message: "Name?".into(), requested_schema: schema }).await?;
+    let answer = ctx.elicit(common::name_form()).await?;
     let roots = ctx.list_roots().await?;
     let name = serde_json::to_value(&answer.content).unwrap()["name"].clone();
     Ok(format!("{:?} {name} with {} root(s)", answer.action, roots.len()))

@@ -1,6 +1,8 @@
 //! Streamable HTTP on 127.0.0.1: both eras on one endpoint (CHECKLIST §10.3, §11.3–11.6),
 //! spoken with a real HTTP client.
 
+mod common;
+
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -15,8 +17,7 @@ use modelctx::testing::with_modern_meta;
 use modelctx::transport::http::{
     HttpOptions, HttpStores, MemoryEventStore, SessionStore, StoreError, StoreFuture, serve_http,
 };
-use modelctx_protocol::model::ElicitRequest;
-use modelctx_protocol::types::{Implementation, RequestedSchema};
+use modelctx_protocol::types::Implementation;
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
@@ -31,11 +32,7 @@ async fn slow(ctx: RequestContext) -> String {
 }
 
 async fn ask(ctx: RequestContext) -> Result<String, InputError> {
-    let schema: RequestedSchema =
-        serde_json::from_value(json!({"type": "object", "properties": {"name": {"type": "string"}}}))
-            .unwrap();
-    let answer =
-        ctx.elicit(ElicitRequest::Form { message: "Name?".into(), requested_schema: schema }).await?;
+    let answer = ctx.elicit(common::name_form()).await?;
     Ok(format!("{:?}", answer.action))
 }
 

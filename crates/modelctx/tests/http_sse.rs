@@ -5,6 +5,8 @@
 
 #![cfg(feature = "http-sse")]
 
+mod common;
+
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -17,8 +19,8 @@ use hyper_util::rt::TokioExecutor;
 use modelctx::server::{Args, InputError, RequestContext, Server, ToolDef};
 use modelctx::transport::http::{HttpOptions, serve_http};
 use modelctx::transport::http_sse::McpSse;
-use modelctx_protocol::model::ElicitRequest;
-use modelctx_protocol::types::{Implementation, RequestedSchema};
+
+use modelctx_protocol::types::Implementation;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
@@ -31,11 +33,7 @@ struct EchoArgs {
 }
 
 async fn ask(ctx: RequestContext) -> Result<String, InputError> {
-    let schema: RequestedSchema =
-        serde_json::from_value(json!({"type": "object", "properties": {"name": {"type": "string"}}}))
-            .unwrap();
-    let answer =
-        ctx.elicit(ElicitRequest::Form { message: "Name?".into(), requested_schema: schema }).await?;
+    let answer = ctx.elicit(common::name_form()).await?;
     Ok(format!("{:?}", answer.action))
 }
 

@@ -121,3 +121,10 @@ pub fn params_of(messages: &[Message], method: &str) -> Vec<Value> {
 pub async fn next_notification(client: &TestClient) -> Notification {
     as_notification(client.next_notification(WAIT).await.expect("a notification arrives"))
 }
+
+/// The form the test servers' `ask` tools send: a single `name` string.
+pub fn name_form() -> modelctx_protocol::model::ElicitRequest {
+    let schema = serde_json::json!({"type": "object", "properties": {"name": {"type": "string"}}});
+    let requested_schema = serde_json::from_value(schema).expect("a valid requested schema");
+    modelctx_protocol::model::ElicitRequest::Form { message: "Name?".into(), requested_schema }
+}
