@@ -180,9 +180,8 @@ export PATH NO_COLOR=1
 
 # --- the server binary --------------------------------------------------------------------------
 if [[ -z ${MODELCTX_BIN:-} ]]; then
-    # --all-features: the feature set `cargo test --all-features` built, so nothing is rebuilt
-    echo "==> conformance: cargo build --locked --all-features -p modelctx-cli"
-    timeout --foreground -k 10 1800 cargo build --locked --all-features -p modelctx-cli
+    echo "==> conformance: cargo build --locked -p modelctx-cli"
+    timeout --foreground -k 10 1800 cargo build --locked -p modelctx-cli
     MODELCTX_BIN=$TARGET_DIR/debug/modelctx
 fi
 [[ -x $MODELCTX_BIN ]] || die "MODELCTX_BIN=$MODELCTX_BIN is not an executable"
@@ -253,8 +252,8 @@ done
 
 # --- the client scenarios: every one of each revision but auth/*, against conformance-client ---
 if [[ -z ${CONFORMANCE_CLIENT_BIN:-} ]]; then
-    echo "==> conformance: cargo build --locked --all-features -p modelctx-conformance-client"
-    timeout --foreground -k 10 1800 cargo build --locked --all-features -p modelctx-conformance-client
+    echo "==> conformance: cargo build --locked -p modelctx-conformance-client"
+    timeout --foreground -k 10 1800 cargo build --locked -p modelctx-conformance-client
     CONFORMANCE_CLIENT_BIN=$TARGET_DIR/debug/conformance-client
 fi
 [[ -x $CONFORMANCE_CLIENT_BIN ]] || die "CONFORMANCE_CLIENT_BIN=$CONFORMANCE_CLIENT_BIN is not an executable"

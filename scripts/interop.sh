@@ -64,8 +64,8 @@ fi
 
 # --- the server ----------------------------------------------------------------------------------
 if [[ -z ${MODELCTX_BIN:-} ]]; then
-    echo "==> interop: cargo build --all-features -p modelctx-cli"
-    timeout 1800 cargo build --all-features -p modelctx-cli --locked
+    echo "==> interop: cargo build -p modelctx-cli"
+    timeout 1800 cargo build -p modelctx-cli --locked
     MODELCTX_BIN=$TARGET_DIR/debug/modelctx
 fi
 export MODELCTX_BIN
