@@ -9,9 +9,10 @@
 # then builds modelctx, runs both suites, and fails if either fails. Each suite starts (and always
 # stops) its own `modelctx serve everything --http 127.0.0.1:0` for its HTTP tests: see
 # interop/python/http_server.py and interop/typescript/http-server.mjs.
-# Then the other direction: modelctx's client drives servers built with the Python SDK and the
-# TypeScript SDK v1 over stdio (crates/modelctx-cli/tests/peer_servers.rs, `--ignored` tests
-# given the SDKs' locations in MODELCTX_PEER_PYTHON and MODELCTX_PEER_NODE_DIR).
+# Then the other direction: modelctx's client drives servers written by others — the Python SDK,
+# the TypeScript SDK v2 and v1, and npm's @modelcontextprotocol/server-everything — over stdio and
+# Streamable HTTP on 127.0.0.1 (crates/modelctx-cli/tests/peer_servers.rs, `--ignored` tests given
+# the SDKs' locations in MODELCTX_PEER_PYTHON and MODELCTX_PEER_NODE_DIR).
 #
 # Environment:
 #   MODELCTX_BIN      use this server binary and skip `cargo build`
@@ -80,7 +81,7 @@ PYTHONDONTWRITEBYTECODE=1 timeout 300 "$VENV/bin/python" -m pytest -p no:cachepr
 echo "==> interop: TypeScript SDK $(node -p 'require("./'"$TS_DIR"'/node_modules/@modelcontextprotocol/client/package.json").version') (node --test)"
 (cd "$TS_DIR" && timeout 300 node --test --test-reporter=spec interop.test.mjs) || status=1
 
-echo "==> interop: modelctx's client against the Python SDK and TypeScript SDK v1 servers (cargo test --ignored)"
+echo "==> interop: modelctx's client against the Python SDK, TypeScript SDK v2/v1 and server-everything servers (cargo test --ignored)"
 MODELCTX_PEER_PYTHON=$VENV/bin/python MODELCTX_PEER_NODE_DIR=$ROOT/$TS_DIR \
     timeout 900 cargo test --locked -p modelctx-cli --test peer_servers -- --ignored || status=1
 

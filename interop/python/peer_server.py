@@ -1,5 +1,17 @@
-"""A server built with the official Python SDK (`mcp`), run over stdio, for modelctx's client to
-drive (crates/modelctx-cli/tests/peer_servers.rs, run by scripts/interop.sh)."""
+"""A server built with the official Python SDK (`mcp`), for modelctx's client to drive
+(crates/modelctx-cli/tests/peer_servers.rs, run by scripts/interop.sh).
+
+    python peer_server.py           stdio
+    python peer_server.py --http    Streamable HTTP (sessions) on a free 127.0.0.1 port; prints
+                                    `listening on http://127.0.0.1:PORT/mcp` on stderr once the
+                                    socket accepts connections
+"""
+
+import socket
+import sys
+
+import anyio
+import uvicorn
 
 from mcp.server.mcpserver import MCPServer
 
@@ -30,5 +42,20 @@ def review(code: str) -> str:
     return f"Please review: {code}"
 
 
+async def serve_http() -> None:
+    """Serves Streamable HTTP on a socket bound (and listening) before the address is printed."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(64)
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(server.streamable_http_app(), log_level="warning")
+    print(f"listening on http://127.0.0.1:{port}/mcp", file=sys.stderr, flush=True)
+    await uvicorn.Server(config).serve(sockets=[sock])
+
+
 if __name__ == "__main__":
-    server.run()
+    if "--http" in sys.argv[1:]:
+        anyio.run(serve_http)
+    else:
+        server.run()

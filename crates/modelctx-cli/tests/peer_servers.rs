@@ -1,16 +1,23 @@
-//! modelctx's client against servers built with the official SDKs, over stdio: the Python SDK
-//! (`mcp`) and the TypeScript SDK v1 (`@modelcontextprotocol/sdk`, `initialize` era only).
+//! modelctx's client against servers written by others, over stdio and Streamable HTTP: the
+//! Python SDK (`mcp`), the TypeScript SDK v2 (`@modelcontextprotocol/server`, both eras), the
+//! TypeScript SDK v1 (`@modelcontextprotocol/sdk`, `initialize` era only) and the npm reference
+//! server `@modelcontextprotocol/server-everything` (SDK v1, `initialize` era only).
 //!
-//! They need the SDKs that `scripts/interop.sh` installs, so they are ignored by a plain
-//! `cargo test`; the script runs them with `--ignored` and tells them where the SDKs are:
-//! `MODELCTX_PEER_PYTHON` (the venv's python) and `MODELCTX_PEER_NODE_DIR`
-//! (interop/typescript, with its node_modules).
+//! They need what `scripts/interop.sh` installs, so they are ignored by a plain `cargo test`;
+//! the script runs them with `--ignored` and tells them where it is: `MODELCTX_PEER_PYTHON`
+//! (the venv's python) and `MODELCTX_PEER_NODE_DIR` (interop/typescript, with its
+//! node_modules). Every HTTP server here listens on 127.0.0.1 only.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
 
 use modelctx::client::{Client, ClientOptions, StdioCommand};
+use modelctx::protocol::Era;
 use modelctx::protocol::types::Implementation;
 use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
 
 fn required(variable: &str) -> String {
     std::env::var(variable)
@@ -29,9 +36,62 @@ fn text(value: impl serde::Serialize) -> Value {
     serde_json::to_value(value).unwrap()
 }
 
+/// How long an HTTP peer may take to print its address.
+const STARTUP: Duration = Duration::from_secs(30);
+
+/// A peer server listening on loopback, killed when dropped.
+struct HttpPeer {
+    /// Its Streamable HTTP endpoint.
+    url: String,
+    _child: Child,
+}
+
+impl HttpPeer {
+    /// Starts `command`, which prints `listening on http://127.0.0.1:PORT/mcp` on stderr once it
+    /// accepts connections, and waits (bounded) for that line.
+    async fn start(mut command: Command) -> Self {
+        command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).kill_on_drop(true);
+        let mut child = command.spawn().expect("the peer server starts");
+        let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
+        let url = tokio::time::timeout(STARTUP, async {
+            while let Some(line) = stderr.next_line().await.unwrap() {
+                if let Some(url) = line.split("listening on ").nth(1) {
+                    return url.trim().to_owned();
+                }
+            }
+            panic!("the peer server exited before it listened")
+        })
+        .await
+        .expect("the peer server prints its address within 30 s");
+        assert!(url.starts_with("http://127.0.0.1:"), "{url}");
+        // Keep draining stderr so the peer never blocks on a full pipe.
+        tokio::spawn(async move { while let Ok(Some(_)) = stderr.next_line().await {} });
+        Self { url, _child: child }
+    }
+
+    async fn client(&self) -> Client {
+        Client::connect_http(&self.url, Default::default(), options()).await.unwrap()
+    }
+}
+
+fn node_dir() -> PathBuf {
+    PathBuf::from(required("MODELCTX_PEER_NODE_DIR"))
+}
+
+/// `node ARGS…` run in the TypeScript interop directory.
+fn node(dir: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new("node");
+    command.args(args).current_dir(dir);
+    command
+}
+
 /// Lists, calls, reads and gets everything the peer server offers; returns its era.
-async fn drive(server: StdioCommand, name: &str) -> String {
-    let client = Client::spawn(&server, options()).await.unwrap();
+async fn drive_spawned(server: StdioCommand, name: &str) -> String {
+    drive(Client::spawn(&server, options()).await.unwrap(), name).await
+}
+
+/// Lists, calls, reads and gets everything the peer server offers; returns its era.
+async fn drive(client: Client, name: &str) -> String {
     let info = client.server().info.clone().expect("the peer names itself");
     assert_eq!(info.name, name);
     let mut tools: Vec<String> = client.list_tools().await.unwrap().into_iter().map(|t| t.name).collect();
@@ -57,8 +117,51 @@ async fn drive(server: StdioCommand, name: &str) -> String {
 async fn the_python_sdk_server_over_stdio() {
     let python = required("MODELCTX_PEER_PYTHON");
     let server = StdioCommand::new(python).args([interop_dir().join("python/peer_server.py")]);
-    let version = drive(server, "python-peer").await;
+    let version = drive_spawned(server, "python-peer").await;
     eprintln!("python SDK server: negotiated {version}");
+}
+
+#[tokio::test]
+#[ignore = "needs the Python SDK; run by scripts/interop.sh"]
+async fn the_python_sdk_server_over_streamable_http() {
+    let mut command = Command::new(required("MODELCTX_PEER_PYTHON"));
+    command.arg(interop_dir().join("python/peer_server.py")).arg("--http");
+    let peer = HttpPeer::start(command).await;
+    let version = drive(peer.client().await, "python-peer").await;
+    eprintln!("python SDK server over HTTP: negotiated {version}");
+}
+
+#[tokio::test]
+#[ignore = "needs the TypeScript SDK; run by scripts/interop.sh"]
+async fn the_typescript_sdk_v2_server_over_stdio_speaks_the_current_revision() {
+    let dir = node_dir();
+    let server = StdioCommand::new("node").args(["peer-server-v2.mjs"]).current_dir(&dir);
+    let version = drive_spawned(server, "typescript-v2-peer").await;
+    assert_eq!(version, "2026-07-28", "SDK v2 answers server/discover");
+}
+
+#[tokio::test]
+#[ignore = "needs the TypeScript SDK; run by scripts/interop.sh"]
+async fn the_typescript_sdk_v2_server_over_streamable_http_speaks_the_current_revision() {
+    let peer = HttpPeer::start(node(&node_dir(), &["peer-server-v2.mjs", "--http"])).await;
+    let version = drive(peer.client().await, "typescript-v2-peer").await;
+    assert_eq!(version, "2026-07-28", "SDK v2 answers server/discover over HTTP");
+}
+
+#[tokio::test]
+#[ignore = "needs the TypeScript SDK; run by scripts/interop.sh"]
+async fn the_typescript_sdk_v2_server_in_either_pinned_era() {
+    use modelctx::client::EraMode;
+    for (mode, version) in [(EraMode::Legacy, "2025-11-25"), (EraMode::Modern, "2026-07-28")] {
+        let server = StdioCommand::new("node").args(["peer-server-v2.mjs"]).current_dir(node_dir());
+        let client = Client::spawn(&server, ClientOptions { mode, ..options() }).await.unwrap();
+        assert_eq!(drive(client, "typescript-v2-peer").await, version, "{mode:?} over stdio");
+        let peer = HttpPeer::start(node(&node_dir(), &["peer-server-v2.mjs", "--http"])).await;
+        let client = Client::connect_http(&peer.url, Default::default(), ClientOptions { mode, ..options() })
+            .await
+            .unwrap();
+        assert_eq!(drive(client, "typescript-v2-peer").await, version, "{mode:?} over HTTP");
+    }
 }
 
 #[tokio::test]
@@ -66,6 +169,55 @@ async fn the_python_sdk_server_over_stdio() {
 async fn the_typescript_sdk_v1_server_over_stdio_falls_back_to_initialize() {
     let dir = PathBuf::from(required("MODELCTX_PEER_NODE_DIR"));
     let server = StdioCommand::new("node").args([dir.join("peer-server.mjs")]).current_dir(&dir);
-    let version = drive(server, "typescript-peer").await;
+    let version = drive_spawned(server, "typescript-peer").await;
     assert_eq!(version, "2025-11-25", "SDK v1 knows no server/discover: the probe falls back");
+}
+
+/// The npm reference server `@modelcontextprotocol/server-everything` (legacy era only).
+fn server_everything(dir: &Path) -> PathBuf {
+    dir.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+}
+
+/// Drives the npm reference server: its echo and get-sum tools, a static resource, a prompt
+/// with arguments, and completion-free paging of every list.
+async fn drive_server_everything(client: Client) {
+    assert_eq!(client.era(), Era::Legacy, "server-everything speaks only the initialize era");
+    let tools: Vec<String> = client.list_tools().await.unwrap().into_iter().map(|t| t.name).collect();
+    assert!(tools.iter().any(|t| t == "echo") && tools.iter().any(|t| t == "get-sum"), "{tools:?}");
+    let echo = client.call_tool("echo", json!({"message": "from modelctx"})).await.unwrap();
+    assert_eq!(text(&echo.content)[0]["text"], "Echo: from modelctx");
+    let sum = client.call_tool("get-sum", json!({"a": 2, "b": 40})).await.unwrap();
+    assert!(text(&sum.content)[0]["text"].as_str().unwrap().contains("42"), "{sum:?}");
+    let resources = client.list_resources().await.unwrap();
+    let document = resources
+        .iter()
+        .find(|r| r.uri.starts_with("demo://resource/static/document/"))
+        .unwrap_or_else(|| panic!("a static document among {resources:?}"));
+    let contents = client.read_resource(&document.uri).await.unwrap();
+    assert_eq!(text(&contents)[0]["uri"], document.uri.as_str());
+    assert!(!client.list_resource_templates().await.unwrap().is_empty());
+    let messages = client.get_prompt("args-prompt", json!({"city": "Lisbon"})).await.unwrap();
+    assert_eq!(text(&messages)[0]["content"]["text"], "What's weather in Lisbon?");
+    client.ping().await.unwrap();
+    client.close().await;
+}
+
+#[tokio::test]
+#[ignore = "needs npm's @modelcontextprotocol/server-everything; run by scripts/interop.sh"]
+async fn the_npm_everything_server_over_stdio() {
+    let dir = node_dir();
+    let server = StdioCommand::new("node").args([server_everything(&dir).as_os_str(), "stdio".as_ref()]);
+    drive_server_everything(Client::spawn(&server, options()).await.unwrap()).await;
+}
+
+#[tokio::test]
+#[ignore = "needs npm's @modelcontextprotocol/server-everything; run by scripts/interop.sh"]
+async fn the_npm_everything_server_over_streamable_http() {
+    let dir = node_dir();
+    // It listens on every interface at $PORT: loopback.mjs binds it to 127.0.0.1 and prints the port.
+    let everything = server_everything(&dir);
+    let mut command = node(&dir, &["--import", "./loopback.mjs"]);
+    command.arg(everything).arg("streamableHttp").env("PORT", "0");
+    let peer = HttpPeer::start(command).await;
+    drive_server_everything(peer.client().await).await;
 }

@@ -239,3 +239,99 @@ async fn a_dropped_call_is_cancelled_in_a_legacy_http_session() {
     }
     panic!("the server never heard notifications/cancelled");
 }
+
+/// A token source whose first token the server refuses: it records each challenge and
+/// then hands out the fresh token.
+#[derive(Debug, Default)]
+struct Rotating {
+    refreshed: std::sync::atomic::AtomicBool,
+    challenges: std::sync::Mutex<Vec<String>>,
+}
+
+impl modelctx::client::BearerAuth for Rotating {
+    fn token(&self) -> futures::future::BoxFuture<'_, Option<String>> {
+        let fresh = self.refreshed.load(std::sync::atomic::Ordering::SeqCst);
+        Box::pin(async move { Some(if fresh { "fresh" } else { "stale" }.to_owned()) })
+    }
+
+    fn unauthorized<'a>(&'a self, challenge: Option<&'a str>) -> futures::future::BoxFuture<'a, bool> {
+        self.challenges.lock().unwrap().push(challenge.unwrap_or_default().to_owned());
+        self.refreshed.store(true, std::sync::atomic::Ordering::SeqCst);
+        Box::pin(async { true })
+    }
+}
+
+/// Serves `server` behind a bearer check: only `Authorization: Bearer fresh` reaches it, any
+/// other request is a 401 with a challenge. Returns the URL and a count of the 401s.
+async fn serve_behind_bearer_check(
+    server: Server,
+) -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use http_body_util::{BodyExt, Full};
+    use hyper_util::rt::TokioIo;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let endpoint = modelctx::transport::http::McpHttp::new(server, HttpOptions::default());
+    let refused = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = refused.clone();
+    tokio::spawn(async move {
+        loop {
+            let (stream, _) = listener.accept().await.unwrap();
+            let (endpoint, counter) = (endpoint.clone(), counter.clone());
+            let service =
+                hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
+                    let (endpoint, counter) = (endpoint.clone(), counter.clone());
+                    async move {
+                        let authorized =
+                            request.headers().get("authorization").is_some_and(|v| v == "Bearer fresh");
+                        if authorized {
+                            return Ok::<_, std::convert::Infallible>(endpoint.handle(request).await);
+                        }
+                        counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                        let refusal = hyper::Response::builder()
+                            .status(401)
+                            .header("www-authenticate", r#"Bearer error="invalid_token""#)
+                            .body(
+                                Full::new(bytes::Bytes::new()).map_err(|never| match never {}).boxed_unsync(),
+                            )
+                            .unwrap();
+                        Ok(refusal)
+                    }
+                });
+            tokio::spawn(
+                hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service),
+            );
+        }
+    });
+    (url, refused)
+}
+
+#[tokio::test]
+async fn a_refused_bearer_token_is_refreshed_once_and_the_request_sent_again() {
+    let (url, refused) = serve_behind_bearer_check(server(ServerVersions::default())).await;
+    let tokens = std::sync::Arc::new(Rotating::default());
+    let options = ClientOptions { bearer: Some(tokens.clone()), ..options() };
+    let client = Client::connect_http(&url, Default::default(), options).await.unwrap();
+    assert_eq!(text(&client.call_tool("hello", json!({})).await.unwrap()), "hello");
+    assert_eq!(refused.load(std::sync::atomic::Ordering::SeqCst), 1, "only the first request was refused");
+    assert_eq!(*tokens.challenges.lock().unwrap(), [r#"Bearer error="invalid_token""#]);
+}
+
+#[tokio::test]
+async fn a_static_bearer_token_rides_every_request_and_a_wrong_one_is_a_401() {
+    use modelctx::client::{ClientError, StaticBearer};
+    let (url, refused) = serve_behind_bearer_check(server(ServerVersions::default())).await;
+    let good = ClientOptions { bearer: Some(std::sync::Arc::new(StaticBearer::new("fresh"))), ..options() };
+    let client = Client::connect_http(&url, Default::default(), good).await.unwrap();
+    assert_eq!(text(&client.call_tool("hello", json!({})).await.unwrap()), "hello");
+    assert_eq!(refused.load(std::sync::atomic::Ordering::SeqCst), 0);
+    // Refused authorization is the error in every mode, not an era verdict.
+    for mode in [EraMode::Auto, EraMode::Modern, EraMode::Legacy] {
+        let wrong = ClientOptions {
+            bearer: Some(std::sync::Arc::new(StaticBearer::new("wrong"))),
+            mode,
+            ..options()
+        };
+        let error = Client::connect_http(&url, Default::default(), wrong).await.err().expect("refused");
+        assert!(matches!(error, ClientError::Http { status: 401, .. }), "{mode:?}: {error:?}");
+    }
+}

@@ -20,13 +20,14 @@ use modelctx_protocol::jsonrpc::{
     parse_message_with,
 };
 use modelctx_protocol::{Era, JsonObject, ProtocolVersion};
-use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap};
+use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, WWW_AUTHENTICATE};
 use serde_json::json;
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
+use super::auth::bearer_value;
 use super::sse::SseReader;
-use super::{ClientError, ClientHandlers};
+use super::{BearerAuth, ClientError, ClientHandlers};
 
 /// Server notifications buffered for slow listeners.
 const NOTIFICATIONS: usize = 256;
@@ -54,6 +55,7 @@ pub(crate) struct HttpLink {
     settled: Mutex<Settled>,
     notifications: broadcast::Sender<Notification>,
     handlers: ClientHandlers,
+    bearer: Option<Arc<dyn BearerAuth>>,
     /// Tripped when the link is dropped: the session stream ends.
     closing: CancellationToken,
 }
@@ -74,12 +76,14 @@ pub(crate) struct Posted {
 }
 
 impl HttpLink {
-    /// A link to `url`, sending `headers` with every request (authorization, tracing, …).
+    /// A link to `url`, sending `headers` with every request (tracing, API keys, …) and the
+    /// token of `bearer`.
     pub(crate) fn new(
         url: reqwest::Url,
         headers: HeaderMap,
         limits: ParseLimits,
         handlers: ClientHandlers,
+        bearer: Option<Arc<dyn BearerAuth>>,
     ) -> Result<Self, ClientError> {
         let http = reqwest::Client::builder()
             .build()
@@ -93,6 +97,7 @@ impl HttpLink {
             settled: Mutex::default(),
             notifications: broadcast::channel(NOTIFICATIONS).0,
             handlers,
+            bearer,
             closing: CancellationToken::new(),
         })
     }
@@ -243,11 +248,35 @@ impl HttpLink {
         if let Some(session) = session {
             request = request.header(MCP_SESSION_ID, session);
         }
-        request
-            .body(message.to_json())
-            .send()
-            .await
-            .map_err(|e| ClientError::Transport(format!("POST {} failed: {e}", self.url)))
+        self.send(request.body(message.to_json()), "POST").await
+    }
+
+    /// Sends `request` with the bearer token; after a 401, once more with a fresh one when
+    /// the token source has it.
+    async fn send(
+        &self,
+        request: reqwest::RequestBuilder,
+        what: &str,
+    ) -> Result<reqwest::Response, ClientError> {
+        let failed = |e: reqwest::Error| ClientError::Transport(format!("{what} {} failed: {e}", self.url));
+        let mut request = request.build().map_err(failed)?;
+        let Some(bearer) = &self.bearer else {
+            return self.http.execute(request).await.map_err(failed);
+        };
+        let retry = request.try_clone();
+        authorize(&mut request, bearer.token().await)?;
+        let response = self.http.execute(request).await.map_err(failed)?;
+        if response.status() != reqwest::StatusCode::UNAUTHORIZED {
+            return Ok(response);
+        }
+        let challenge = response.headers().get(WWW_AUTHENTICATE).and_then(|v| v.to_str().ok());
+        match retry {
+            Some(mut retry) if bearer.unauthorized(challenge).await => {
+                authorize(&mut retry, bearer.token().await)?;
+                self.http.execute(retry).await.map_err(failed)
+            }
+            _ => Ok(response),
+        }
     }
 
     /// Reads an SSE answer: notifications go to listeners, the server's requests are
@@ -352,9 +381,7 @@ impl HttpLink {
         if let Some(session) = session {
             request = request.header(MCP_SESSION_ID, session);
         }
-        let response = request.send().await.map_err(|e| {
-            ClientError::Transport(format!("resuming the stream at {} failed: {e}", self.url))
-        })?;
+        let response = self.send(request, "GET (event stream)").await?;
         match response.status().as_u16() {
             200..=299 => Ok(response),
             status => Err(ClientError::Http { status, detail: body_text(response).await }),
@@ -446,4 +473,12 @@ impl Drop for CancelOnDrop {
 /// The params of `notifications/cancelled` for request `id`.
 fn cancellation(id: &RequestId) -> JsonObject {
     json!({"requestId": id, "reason": "the caller stopped waiting"}).as_object().cloned().unwrap_or_default()
+}
+
+/// Puts `token` in `request`'s `Authorization` header (replacing one from the static headers).
+fn authorize(request: &mut reqwest::Request, token: Option<String>) -> Result<(), ClientError> {
+    if let Some(token) = token {
+        request.headers_mut().insert(AUTHORIZATION, bearer_value(&token)?);
+    }
+    Ok(())
 }

@@ -136,6 +136,13 @@ impl Link {
                     Err(_) => (EraVerdict::Legacy { try_http_sse: false }, None),
                     Ok(posted) => {
                         let posted = posted?;
+                        // Refused authorization says nothing of the era: it is the error.
+                        if matches!(posted.status, 401 | 403) {
+                            return Err(ClientError::Http {
+                                status: posted.status,
+                                detail: String::from_utf8_lossy(&posted.body).into_owned(),
+                            });
+                        }
                         match posted.answer {
                             Some(Ok(result)) if (200..300).contains(&posted.status) => {
                                 let value = Value::Object(result.clone());

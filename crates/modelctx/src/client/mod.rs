@@ -22,6 +22,7 @@
 //! # Ok(()) }
 //! ```
 
+mod auth;
 mod cache;
 mod error;
 mod handlers;
@@ -53,6 +54,7 @@ use serde_json::{Value, json};
 use tokio::sync::broadcast;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
+pub use auth::{BearerAuth, StaticBearer};
 pub use error::ClientError;
 pub use handlers::ClientHandlers;
 pub use options::{ClientOptions, EraMode, ServerDescription};
@@ -129,7 +131,7 @@ impl Client {
     }
 
     /// Connects to a Streamable HTTP endpoint (`http://127.0.0.1:8080/mcp`), sending `headers`
-    /// with every request (authorization, tracing).
+    /// with every request (tracing, API keys) and the token of [`ClientOptions::bearer`].
     pub async fn connect_http(
         url: &str,
         headers: reqwest::header::HeaderMap,
@@ -142,6 +144,7 @@ impl Client {
             headers.clone(),
             options.limits,
             options.handlers.clone(),
+            options.bearer.clone(),
         )?));
         match Self::open(link, options.clone(), None).await {
             // Neither era answers a POST here: an old server of the deprecated HTTP+SSE
@@ -164,6 +167,13 @@ impl Client {
             .build()
             .map_err(|e| ClientError::Transport(format!("the HTTP client could not be built: {e}")))?;
         let closing = CancellationToken::new();
+        // This old transport gets the token of the moment it connects.
+        let mut headers = headers;
+        if let Some(bearer) = &options.bearer
+            && let Some(token) = bearer.token().await
+        {
+            headers.insert(reqwest::header::AUTHORIZATION, auth::bearer_value(&token)?);
+        }
         let lines = http_sse::open(http, url, headers, closing.clone()).await?;
         let options = ClientOptions { mode: EraMode::Legacy, ..options };
         let ended = async { "the HTTP+SSE event stream closed".to_owned() };

@@ -1,5 +1,6 @@
 //! How a client is set up, and what it learns of the server.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use modelctx_protocol::ProtocolVersion;
@@ -7,7 +8,7 @@ use modelctx_protocol::jsonrpc::ParseLimits;
 use modelctx_protocol::model::ServerCapabilities;
 use modelctx_protocol::types::Implementation;
 
-use super::ClientHandlers;
+use super::{BearerAuth, ClientHandlers};
 
 /// Which era the client speaks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -45,6 +46,9 @@ pub struct ClientOptions {
     /// Whether a progress report starts a request's time limit again (for requests sent
     /// with a progress callback). Default true.
     pub reset_timeout_on_progress: bool,
+    /// The bearer token of HTTP requests, asked for before each one and told of a 401 (for
+    /// stdio servers it is unused). Default none.
+    pub bearer: Option<Arc<dyn BearerAuth>>,
 }
 
 impl ClientOptions {
@@ -60,6 +64,7 @@ impl ClientOptions {
             handlers: ClientHandlers::default(),
             max_input_rounds: 8,
             reset_timeout_on_progress: true,
+            bearer: None,
         }
     }
 }
