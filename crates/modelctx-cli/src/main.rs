@@ -1,5 +1,7 @@
 //! `modelctx`: the command line tool for Model Context Protocol servers.
 //!
+//! - `modelctx discover`, `tools`, `resources`, `prompts`, `complete`, `listen` and `ping`
+//!   drive any server, spawned (`-- CMD ARGS…`) or at a URL (`--url`);
 //! - `modelctx serve everything` runs the bundled reference server on stdio;
 //! - `modelctx route` reads a transcript of JSON-RPC messages and shows, for each, how a
 //!   dual-era server decides its protocol era and whether the message has the shape its
@@ -8,6 +10,8 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod inspect;
+mod logging;
 mod route;
 mod serve;
 mod servers;
@@ -26,6 +30,40 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Show what a server is: its name, protocol version and era, capabilities and
+    /// instructions.
+    ///
+    /// The server is a command after `--` (spawned, over stdio) or --url (Streamable HTTP);
+    /// the same goes for every command below that drives a server.
+    ///
+    /// Examples:
+    ///   modelctx discover -- modelctx serve everything
+    ///   modelctx discover --era legacy -- npx -y @modelcontextprotocol/server-everything
+    ///   modelctx discover --url http://127.0.0.1:8080/mcp --bearer "$TOKEN" --json
+    #[command(verbatim_doc_comment, after_help = inspect::exit::EXIT_STATUS_HELP)]
+    Discover(inspect::DiscoverArgs),
+    /// List or call tools.
+    #[command(subcommand, after_help = inspect::exit::EXIT_STATUS_HELP)]
+    Tools(inspect::ToolsCommand),
+    /// List, read and list templates of resources.
+    #[command(subcommand, after_help = inspect::exit::EXIT_STATUS_HELP)]
+    Resources(inspect::ResourcesCommand),
+    /// List prompts or get one.
+    #[command(subcommand, after_help = inspect::exit::EXIT_STATUS_HELP)]
+    Prompts(inspect::PromptsCommand),
+    /// Complete an argument of a prompt or a variable of a resource template.
+    #[command(after_help = inspect::exit::EXIT_STATUS_HELP)]
+    Complete(inspect::CompleteArgs),
+    /// Print the server's change notifications (list changes, resource updates) as they
+    /// come, until Ctrl-C.
+    #[command(after_help = inspect::exit::EXIT_STATUS_HELP)]
+    Listen(inspect::ListenArgs),
+    /// Check that the server answers, and how fast.
+    ///
+    /// Example:
+    ///   modelctx ping -- modelctx serve everything
+    #[command(verbatim_doc_comment, after_help = inspect::exit::EXIT_STATUS_HELP)]
+    Ping(inspect::PingArgs),
     /// Route a transcript of client messages through the era router, as a dual-era stdio
     /// server would, and check each message's shape against its revision.
     ///
@@ -60,6 +98,13 @@ enum Command {
 
 fn main() -> ExitCode {
     match Cli::parse().command {
+        Command::Discover(args) => inspect::run_discover(&args),
+        Command::Tools(command) => inspect::run_tools(&command),
+        Command::Resources(command) => inspect::run_resources(&command),
+        Command::Prompts(command) => inspect::run_prompts(&command),
+        Command::Complete(args) => inspect::run_complete(&args),
+        Command::Listen(args) => inspect::run_listen(&args),
+        Command::Ping(args) => inspect::run_ping(&args),
         Command::Route(args) => route::run(&args),
         Command::Serve(args) => serve::run(&args),
     }

@@ -103,12 +103,7 @@ enum Bundled {
 /// Runs the server on stdio (until stdin ends) or HTTP, until SIGTERM: exit 0 then, 1 on an
 /// I/O failure or a refused address.
 pub fn run(args: &ServeArgs) -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
-        )
-        .init();
+    crate::logging::init("info");
     let state_keys = match state_keys_from_env() {
         Ok(keys) => keys,
         Err(why) => {

@@ -9,15 +9,15 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpStream};
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::process::{Command, ExitStatus, Stdio};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use base64::Engine;
 use serde_json::{Value, json};
+use support::http::{Guard, HttpServer};
 use support::{WAIT, modern_as};
 
 const KEY_VAR: &str = "MODELCTX_STATE_KEY";
@@ -27,28 +27,12 @@ fn state_key(id: &str, byte: u8) -> String {
     format!("{id}:{}", base64::engine::general_purpose::STANDARD.encode([byte; 32]))
 }
 
-/// A child process, killed (and reaped) when dropped, whatever the test did before.
-struct Guard(Child);
+/// One `modelctx serve everything --http 127.0.0.1:0`.
+type Instance = HttpServer;
 
-impl Drop for Guard {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-impl Guard {
-    /// Waits, at most [`WAIT`], for the process to exit.
-    fn wait_bounded(&mut self, what: &str) -> ExitStatus {
-        let deadline = Instant::now() + WAIT;
-        loop {
-            if let Some(status) = self.0.try_wait().expect("try_wait") {
-                return status;
-            }
-            assert!(Instant::now() < deadline, "{what}: the process did not exit in time");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
+/// Starts one instance with `key`.
+fn start(key: Option<&str>) -> Instance {
+    HttpServer::start(modelctx(&["serve", "everything", "--http", "127.0.0.1:0"], key))
 }
 
 /// `modelctx` with `MODELCTX_STATE_KEY` set to `key`, or removed from the environment.
@@ -62,55 +46,7 @@ fn modelctx(args: &[&str], key: Option<&str>) -> Command {
     command
 }
 
-/// One `modelctx serve everything --http 127.0.0.1:0`.
-struct Instance {
-    /// Killed when the instance is dropped.
-    _process: Guard,
-    address: SocketAddr,
-    /// What it wrote on stderr before `listening on`.
-    log: Vec<String>,
-    /// Later stderr lines (kept flowing, so the pipe never fills).
-    _stderr: Receiver<String>,
-}
-
-impl Instance {
-    fn start(key: Option<&str>) -> Self {
-        let mut child = modelctx(&["serve", "everything", "--http", "127.0.0.1:0"], key)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("modelctx starts");
-        let stderr = child.stderr.take().expect("stderr");
-        let mut process = Guard(child);
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let deadline = Instant::now() + WAIT;
-        let mut log = Vec::new();
-        let address = loop {
-            match lines.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-                Ok(line) => {
-                    match line.strip_prefix("listening on http://").and_then(|l| l.strip_suffix("/mcp")) {
-                        Some(address) => break address.parse::<SocketAddr>().expect("a socket address"),
-                        None => log.push(line),
-                    }
-                }
-                Err(RecvTimeoutError::Timeout) => panic!("no `listening on` line in time: {log:?}"),
-                Err(RecvTimeoutError::Disconnected) => {
-                    let status = process.wait_bounded("an instance that closed stderr");
-                    panic!("the instance exited ({status}) before listening: {log:?}")
-                }
-            }
-        };
-        assert!(address.ip().is_loopback() && address.port() != 0, "{address}");
-        Self { _process: process, address, log, _stderr: lines }
-    }
-
+impl HttpServer {
     /// POSTs one 2026-07-28 request to `/mcp` over a fresh connection, with the headers that
     /// mirror its body; returns the HTTP status and the JSON-RPC response.
     fn post(&self, request: &Value) -> (u16, Value) {
@@ -265,7 +201,7 @@ const ELICITATION: &str = "test_input_required_result_elicitation";
 #[test]
 fn a_shared_key_lets_either_instance_serve_every_round() {
     let key = state_key("k1", 7);
-    let (a, b) = (Instance::start(Some(&key)), Instance::start(Some(&key)));
+    let (a, b) = (start(Some(&key)), start(Some(&key)));
     assert_ne!(a.address, b.address);
     for instance in [&a, &b] {
         let shared = instance.log.iter().any(|l| l.contains("shared key of MODELCTX_STATE_KEY"));
@@ -351,15 +287,15 @@ fn cross_instance_retry(a: &Instance, b: &Instance) -> Value {
 
 #[test]
 fn different_keys_refuse_the_other_instances_state() {
-    let a = Instance::start(Some(&state_key("k1", 7)));
-    let b = Instance::start(Some(&state_key("k1", 8)));
+    let a = start(Some(&state_key("k1", 7)));
+    let b = start(Some(&state_key("k1", 8)));
     let error = cross_instance_retry(&a, &b);
     assert!(error["message"].as_str().unwrap().contains("failed verification"), "{error}");
 }
 
 #[test]
 fn without_a_key_each_instance_makes_its_own() {
-    let (a, b) = (Instance::start(None), Instance::start(None));
+    let (a, b) = (start(None), start(None));
     let error = cross_instance_retry(&a, &b);
     assert!(error["message"].as_str().unwrap().contains("unknown key"), "{error}");
 }

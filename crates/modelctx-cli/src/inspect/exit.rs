@@ -1,0 +1,55 @@
+//! Why a command failed, and the exit status that tells a script.
+
+use std::process::ExitCode;
+
+use modelctx::client::ClientError;
+
+/// The exit statuses of the commands that drive a server, for `--help`.
+pub const EXIT_STATUS_HELP: &str = "\
+Exit status:
+  0  success
+  1  the tool ran and reported an error (isError: true); its result is printed
+  2  bad usage: flags, arguments or a config file that cannot be used
+  3  the server could not be started or reached, or the connection failed or timed out
+  4  the server answered the request with an error (unknown tool, invalid params, …)";
+
+/// Why a command failed.
+#[derive(Debug)]
+pub enum Failure {
+    /// The tool reported an error; its result was printed (exit 1).
+    ToolError,
+    /// The command line or its input cannot be used (exit 2).
+    Usage(String),
+    /// The server could not be started or reached, or the connection broke (exit 3).
+    Unreachable(String),
+    /// The server refused the request (exit 4).
+    Refused(String),
+}
+
+impl From<ClientError> for Failure {
+    fn from(error: ClientError) -> Self {
+        match error {
+            ClientError::Rpc(error) => {
+                Self::Refused(format!("the server answered {}: {}", error.code.0, error.message))
+            }
+            ClientError::InvalidResult { .. } => Self::Refused(error.to_string()),
+            ClientError::InvalidParams(why) => Self::Usage(why),
+            other => Self::Unreachable(other.to_string()),
+        }
+    }
+}
+
+impl Failure {
+    /// Prints the reason (a tool error was printed already) and gives the exit status.
+    pub fn exit(self) -> ExitCode {
+        let (code, message) = match self {
+            Self::ToolError => return ExitCode::from(1),
+            Self::Usage(message) => (2, message),
+            Self::Unreachable(message) => (3, message),
+            Self::Refused(message) => (4, message),
+        };
+        let red = anstyle::Style::new().fg_color(Some(anstyle::AnsiColor::Red.into())).bold();
+        anstream::eprintln!("{red}modelctx:{red:#} {message}");
+        ExitCode::from(code)
+    }
+}

@@ -1,0 +1,54 @@
+//! The commands that drive any MCP server through modelctx's client: `discover`, `tools`,
+//! `resources`, `prompts`, `complete`, `listen` and `ping`. Each connects to its target (a
+//! command after `--`, or `--url`), does one thing, prints it (tables on a terminal, `--json`
+//! for scripts) and closes the connection; the exit status tells what went wrong
+//! ([`exit::EXIT_STATUS_HELP`]).
+
+mod arguments;
+mod complete;
+mod content;
+pub mod exit;
+mod interactive;
+mod listen;
+mod output;
+mod prompts;
+mod resources;
+mod server;
+mod target;
+mod tools;
+
+use std::process::ExitCode;
+
+use modelctx::client::Client;
+
+pub use complete::{CompleteArgs, run as run_complete};
+pub use listen::{ListenArgs, run as run_listen};
+pub use prompts::{PromptsCommand, run as run_prompts};
+pub use resources::{ResourcesCommand, run as run_resources};
+pub use server::{DiscoverArgs, PingArgs, run_discover, run_ping};
+pub use target::Target;
+pub use tools::{ToolsCommand, run as run_tools};
+
+use exit::Failure;
+
+/// Connects to `target`, runs `work` with the client and closes the connection; the exit
+/// status says how it went.
+fn drive(target: &Target, work: impl AsyncFnOnce(&Client) -> Result<(), Failure>) -> ExitCode {
+    crate::logging::init("warn");
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(e) => return Failure::Unreachable(format!("cannot start the async runtime: {e}")).exit(),
+    };
+    let outcome = runtime.block_on(async {
+        let client = target.connect(interactive::handlers()).await?;
+        let outcome = work(&client).await;
+        client.close().await;
+        outcome
+    });
+    // A terminal prompt may still sit in a blocking read: do not wait for it.
+    runtime.shutdown_background();
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(failure) => failure.exit(),
+    }
+}

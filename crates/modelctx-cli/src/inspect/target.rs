@@ -1,0 +1,127 @@
+//! Which server a command drives, and connecting to it: a command to spawn (`-- CMD ARGS…`,
+//! stdio) or a URL (`--url`, Streamable HTTP).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+use modelctx::client::{Client, ClientHandlers, ClientOptions, EraMode, StaticBearer, StdioCommand};
+use modelctx::protocol::types::Implementation;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+
+use super::exit::Failure;
+
+/// The server to drive.
+#[derive(Args, Clone, Debug)]
+pub struct Target {
+    /// A Streamable HTTP endpoint (for example http://127.0.0.1:8080/mcp) instead of a
+    /// command; old HTTP+SSE servers are found by themselves.
+    #[arg(long, value_name = "URL", help_heading = "Server")]
+    pub url: Option<String>,
+    /// An HTTP header for every request, as 'Name: value' (repeatable).
+    #[arg(
+        long = "header",
+        short = 'H',
+        value_name = "'NAME: VALUE'",
+        requires = "url",
+        help_heading = "Server"
+    )]
+    pub headers: Vec<String>,
+    /// A bearer token for every HTTP request (Authorization: Bearer TOKEN).
+    #[arg(long, value_name = "TOKEN", env = "MODELCTX_BEARER", requires = "url", help_heading = "Server")]
+    pub bearer: Option<String>,
+    /// An environment variable for the spawned server, as KEY=VALUE (repeatable).
+    #[arg(short = 'e', long = "env", value_name = "KEY=VALUE", help_heading = "Server")]
+    pub env: Vec<String>,
+    /// The spawned server's working directory.
+    #[arg(long, value_name = "DIR", help_heading = "Server")]
+    pub cwd: Option<PathBuf>,
+    /// Which protocol era to speak: probe with server/discover and fall back to initialize
+    /// (auto), or only one.
+    #[arg(long, value_enum, default_value_t = EraArg::Auto, help_heading = "Server")]
+    pub era: EraArg,
+    /// Seconds each request may take.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0, help_heading = "Server")]
+    pub timeout: f64,
+    /// The server command and its arguments, after `--` (stdio).
+    #[arg(last = true, value_name = "CMD")]
+    pub command: Vec<String>,
+}
+
+/// `--era`.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum EraArg {
+    /// 2026-07-28 if the server speaks it, else the initialize handshake.
+    Auto,
+    /// The initialize handshake (2025-11-25) only.
+    Legacy,
+    /// 2026-07-28 only.
+    Modern,
+}
+
+impl From<EraArg> for EraMode {
+    fn from(era: EraArg) -> Self {
+        match era {
+            EraArg::Auto => Self::Auto,
+            EraArg::Legacy => Self::Legacy,
+            EraArg::Modern => Self::Modern,
+        }
+    }
+}
+
+impl Target {
+    /// The client options: our name, the era, the time limit and `handlers`.
+    fn options(&self, handlers: ClientHandlers) -> Result<ClientOptions, Failure> {
+        if !(self.timeout.is_finite() && self.timeout > 0.0) {
+            return Err(Failure::Usage(format!(
+                "--timeout {} is not a positive number of seconds",
+                self.timeout
+            )));
+        }
+        let mut options = ClientOptions::new(Implementation::new("modelctx-cli", env!("CARGO_PKG_VERSION")));
+        options.mode = self.era.into();
+        options.request_timeout = Duration::from_secs_f64(self.timeout);
+        options.handlers = handlers;
+        options.bearer = self.bearer.clone().map(|token| Arc::new(StaticBearer::new(token)) as _);
+        Ok(options)
+    }
+
+    /// Connects, answering the server's questions with `handlers`.
+    pub async fn connect(&self, handlers: ClientHandlers) -> Result<Client, Failure> {
+        let options = self.options(handlers)?;
+        match (&self.url, self.command.split_first()) {
+            (Some(_), Some(_)) => Err(Failure::Usage("give either --url or a command after --, not both".into())),
+            (None, None) => Err(Failure::Usage(
+                "which server? Give a command after -- (for example: -- modelctx serve everything) or --url URL".into(),
+            )),
+            (Some(url), None) => Ok(Client::connect_http(url, self.header_map()?, options).await?),
+            (None, Some((program, args))) => {
+                let mut command = StdioCommand::new(program).args(args);
+                for pair in &self.env {
+                    let (key, value) = pair
+                        .split_once('=')
+                        .ok_or_else(|| Failure::Usage(format!("-e {pair:?} is not KEY=VALUE")))?;
+                    command = command.env(key, value);
+                }
+                if let Some(dir) = &self.cwd {
+                    command = command.current_dir(dir);
+                }
+                Ok(Client::spawn(&command, options).await?)
+            }
+        }
+    }
+
+    /// `--header` values as a header map.
+    fn header_map(&self) -> Result<HeaderMap, Failure> {
+        let mut map = HeaderMap::new();
+        for header in &self.headers {
+            let invalid = || Failure::Usage(format!("--header {header:?} is not 'Name: value'"));
+            let (name, value) = header.split_once(':').ok_or_else(invalid)?;
+            let name = HeaderName::try_from(name.trim()).map_err(|_| invalid())?;
+            let value = HeaderValue::try_from(value.trim()).map_err(|_| invalid())?;
+            map.append(name, value);
+        }
+        Ok(map)
+    }
+}
