@@ -10,6 +10,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod demo;
 mod inspect;
 mod logging;
 mod route;
@@ -64,6 +65,14 @@ enum Command {
     ///   modelctx ping -- modelctx serve everything
     #[command(verbatim_doc_comment, after_help = inspect::exit::EXIT_STATUS_HELP)]
     Ping(inspect::PingArgs),
+    /// A tour of modelctx: start the bundled `everything` server over stdio and over
+    /// Streamable HTTP on loopback, and drive it with the client through every feature in
+    /// both protocol eras, with timings. Exit 1 if any step fails.
+    ///
+    /// Example:
+    ///   cargo run -p modelctx-cli -- demo
+    #[command(verbatim_doc_comment)]
+    Demo,
     /// Route a transcript of client messages through the era router, as a dual-era stdio
     /// server would, and check each message's shape against its revision.
     ///
@@ -98,6 +107,7 @@ enum Command {
 
 fn main() -> ExitCode {
     match Cli::parse().command {
+        Command::Demo => demo::run(),
         Command::Discover(args) => inspect::run_discover(&args),
         Command::Tools(command) => inspect::run_tools(&command),
         Command::Resources(command) => inspect::run_resources(&command),

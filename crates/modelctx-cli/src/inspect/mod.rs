@@ -6,11 +6,11 @@
 
 mod arguments;
 mod complete;
-mod content;
+pub mod content;
 pub mod exit;
 mod interactive;
 mod listen;
-mod output;
+pub mod output;
 mod prompts;
 mod resources;
 mod server;
