@@ -221,3 +221,48 @@ async fn the_npm_everything_server_over_streamable_http() {
     let peer = HttpPeer::start(command).await;
     drive_server_everything(peer.client().await).await;
 }
+
+/// `modelctx ARGS… --json -- node server-everything stdio`: its exit status and JSON output.
+fn cli_against_server_everything(args: &[&str]) -> (i32, Value) {
+    let dir = node_dir();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_modelctx"))
+        .args(args)
+        .arg("--json")
+        .arg("--")
+        .arg("node")
+        .arg(server_everything(&dir))
+        .arg("stdio")
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .output()
+        .expect("modelctx runs");
+    let shown = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{args:?}: {e}: {}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    (output.status.code().unwrap(), shown)
+}
+
+#[test]
+#[ignore = "needs npm's @modelcontextprotocol/server-everything; run by scripts/interop.sh"]
+fn the_cli_drives_the_npm_everything_server() {
+    let (code, found) = cli_against_server_everything(&["discover"]);
+    assert_eq!((code, &found["protocolVersion"]), (0, &json!("2025-11-25")), "{found}");
+    let (_, tools) = cli_against_server_everything(&["tools", "list"]);
+    assert!(tools.as_array().unwrap().iter().any(|t| t["name"] == "get-sum"), "{tools}");
+    // get-sum's schema says numbers: a=2 must arrive as 2, not "2".
+    let (code, sum) = cli_against_server_everything(&["tools", "call", "get-sum", "a=2", "b=40"]);
+    assert_eq!(code, 0, "{sum}");
+    assert!(sum["content"][0]["text"].as_str().unwrap().contains("42"), "{sum}");
+    let (_, echoed) = cli_against_server_everything(&["tools", "call", "echo", "message=hi"]);
+    assert_eq!(echoed["content"][0]["text"], "Echo: hi");
+    let (_, messages) = cli_against_server_everything(&["prompts", "get", "args-prompt", "city=Lisbon"]);
+    assert_eq!(messages[0]["content"]["text"], "What's weather in Lisbon?");
+    let (_, templates) = cli_against_server_everything(&["resources", "templates"]);
+    assert!(!templates.as_array().unwrap().is_empty(), "{templates}");
+    let (code, refused) = cli_against_server_everything(&["tools", "call", "get-sum", "a=2"]);
+    assert_ne!(code, 0, "a missing argument is refused one way or another: {refused}");
+}
