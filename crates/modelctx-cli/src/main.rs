@@ -10,6 +10,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod bench;
 mod demo;
 mod inspect;
 mod logging;
@@ -65,6 +66,11 @@ enum Command {
     ///   modelctx ping -- modelctx serve everything
     #[command(verbatim_doc_comment, after_help = inspect::exit::EXIT_STATUS_HELP)]
     Ping(inspect::PingArgs),
+    /// Load a server: keep C requests in flight, check every answer, and report throughput,
+    /// latency percentiles, the server's CPU time per request, its peak memory and its cold
+    /// start.
+    #[command(verbatim_doc_comment, after_help = inspect::exit::EXIT_STATUS_HELP)]
+    Bench(bench::BenchArgs),
     /// A tour of modelctx: start the bundled `everything` server over stdio and over
     /// Streamable HTTP on loopback, and drive it with the client through every feature in
     /// both protocol eras, with timings. Exit 1 if any step fails.
@@ -107,6 +113,7 @@ enum Command {
 
 fn main() -> ExitCode {
     match Cli::parse().command {
+        Command::Bench(args) => bench::run(&args),
         Command::Demo => demo::run(),
         Command::Discover(args) => inspect::run_discover(&args),
         Command::Tools(command) => inspect::run_tools(&command),

@@ -90,6 +90,9 @@ pub struct ServeArgs {
     /// ::1, so that nothing outside this machine can reach the server).
     #[arg(long, requires = "http")]
     allow_remote: bool,
+    /// For `bench`: this many filler tools besides echo and add (for a large tools/list).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    extra_tools: usize,
 }
 
 /// The bundled servers.
@@ -98,6 +101,9 @@ enum Bundled {
     /// Every feature: tools (echo, add, progress, images, errors), resources, templates,
     /// prompts, completion.
     Everything,
+    /// What the benchmarks load: echo and add, plus --extra-tools filler tools, listed on
+    /// one page.
+    Bench,
 }
 
 /// Runs the server on stdio (until stdin ends) or HTTP, until SIGTERM: exit 0 then, 1 on an
@@ -116,6 +122,7 @@ pub fn run(args: &ServeArgs) -> ExitCode {
     };
     let mut builder = match args.server {
         Bundled::Everything => servers::everything::builder(),
+        Bundled::Bench => servers::bench::builder(args.extra_tools),
     };
     if let Some((id, keys)) = state_keys {
         tracing::info!(key_id = %id, "requestState is sealed with the shared key of {STATE_KEY_VAR}");

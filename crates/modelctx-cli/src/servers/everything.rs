@@ -117,6 +117,27 @@ async fn item(request: ResourceRequest) -> Result<Vec<modelctx::protocol::types:
     Ok(vec![text_contents(request.uri.clone(), Some("application/json"), item.to_string())])
 }
 
+/// A tool that only reads and reaches nothing outside the server.
+fn pure() -> ToolAnnotations {
+    ToolAnnotations { read_only_hint: Some(true), open_world_hint: Some(false), ..Default::default() }
+}
+
+/// `echo`: returns the message it is given.
+pub fn echo() -> ToolDef {
+    ToolDef::new("echo", |Args(EchoArgs { message }): Args<EchoArgs>| async move { message })
+        .title("Echo")
+        .description("Returns the message it is given")
+        .annotations(pure())
+}
+
+/// `add`: the sum of two numbers, as text and as structured content.
+pub fn add() -> ToolDef {
+    ToolDef::new("add", |Args(AddArgs { a, b }): Args<AddArgs>| async move { Json(Sum { sum: a + b }) })
+        .title("Add")
+        .description("Adds two numbers; the sum comes as text and as structured content")
+        .annotations(pure())
+}
+
 /// The `everything` server, not yet built: modelctx's own definitions and the conformance
 /// suite's fixtures. The caller may set more (such as the `requestState` keys) before
 /// `build()`.
@@ -135,26 +156,8 @@ fn own_definitions() -> ServerBuilder {
         "Try echo and add first; long_running_operation reports progress and logs. \
          The test_* tools, resources and prompts are the fixtures of the MCP conformance suite.",
     )
-    .tool(
-        ToolDef::new("echo", |Args(EchoArgs { message }): Args<EchoArgs>| async move { message })
-            .title("Echo")
-            .description("Returns the message it is given")
-            .annotations(ToolAnnotations {
-                read_only_hint: Some(true),
-                open_world_hint: Some(false),
-                ..Default::default()
-            }),
-    )
-    .tool(
-        ToolDef::new("add", |Args(AddArgs { a, b }): Args<AddArgs>| async move { Json(Sum { sum: a + b }) })
-            .title("Add")
-            .description("Adds two numbers; the sum comes as text and as structured content")
-            .annotations(ToolAnnotations {
-                read_only_hint: Some(true),
-                open_world_hint: Some(false),
-                ..Default::default()
-            }),
-    )
+    .tool(echo())
+    .tool(add())
     .tool(
         ToolDef::new("long_running_operation", long_running)
             .description("Takes a number of steps, reporting progress and log messages; can be cancelled"),

@@ -1,4 +1,5 @@
 //! The reference servers `modelctx serve` runs.
 
+pub mod bench;
 pub mod conformance;
 pub mod everything;

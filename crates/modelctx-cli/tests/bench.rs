@@ -1,0 +1,67 @@
+//! `modelctx bench` against `modelctx serve bench`, over stdio and over HTTP in both eras:
+//! every request is answered and checked, and the report carries the server's numbers.
+//! (Bounded: a few hundred requests each; no timing is asserted.)
+
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_modelctx");
+
+fn bench(args: &[&str]) -> Value {
+    let output = Command::new(BIN)
+        .arg("bench")
+        .args(["--warmup", "20", "--max-seconds", "20", "--json"])
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("modelctx bench runs");
+    assert!(output.status.success(), "{args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+#[test]
+fn bench_loads_a_stdio_server_and_reports_its_cpu_memory_and_cold_start() {
+    let report = bench(&["-n", "300", "-c", "8", "--", BIN, "serve", "bench"]);
+    assert_eq!(report["requests"], 300, "{report}");
+    assert_eq!(report["protocolVersion"], "2026-07-28");
+    assert!(report["throughput"].as_f64().unwrap() > 0.0);
+    assert!(report["p50Us"].as_u64().unwrap() <= report["p999Us"].as_u64().unwrap());
+    assert!(report["serverCpuUsPerRequest"].is_number(), "{report}");
+    assert!(report["serverPeakRssBytes"].as_u64().unwrap() > 1 << 20, "{report}");
+    assert!(report["coldStartMs"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn bench_loads_an_http_server_it_starts_in_either_era() {
+    for (era, version) in [("modern", "2026-07-28"), ("legacy", "2025-11-25")] {
+        let report = bench(&[
+            "-n",
+            "300",
+            "--era",
+            era,
+            "-c",
+            "4",
+            "--workload",
+            "add",
+            "--http",
+            "--",
+            BIN,
+            "serve",
+            "bench",
+            "--http",
+            "127.0.0.1:0",
+        ]);
+        assert_eq!(report["requests"], 300, "{era}: {report}");
+        assert_eq!(report["protocolVersion"], version);
+        assert!(report["serverCpuUsPerRequest"].is_number(), "{report}");
+    }
+}
+
+#[test]
+fn bench_lists_a_thousand_tools_on_one_page() {
+    let report =
+        bench(&["--workload", "list", "-n", "5", "--", BIN, "serve", "bench", "--extra-tools", "1000"]);
+    assert_eq!(report["request"], "tools/list");
+    assert!(report["requests"].as_u64().unwrap() >= 5, "{report}");
+}
