@@ -41,6 +41,8 @@
 #![warn(missing_docs)]
 
 pub mod client;
+#[cfg(feature = "host")]
+pub mod host;
 pub mod server;
 pub mod testing;
 pub mod transport;

@@ -28,6 +28,7 @@ mod error;
 mod handlers;
 mod http;
 mod http_sse;
+mod lifecycle;
 mod link;
 mod listen;
 mod negotiate;

@@ -1,0 +1,424 @@
+//! The server lists hosts keep in JSON files, read into [`HostConfig`].
+//!
+//! Two forms are read. Claude Desktop, Cursor and `.mcp.json` files keep servers under
+//! `mcpServers`; VS Code's `mcp.json` keeps them under `servers`, and its entries may say
+//! `"type": "stdio" | "http" | "sse"`:
+//!
+//! ```json
+//! {"mcpServers": {
+//!   "files": {"command": "npx", "args": ["-y", "server-files", "${HOME}/notes"]},
+//!   "search": {"url": "https://search.example/mcp",
+//!              "headers": {"Authorization": "Bearer ${SEARCH_TOKEN}"}, "timeoutMs": 10000}
+//! }}
+//! ```
+//!
+//! An entry has either `command` (with optional `args`, `env`, `cwd`: a child process over
+//! stdio) or `url` (with optional `headers`: Streamable HTTP, falling back to the deprecated
+//! HTTP+SSE transport), an optional `type`, an optional `timeoutMs` (the time limit of each
+//! request to that server; ours), and `"disabled": true` to leave it out. Any other field is
+//! rejected with a message naming the server and the field. Other top-level keys (a whole
+//! application's settings file) are ignored.
+//!
+//! Every string value is expanded: `${NAME}`, `${NAME:-default}` and `${env:NAME}` (see
+//! `expand.rs`); an unset variable without a default is an error naming the server, the field
+//! and the variable. Object keys (`env` names, header names) are not expanded. Variables come
+//! from the process environment ([`HostConfig::parse`]) or from any lookup
+//! ([`HostConfig::parse_with`]), so tests are deterministic.
+
+mod error;
+mod expand;
+#[cfg(test)]
+mod tests;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+pub use error::ConfigError;
+use expand::{ExpandError, expand};
+
+use crate::client::StdioCommand;
+
+/// The fields an entry may have, in the order messages list them.
+const FIELDS: &[&str] = &["command", "args", "env", "cwd", "url", "headers", "type", "timeoutMs", "disabled"];
+
+/// The servers a host connects to, by the names the configuration gives them (in name order).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HostConfig {
+    /// The enabled servers.
+    pub servers: BTreeMap<String, ServerConfig>,
+    /// The names of entries left out with `"disabled": true`.
+    pub disabled: Vec<String>,
+}
+
+/// One server: how to reach it, and its time limit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ServerConfig {
+    /// A child process or a URL.
+    pub transport: Transport,
+    /// The time limit of each request (`timeoutMs`); the host's default when `None`.
+    pub timeout: Option<Duration>,
+}
+
+/// How a server is reached.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Transport {
+    /// A child process speaking over its stdin and stdout.
+    Stdio(StdioServer),
+    /// An HTTP endpoint.
+    Http(HttpServer),
+}
+
+/// A server run as a child process.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StdioServer {
+    /// The program (looked up in `PATH` unless it is a path).
+    pub command: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// Variables set for it, on top of the host's environment.
+    pub env: BTreeMap<String, String>,
+    /// Its working directory (the host's when `None`).
+    pub cwd: Option<PathBuf>,
+}
+
+/// A server at a URL.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HttpServer {
+    /// The endpoint.
+    pub url: reqwest::Url,
+    /// Headers sent with every request (authorization).
+    pub headers: HeaderMap,
+    /// The transport the entry named.
+    pub kind: HttpKind,
+}
+
+/// Which HTTP transport an entry names. Both connect the same way — Streamable HTTP first,
+/// the deprecated HTTP+SSE transport when the URL answers no POST — so the difference is
+/// only what the configuration said.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum HttpKind {
+    /// Streamable HTTP (`"type": "http"`, or no type).
+    #[default]
+    StreamableHttp,
+    /// The deprecated HTTP+SSE transport (`"type": "sse"`).
+    Sse,
+}
+
+impl StdioServer {
+    /// A server run as `command` with no arguments.
+    pub fn new(command: impl Into<String>) -> Self {
+        Self { command: command.into(), args: Vec::new(), env: BTreeMap::new(), cwd: None }
+    }
+
+    /// Adds arguments.
+    pub fn args<I, S>(mut self, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.args.extend(args.into_iter().map(Into::into));
+        self
+    }
+
+    /// The command the client spawns.
+    pub fn command(&self) -> StdioCommand {
+        let mut command = StdioCommand::new(&self.command).args(&self.args);
+        for (key, value) in &self.env {
+            command = command.env(key, value);
+        }
+        match &self.cwd {
+            Some(dir) => command.current_dir(dir),
+            None => command,
+        }
+    }
+}
+
+impl ServerConfig {
+    /// A child process server with the host's default time limit.
+    pub fn stdio(server: StdioServer) -> Self {
+        Self { transport: Transport::Stdio(server), timeout: None }
+    }
+
+    /// A Streamable HTTP server at `url` with no extra headers and the host's default time
+    /// limit.
+    pub fn http(url: reqwest::Url) -> Self {
+        Self {
+            transport: Transport::Http(HttpServer {
+                url,
+                headers: HeaderMap::new(),
+                kind: HttpKind::default(),
+            }),
+            timeout: None,
+        }
+    }
+
+    /// Sets the time limit of each request.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+}
+
+impl HostConfig {
+    /// An empty configuration, to fill with [`HostConfig::server`].
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds (or replaces) the server called `name`.
+    pub fn server(mut self, name: impl Into<String>, server: ServerConfig) -> Self {
+        self.servers.insert(name.into(), server);
+        self
+    }
+
+    /// Reads the configuration file at `path`, expanding variables from the process
+    /// environment.
+    pub fn load(path: impl AsRef<Path>) -> Result<Self, ConfigError> {
+        Self::load_with(path, |name| std::env::var(name).ok())
+    }
+
+    /// Reads the configuration file at `path`, expanding variables through `lookup`.
+    pub fn load_with(
+        path: impl AsRef<Path>,
+        lookup: impl Fn(&str) -> Option<String>,
+    ) -> Result<Self, ConfigError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| ConfigError::Read { path: path.to_owned(), detail: e.to_string() })?;
+        Self::parse_with(&text, lookup)
+    }
+
+    /// Parses a configuration, expanding variables from the process environment.
+    pub fn parse(text: &str) -> Result<Self, ConfigError> {
+        Self::parse_with(text, |name| std::env::var(name).ok())
+    }
+
+    /// Parses a configuration, expanding variables through `lookup` (`None`: unset).
+    pub fn parse_with(text: &str, lookup: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
+        let document: Value = serde_json::from_str(text).map_err(|e| ConfigError::Json(e.to_string()))?;
+        let Value::Object(mut document) = document else {
+            return Err(ConfigError::Shape("the configuration must be a JSON object".into()));
+        };
+        let entries = match (document.remove("mcpServers"), document.remove("servers")) {
+            (Some(_), Some(_)) => {
+                return Err(ConfigError::Shape(
+                    "the configuration has both \"mcpServers\" and \"servers\"; keep one".into(),
+                ));
+            }
+            (Some(entries), None) => ("mcpServers", entries),
+            (None, Some(entries)) => ("servers", entries),
+            (None, None) => {
+                return Err(ConfigError::Shape(
+                    "the configuration has no \"mcpServers\" (Claude Desktop, Cursor, .mcp.json) \
+                     or \"servers\" (VS Code) object"
+                        .into(),
+                ));
+            }
+        };
+        let (key, entries) = entries;
+        let Value::Object(entries) = entries else {
+            return Err(ConfigError::Shape(format!("{key:?} must be an object of servers by name")));
+        };
+        let mut config = Self::new();
+        for (name, entry) in entries {
+            match parse_entry(&name, entry, &lookup)? {
+                Some(server) => {
+                    config.servers.insert(name, server);
+                }
+                None => config.disabled.push(name),
+            }
+        }
+        Ok(config)
+    }
+}
+
+/// An entry as written, once its strings are expanded.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawEntry {
+    command: Option<String>,
+    args: Option<Vec<String>>,
+    env: Option<BTreeMap<String, String>>,
+    cwd: Option<PathBuf>,
+    url: Option<String>,
+    headers: Option<BTreeMap<String, String>>,
+    #[serde(rename = "type")]
+    kind: Option<RawKind>,
+    timeout_ms: Option<u64>,
+    /// Read before expansion (a disabled entry is skipped); here so that the entry parses.
+    #[serde(default, rename = "disabled")]
+    _disabled: bool,
+}
+
+#[derive(Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+enum RawKind {
+    Stdio,
+    Http,
+    Sse,
+}
+
+/// One entry: `None` when it is disabled.
+fn parse_entry(
+    server: &str,
+    entry: Value,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<Option<ServerConfig>, ConfigError> {
+    let invalid = |field: &str, detail: String| ConfigError::InvalidField {
+        server: server.into(),
+        field: field.into(),
+        detail,
+    };
+    let Value::Object(mut entry) = entry else {
+        return Err(invalid("", format!("an entry must be an object, not {entry}")));
+    };
+    if let Some(field) = entry.keys().find(|key| !FIELDS.contains(&key.as_str())) {
+        return Err(ConfigError::UnknownField {
+            server: server.into(),
+            field: field.clone(),
+            expected: FIELDS,
+        });
+    }
+    match entry.get("disabled") {
+        Some(Value::Bool(true)) => return Ok(None),
+        Some(Value::Bool(false)) | None => {}
+        Some(other) => return Err(invalid("disabled", format!("must be true or false, not {other}"))),
+    }
+    expand_strings(server, &mut entry, lookup)?;
+    let raw: RawEntry = serde_path_to_error::deserialize(Value::Object(entry)).map_err(|e| {
+        let field = e.path().to_string();
+        invalid(if field == "." { "" } else { &field }, e.into_inner().to_string())
+    })?;
+    let timeout = match raw.timeout_ms {
+        Some(0) => return Err(invalid("timeoutMs", "must be at least 1".into())),
+        Some(ms) => Some(Duration::from_millis(ms)),
+        None => None,
+    };
+    let transport = transport(server, raw)?;
+    Ok(Some(ServerConfig { transport, timeout }))
+}
+
+/// The child process or URL an entry describes, checked against its `type`.
+fn transport(server: &str, raw: RawEntry) -> Result<Transport, ConfigError> {
+    let wrong = |detail: String| ConfigError::Transport { server: server.into(), detail };
+    match (raw.command, raw.url) {
+        (Some(_), Some(_)) => Err(wrong(
+            "has both \"command\" and \"url\" (a server is either a command to run or a URL)".into(),
+        )),
+        (None, None) => Err(wrong("has neither \"command\" (a command to run) nor \"url\"".into())),
+        (Some(command), None) => {
+            if let Some(kind @ (RawKind::Http | RawKind::Sse)) = raw.kind {
+                let kind = if kind == RawKind::Http { "http" } else { "sse" };
+                return Err(wrong(format!(
+                    "\"type\" is {kind:?} but the entry has a \"command\", not a \"url\""
+                )));
+            }
+            if raw.headers.is_some() {
+                return Err(wrong(
+                    "\"headers\" are for servers at a URL, but the entry has a \"command\"".into(),
+                ));
+            }
+            Ok(Transport::Stdio(StdioServer {
+                command,
+                args: raw.args.unwrap_or_default(),
+                env: raw.env.unwrap_or_default(),
+                cwd: raw.cwd,
+            }))
+        }
+        (None, Some(url)) => {
+            if raw.kind == Some(RawKind::Stdio) {
+                return Err(wrong(
+                    "\"type\" is \"stdio\" but the entry has a \"url\", not a \"command\"".into(),
+                ));
+            }
+            if let Some(field) =
+                [("args", raw.args.is_some()), ("env", raw.env.is_some()), ("cwd", raw.cwd.is_some())]
+                    .into_iter()
+                    .find_map(|(field, present)| present.then_some(field))
+            {
+                return Err(wrong(format!(
+                    "{field:?} is for servers run as a command, but the entry has a \"url\""
+                )));
+            }
+            let invalid = |field: String, detail: String| ConfigError::InvalidField {
+                server: server.into(),
+                field,
+                detail,
+            };
+            let url =
+                reqwest::Url::parse(&url).map_err(|e| invalid("url".into(), format!("{url:?}: {e}")))?;
+            if !matches!(url.scheme(), "http" | "https") {
+                return Err(invalid("url".into(), format!("{url} is not an http or https URL")));
+            }
+            let mut headers = HeaderMap::new();
+            for (name, value) in raw.headers.unwrap_or_default() {
+                let field = format!("headers.{name}");
+                let header = HeaderName::from_bytes(name.as_bytes())
+                    .map_err(|_| invalid(field.clone(), "is not a valid header name".into()))?;
+                let value = HeaderValue::from_str(&value).map_err(|_| {
+                    invalid(field, "is not a valid header value (control characters?)".into())
+                })?;
+                headers.insert(header, value);
+            }
+            let kind = if raw.kind == Some(RawKind::Sse) { HttpKind::Sse } else { HttpKind::StreamableHttp };
+            Ok(Transport::Http(HttpServer { url, headers, kind }))
+        }
+    }
+}
+
+/// Expands every string value of `entry` in place; errors name the field's path.
+fn expand_strings(
+    server: &str,
+    entry: &mut Map<String, Value>,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<(), ConfigError> {
+    fn walk(
+        server: &str,
+        path: &str,
+        value: &mut Value,
+        lookup: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<(), ConfigError> {
+        match value {
+            Value::String(text) => {
+                *text = expand(text, lookup).map_err(|e| match e {
+                    ExpandError::Unset(variable) => {
+                        ConfigError::UnsetVariable { server: server.into(), field: path.into(), variable }
+                    }
+                    ExpandError::Unterminated => ConfigError::BadVariable {
+                        server: server.into(),
+                        field: path.into(),
+                        detail: "a \"${\" has no closing \"}\"".into(),
+                    },
+                    ExpandError::Unsupported(inner) => ConfigError::BadVariable {
+                        server: server.into(),
+                        field: path.into(),
+                        detail: format!(
+                            "\"${{{inner}}}\" is not a variable (write ${{NAME}}, ${{NAME:-default}} or ${{env:NAME}})"
+                        ),
+                    },
+                })?;
+            }
+            Value::Array(items) => {
+                for (index, item) in items.iter_mut().enumerate() {
+                    walk(server, &format!("{path}[{index}]"), item, lookup)?;
+                }
+            }
+            Value::Object(members) => {
+                for (key, member) in members.iter_mut() {
+                    walk(server, &format!("{path}.{key}"), member, lookup)?;
+                }
+            }
+            Value::Null | Value::Bool(_) | Value::Number(_) => {}
+        }
+        Ok(())
+    }
+    for (field, value) in entry.iter_mut() {
+        walk(server, field, value, lookup)?;
+    }
+    Ok(())
+}

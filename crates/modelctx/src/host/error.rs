@@ -1,0 +1,96 @@
+//! What can go wrong in a host call.
+
+use std::fmt;
+
+use super::ServerState;
+use crate::client::ClientError;
+
+/// Why a host call failed. A tool that ran and failed (`isError: true`) is not an error here:
+/// it is a result, for the model to see.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum HostError {
+    /// No tool has this name in the registry.
+    UnknownTool(String),
+    /// The tool's server is not connected (restarting, failed or stopped); the call was not
+    /// sent.
+    Unavailable {
+        /// The server's name in the configuration.
+        server: String,
+        /// Where it stands.
+        state: ServerState,
+        /// Why, when known.
+        last_error: Option<String>,
+    },
+    /// The approval hook denied the call (or there is no hook); the call was not sent.
+    Denied {
+        /// The server's name in the configuration.
+        server: String,
+        /// The tool's name on its server.
+        tool: String,
+        /// The hook's reason.
+        reason: String,
+    },
+    /// The call was sent and failed: the server's time limit passed (see
+    /// [`HostError::is_timeout`]), the connection ended, the server answered with an error.
+    Call {
+        /// The server's name in the configuration.
+        server: String,
+        /// The tool's name on its server.
+        tool: String,
+        /// What the client saw.
+        error: ClientError,
+    },
+    /// The host was shut down.
+    ShutDown,
+}
+
+impl HostError {
+    /// Whether the server's time limit passed (the call was cancelled on the server).
+    pub fn is_timeout(&self) -> bool {
+        matches!(self, Self::Call { error: ClientError::Timeout { .. }, .. })
+    }
+
+    /// Whether approval was denied.
+    pub fn is_denied(&self) -> bool {
+        matches!(self, Self::Denied { .. })
+    }
+
+    /// Whether the server was not there to call.
+    pub fn is_unavailable(&self) -> bool {
+        matches!(self, Self::Unavailable { .. })
+    }
+
+    /// The client's error, for a call that was sent.
+    pub fn client_error(&self) -> Option<&ClientError> {
+        match self {
+            Self::Call { error, .. } => Some(error),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for HostError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::UnknownTool(name) => write!(f, "no tool is called {name:?}"),
+            Self::Unavailable { server, state, last_error: Some(why) } => {
+                write!(f, "server {server:?} is {state} ({why}); the call was not sent")
+            }
+            Self::Unavailable { server, state, last_error: None } => {
+                write!(f, "server {server:?} is {state}; the call was not sent")
+            }
+            Self::Denied { server, tool, reason } => {
+                write!(f, "the call to {tool:?} on server {server:?} was not approved: {reason}")
+            }
+            Self::Call { server, tool, error } => write!(f, "server {server:?}, tool {tool:?}: {error}"),
+            Self::ShutDown => f.write_str("the host was shut down"),
+        }
+    }
+}
+
+impl std::error::Error for HostError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.client_error().map(|e| e as _)
+    }
+}

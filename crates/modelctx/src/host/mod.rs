@@ -1,0 +1,367 @@
+//! The host: many servers at once, from the configuration files AI applications keep, behind
+//! one registry of tools (feature `host`).
+//!
+//! ```no_run
+//! use modelctx::host::{Approval, ApprovalHook, Host, HostConfig, HostOptions};
+//! use modelctx::protocol::types::Implementation;
+//! use serde_json::json;
+//!
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! let config = HostConfig::load(".mcp.json")?;
+//! let hook = ApprovalHook::new(|request| async move {
+//!     println!("{} wants to run {} with {}", request.server, request.tool, request.arguments);
+//!     Approval::Deny("not now".into())
+//! });
+//! let host = Host::start(config, HostOptions::new(Implementation::new("demo", "1")).approval(hook)).await;
+//! for status in host.status() {
+//!     println!("{}: {} {}", status.name, status.state, status.last_error.unwrap_or_default());
+//! }
+//! for tool in host.tools() {
+//!     println!("{} (tool {} of {})", tool.name, tool.tool.name, tool.server);
+//! }
+//! let result = host.call_tool("files__read", json!({"path": "notes.md"})).await?;
+//! println!("{:?}", result.content);
+//! host.shutdown().await;
+//! # Ok(()) }
+//! ```
+//!
+//! Guarantees:
+//!
+//! - **Concurrent start.** [`Host::start`] connects to every server at once, each in its own
+//!   task, and returns when each has connected or failed (at most
+//!   [`HostOptions::connect_timeout`] each). A server that fails is reported in
+//!   [`Host::status`]; the others are unaffected. A server that fails its first connection is
+//!   not retried.
+//! - **One registry.** Tools are named `{server}__{tool}`; collisions and over-long names
+//!   follow a deterministic rule (below). [`Host::call_tool`] routes a name back to its
+//!   server and the server's own tool name.
+//! - **Refresh.** When a server announces `tools.listChanged`, the host follows
+//!   `notifications/tools/list_changed` (through `subscriptions/listen` in 2026-07-28, on the
+//!   connection in 2025-11-25) and lists that server's tools again.
+//! - **Restart.** A stdio server that exits on its own is started again with exponential
+//!   backoff ([`RestartPolicy`]). Meanwhile its tools stay listed and calls to them fail at
+//!   once with [`HostError::Unavailable`] (state `restarting`, the exit as the reason): a
+//!   call never waits on a restart. After `max_attempts` failures in a row the server is
+//!   `failed` and its tools leave the registry. HTTP servers have no process to restart; a
+//!   failed HTTP call is that call's error.
+//! - **Time limits.** Each request to a server is limited by its entry's `timeoutMs`, or
+//!   [`HostOptions::default_timeout`]. A call that runs out of time is cancelled on the
+//!   server and fails with an error whose [`HostError::is_timeout`] is true.
+//! - **Approval.** Before calling a tool whose annotations make it destructive or open-world
+//!   (with the spec's defaults for absent hints, see [`Risk`]), the host asks the
+//!   [`ApprovalHook`]; a denial — or no hook at all — is [`HostError::Denied`] and the call
+//!   is not sent.
+//! - **Shutdown.** [`Host::shutdown`] fails calls in flight with [`HostError::ShutDown`],
+//!   closes every connection, and waits for every child process to exit and be reaped (stdin
+//!   closed, then SIGTERM, then SIGKILL). Dropping the host starts the same shutdown without
+//!   waiting.
+//!
+//! # Tool names
+//!
+//! The rule, applied to all servers' tools at once:
+//!
+//! 1. The base name is `{server}__{tool}`, with every character outside `A-Z a-z 0-9 _ -`
+//!    in either part replaced by `_` (model APIs commonly accept only
+//!    `^[a-zA-Z0-9_-]{1,64}$`; the MCP spec also allows `.`).
+//! 2. A base name that is unique and no longer than [`HostOptions::max_tool_name_len`]
+//!    (64 by default) is the name.
+//! 3. Otherwise *every* tool with that base — the base is shared (`a` + `b__c` and
+//!    `a__b` + `c`; `my server` and `my_server`) or too long — is named
+//!    `{base cut to fit}_{h}`, `h` being the first 8 hex digits of SHA-256 of the server
+//!    name, a zero byte and the tool name. So a name never depends on which server was
+//!    listed first.
+//! 4. A name still taken after that goes, among the tools that share it ordered by
+//!    (server, tool), to the first; the others get `_2`, `_3`, … (cut to fit).
+
+mod approval;
+pub mod config;
+mod error;
+mod naming;
+mod options;
+mod registry;
+mod status;
+mod supervisor;
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use modelctx_protocol::model::{CallToolResult, Tool};
+use serde_json::Value;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+pub use approval::{Approval, ApprovalHook, ApprovalRequest, Risk};
+pub use config::{ConfigError, HostConfig, ServerConfig};
+pub use error::HostError;
+pub use options::{HostOptions, RestartPolicy};
+pub use registry::HostTool;
+pub use status::{ServerState, ServerStatus, TransportKind};
+
+use config::Transport;
+use registry::Registry;
+
+use crate::client::Client;
+
+/// Many MCP servers behind one registry of tools. See the [module docs](self).
+pub struct Host {
+    shared: Arc<Shared>,
+    tasks: Mutex<Vec<JoinHandle<()>>>,
+}
+
+/// What the host and its servers' tasks share.
+struct Shared {
+    options: HostOptions,
+    slots: BTreeMap<String, Slot>,
+    /// The current registry; the lock also keeps rebuilds in order.
+    registry: Mutex<Arc<Registry>>,
+    /// Tripped by shutdown.
+    closing: CancellationToken,
+}
+
+/// One server's configuration and state.
+struct Slot {
+    config: ServerConfig,
+    state: Mutex<SlotState>,
+}
+
+struct SlotState {
+    state: ServerState,
+    /// The connection, while connected.
+    client: Option<Arc<Client>>,
+    /// The tools it contributes: kept while it restarts, dropped when it fails or stops.
+    tools: Option<Vec<Tool>>,
+    last_error: Option<String>,
+    restarts: u32,
+}
+
+impl Host {
+    /// Connects to every server of `config` at once and returns when each has connected or
+    /// failed. Failures are per server, in [`Host::status`]; they never fail the host.
+    ///
+    /// Must be called within a Tokio runtime; each server gets a task of its own.
+    pub async fn start(config: HostConfig, options: HostOptions) -> Self {
+        let slots = config
+            .servers
+            .into_iter()
+            .map(|(name, config)| {
+                let state = SlotState {
+                    state: ServerState::Connecting,
+                    client: None,
+                    tools: None,
+                    last_error: None,
+                    restarts: 0,
+                };
+                (name, Slot { config, state: Mutex::new(state) })
+            })
+            .collect();
+        let shared = Arc::new(Shared {
+            options,
+            slots,
+            registry: Mutex::default(),
+            closing: CancellationToken::new(),
+        });
+        let mut settled = Vec::new();
+        let mut tasks = Vec::new();
+        for name in shared.slots.keys() {
+            let (tell, told) = oneshot::channel();
+            tasks.push(tokio::spawn(supervisor::supervise(Arc::clone(&shared), name.clone(), tell)));
+            settled.push(told);
+        }
+        // A task that panicked drops its sender: that server is settled too.
+        futures::future::join_all(settled).await;
+        Self { shared, tasks: Mutex::new(tasks) }
+    }
+
+    /// Every tool in the registry, by name.
+    pub fn tools(&self) -> Vec<HostTool> {
+        self.shared.registry().tools()
+    }
+
+    /// The tool called `name` in the registry.
+    pub fn tool(&self, name: &str) -> Option<HostTool> {
+        self.shared.registry().get(name).map(|tool| HostTool::clone(&tool))
+    }
+
+    /// Calls the tool called `name` in the registry with `arguments` (a JSON object) on its
+    /// server, within that server's time limit, after the approval hook when the tool is
+    /// risky. A tool's own failure (`isError: true`) is an `Ok` result.
+    pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult, HostError> {
+        if self.shared.closing.is_cancelled() {
+            return Err(HostError::ShutDown);
+        }
+        let tool = self.shared.registry().get(name).ok_or_else(|| HostError::UnknownTool(name.into()))?;
+        // Fail fast, before asking anyone to approve a call that cannot be made.
+        self.shared.client(&tool.server)?;
+        if tool.risk.needs_approval() {
+            let request = ApprovalRequest {
+                server: tool.server.clone(),
+                tool: tool.tool.name.clone(),
+                name: tool.name.clone(),
+                arguments: arguments.clone(),
+                annotations: tool.tool.annotations.clone(),
+                risk: tool.risk,
+            };
+            let decision = match &self.shared.options.approval {
+                None => Approval::Deny(
+                    "no approval hook is set, and the tool may change or reach the world".into(),
+                ),
+                Some(hook) => tokio::select! {
+                    decision = hook.decide(request) => decision,
+                    () = self.shared.closing.cancelled() => return Err(HostError::ShutDown),
+                },
+            };
+            if let Approval::Deny(reason) = decision {
+                return Err(HostError::Denied {
+                    server: tool.server.clone(),
+                    tool: tool.tool.name.clone(),
+                    reason,
+                });
+            }
+        }
+        let client = self.shared.client(&tool.server)?;
+        tokio::select! {
+            result = client.call_tool(&tool.tool.name, arguments) => result.map_err(|error| HostError::Call {
+                server: tool.server.clone(),
+                tool: tool.tool.name.clone(),
+                error,
+            }),
+            () = self.shared.closing.cancelled() => Err(HostError::ShutDown),
+        }
+    }
+
+    /// Every server's state, by name.
+    pub fn status(&self) -> Vec<ServerStatus> {
+        let registry = self.shared.registry();
+        self.shared
+            .slots
+            .iter()
+            .map(|(name, slot)| {
+                let state = slot.state();
+                let client = state.client.as_ref();
+                ServerStatus {
+                    name: name.clone(),
+                    state: state.state,
+                    transport: match slot.config.transport {
+                        Transport::Stdio(_) => TransportKind::Stdio,
+                        Transport::Http(_) => TransportKind::Http,
+                    },
+                    version: client.map(|client| client.server().version),
+                    pid: client.and_then(|client| client.server_pid()),
+                    tools: registry.count(name),
+                    restarts: state.restarts,
+                    last_error: state.last_error.clone(),
+                }
+            })
+            .collect()
+    }
+
+    /// The state of the server called `name`.
+    pub fn server_status(&self, name: &str) -> Option<ServerStatus> {
+        self.status().into_iter().find(|status| status.name == name)
+    }
+
+    /// The connection to the server called `name`, while it is connected: for what the
+    /// registry does not cover (resources, prompts, completion).
+    pub fn client(&self, name: &str) -> Option<Arc<Client>> {
+        self.shared.client(name).ok()
+    }
+
+    /// Shuts every server down and waits until each is closed and, for stdio servers, its
+    /// process has exited and been reaped. Calls in flight fail with [`HostError::ShutDown`];
+    /// later calls too. Calling it again does nothing.
+    pub async fn shutdown(&self) {
+        self.shared.closing.cancel();
+        let tasks = std::mem::take(&mut *self.tasks.lock().unwrap_or_else(PoisonError::into_inner));
+        for task in tasks {
+            if let Err(e) = task.await {
+                tracing::warn!(error = %e, "a server's task ended abnormally");
+            }
+        }
+    }
+}
+
+impl Drop for Host {
+    fn drop(&mut self) {
+        self.shared.closing.cancel();
+    }
+}
+
+impl std::fmt::Debug for Host {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Host").field("servers", &self.shared.slots.keys().collect::<Vec<_>>()).finish()
+    }
+}
+
+impl Shared {
+    /// The registry as it is now.
+    fn registry(&self) -> Arc<Registry> {
+        Arc::clone(&self.registry.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// Builds the registry again from every server's tools.
+    fn rebuild(&self) {
+        let mut current = self.registry.lock().unwrap_or_else(PoisonError::into_inner);
+        let lists: BTreeMap<String, Vec<Tool>> = self
+            .slots
+            .iter()
+            .filter_map(|(name, slot)| Some((name.clone(), slot.state().tools.clone()?)))
+            .collect();
+        *current = Arc::new(Registry::build(&lists, self.options.max_tool_name_len));
+    }
+
+    /// The connection to `server`, or why there is none.
+    fn client(&self, server: &str) -> Result<Arc<Client>, HostError> {
+        let Some(slot) = self.slots.get(server) else {
+            return Err(HostError::Unavailable {
+                server: server.into(),
+                state: ServerState::Failed,
+                last_error: Some("no such server".into()),
+            });
+        };
+        let state = slot.state();
+        match &state.client {
+            Some(client) => Ok(Arc::clone(client)),
+            None => Err(HostError::Unavailable {
+                server: server.into(),
+                state: state.state,
+                last_error: state.last_error.clone(),
+            }),
+        }
+    }
+}
+
+impl Slot {
+    fn state(&self) -> MutexGuard<'_, SlotState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The server connected (again, when `restarted`) with `tools`.
+    fn connected(&self, client: &Arc<Client>, tools: Vec<Tool>, restarted: bool) {
+        let mut state = self.state();
+        state.state = ServerState::Connected;
+        state.client = Some(Arc::clone(client));
+        state.tools = Some(tools);
+        state.restarts += u32::from(restarted);
+    }
+
+    /// The server listed new tools.
+    fn refreshed(&self, tools: Vec<Tool>) {
+        self.state().tools = Some(tools);
+    }
+
+    /// The connection is gone; the server is now `state`. A restarting server keeps its
+    /// tools listed; any other loses them.
+    fn disconnect(&self, state: ServerState) {
+        let mut slot = self.state();
+        slot.state = state;
+        slot.client = None;
+        if state != ServerState::Restarting {
+            slot.tools = None;
+        }
+    }
+
+    fn record_error(&self, error: String) {
+        self.state().last_error = Some(error);
+    }
+}

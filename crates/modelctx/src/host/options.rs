@@ -1,0 +1,110 @@
+//! How a host connects, restarts, limits and approves.
+
+use std::time::Duration;
+
+use modelctx_protocol::types::Implementation;
+
+use super::ApprovalHook;
+use crate::client::ClientOptions;
+
+/// How a host runs its servers.
+#[derive(Clone, Debug)]
+pub struct HostOptions {
+    /// The options each client starts from (identity, era, handlers, shutdown grace). Its
+    /// `request_timeout` is replaced by each server's own time limit.
+    pub client: ClientOptions,
+    /// The time limit of each request to a server whose entry has no `timeoutMs`. Default
+    /// 60 s.
+    pub default_timeout: Duration,
+    /// How long connecting to one server (spawning it, settling the era, listing its tools)
+    /// may take before that attempt fails. Default 30 s.
+    pub connect_timeout: Duration,
+    /// How crashed stdio servers are restarted.
+    pub restart: RestartPolicy,
+    /// Asked before calls to destructive or open-world tools. Without a hook such calls are
+    /// denied ([`ApprovalHook::approve_all`] lets them all through).
+    pub approval: Option<ApprovalHook>,
+    /// The longest tool name the registry gives out (at least 16). Default 64, what model
+    /// APIs commonly accept.
+    pub max_tool_name_len: usize,
+}
+
+impl HostOptions {
+    /// Defaults for a host whose clients identify as `info`.
+    pub fn new(info: Implementation) -> Self {
+        Self {
+            client: ClientOptions::new(info),
+            default_timeout: Duration::from_secs(60),
+            connect_timeout: Duration::from_secs(30),
+            restart: RestartPolicy::default(),
+            approval: None,
+            max_tool_name_len: 64,
+        }
+    }
+
+    /// Sets the approval hook.
+    pub fn approval(mut self, hook: ApprovalHook) -> Self {
+        self.approval = Some(hook);
+        self
+    }
+}
+
+/// Restarts of a stdio server that exited on its own, with exponential backoff.
+///
+/// After the `n`th consecutive failure (an exit, or an attempt to start again that failed)
+/// the host waits `min(initial_delay × 2^(n-1), max_delay)` and starts the server again;
+/// after `max_attempts` consecutive failures it gives up and the server is `failed`. A server
+/// that stayed connected for `reset_after` has its count start again from zero when it next
+/// exits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RestartPolicy {
+    /// Restart attempts in a row before giving up (0: never restart). Default 5.
+    pub max_attempts: u32,
+    /// The wait before the first attempt. Default 250 ms.
+    pub initial_delay: Duration,
+    /// The longest wait. Default 30 s.
+    pub max_delay: Duration,
+    /// How long a server must stay up for its failures to be forgotten. Default 60 s.
+    pub reset_after: Duration,
+}
+
+impl Default for RestartPolicy {
+    fn default() -> Self {
+        Self {
+            max_attempts: 5,
+            initial_delay: Duration::from_millis(250),
+            max_delay: Duration::from_secs(30),
+            reset_after: Duration::from_secs(60),
+        }
+    }
+}
+
+impl RestartPolicy {
+    /// Never restart.
+    pub fn never() -> Self {
+        Self { max_attempts: 0, ..Self::default() }
+    }
+
+    /// The wait before attempt `attempt` (1-based).
+    pub fn delay(&self, attempt: u32) -> Duration {
+        let doublings = attempt.saturating_sub(1).min(31);
+        self.initial_delay.saturating_mul(1 << doublings).min(self.max_delay)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_delay_doubles_up_to_the_cap() {
+        let policy = RestartPolicy {
+            initial_delay: Duration::from_millis(100),
+            max_delay: Duration::from_secs(1),
+            ..RestartPolicy::default()
+        };
+        let delays: Vec<u128> = (1..=6).map(|n| policy.delay(n).as_millis()).collect();
+        assert_eq!(delays, [100, 200, 400, 800, 1000, 1000]);
+        assert_eq!(policy.delay(u32::MAX), Duration::from_secs(1));
+    }
+}
