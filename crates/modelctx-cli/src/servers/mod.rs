@@ -2,3 +2,5 @@
 
 pub mod conformance;
 pub mod everything;
+#[cfg(target_os = "linux")]
+pub mod filesystem;
