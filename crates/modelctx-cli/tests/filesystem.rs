@@ -1,11 +1,13 @@
 //! `modelctx serve filesystem` as a client meets it: the built binary as a child process,
-//! driven by `modelctx::client::Client` over stdio. Every tool's happy path and ranges,
-//! read-only mode, and a battery of attempts to escape the roots, each refused with
-//! `isError` and leaving the files outside unread and untouched.
+//! driven by `modelctx::client::Client` over stdio (and once over Streamable HTTP on
+//! loopback). Every tool's happy path and ranges, read-only mode, and a battery of attempts
+//! to escape the roots, each refused with `isError` and leaving the files outside unread and
+//! untouched.
 
+use std::io::{BufRead, BufReader};
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Child, Command, Stdio};
 
 use base64::Engine;
 use modelctx::client::{Client, ClientOptions, StdioCommand};
@@ -406,6 +408,14 @@ async fn writing_editing_creating_and_moving() {
     refused(&client, "move_file", json!({"source": "missing", "destination": "x"}), "no such file").await;
     refused(&client, "move_file", json!({"source": tree.root(), "destination": "x"}), "allowed root itself")
         .await;
+
+    // A hard link to a file outside (which the server cannot tell from any file) is replaced
+    // by a write or an edit, never written through.
+    std::fs::hard_link(tree.outside.join("secret.txt"), tree.data.join("hard")).unwrap();
+    ok(&client, "write_file", json!({"path": "hard", "content": "TOP replaced"})).await;
+    let edit = json!([{"oldText": "TOP", "newText": "NOT"}]);
+    ok(&client, "edit_file", json!({"path": "hard", "edits": edit})).await;
+    assert_eq!(std::fs::read_to_string(tree.data.join("hard")).unwrap(), "NOT replaced");
     tree.assert_outside_untouched();
     client.close().await;
 }
@@ -561,6 +571,48 @@ async fn two_roots_and_links_between_them() {
     refused(&client, "read_text_file", json!({"path": "link-secret"}), ESCAPES).await;
     tree.assert_outside_untouched();
     client.close().await;
+}
+
+/// A child process, killed and reaped when dropped.
+struct Guard(Child);
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[tokio::test]
+async fn read_only_over_streamable_http_on_loopback() {
+    let tree = Tree::new();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_modelctx"))
+        .args(["serve", "filesystem", "--root", &tree.root(), "--read-only", "--http", "127.0.0.1:0"])
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
+    let _server = Guard(child);
+    let url = loop {
+        let line = stderr.next().expect("the server prints where it listens").unwrap();
+        if let Some(url) = line.strip_prefix("listening on ") {
+            break url.to_owned();
+        }
+    };
+    assert!(url.starts_with("http://127.0.0.1:"), "{url}");
+    // Keep the pipe drained so that the server never blocks on its log.
+    std::thread::spawn(move || stderr.for_each(drop));
+
+    let client = Client::connect_http(&url, Default::default(), options()).await.unwrap();
+    let tools = client.list_tools().await.unwrap();
+    assert!(tools.iter().all(|t| t.annotations.as_ref().unwrap().read_only_hint == Some(true)), "{tools:?}");
+    let listing = ok(&client, "list_directory", json!({"path": "sub"})).await;
+    assert_eq!(text(&listing), "[DIR] deeper\n[FILE] nested.txt");
+    refused(&client, "read_text_file", json!({"path": "outdir/secret.txt"}), ESCAPES).await;
+    tree.assert_outside_untouched();
 }
 
 #[test]
