@@ -2,7 +2,8 @@
 //!
 //! - `modelctx discover`, `tools`, `resources`, `prompts`, `complete`, `listen` and `ping`
 //!   drive any server, spawned (`-- CMD ARGS…`) or at a URL (`--url`);
-//! - `modelctx serve everything` runs the bundled reference server on stdio;
+//! - `modelctx serve everything` runs the bundled reference server on stdio, and
+//!   `modelctx serve filesystem --root DIR` a server of the files under DIR;
 //! - `modelctx route` reads a transcript of JSON-RPC messages and shows, for each, how a
 //!   dual-era server decides its protocol era and whether the message has the shape its
 //!   revision's schema requires.
@@ -20,7 +21,8 @@ mod servers;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::error::ErrorKind;
+use clap::{CommandFactory, Parser, Subcommand};
 
 /// Inspect and drive Model Context Protocol servers.
 #[derive(Parser)]
@@ -96,6 +98,7 @@ enum Command {
     /// Examples:
     ///   modelctx serve everything
     ///   modelctx serve everything --http 127.0.0.1:8080
+    ///   modelctx serve filesystem --root ~/notes --root /srv/data --read-only
     ///   RUST_LOG=debug modelctx serve everything
     ///
     /// Environment:
@@ -123,6 +126,13 @@ fn main() -> ExitCode {
         Command::Listen(args) => inspect::run_listen(&args),
         Command::Ping(args) => inspect::run_ping(&args),
         Command::Route(args) => route::run(&args),
-        Command::Serve(args) => serve::run(&args),
+        Command::Serve(args) => {
+            if let Err(problem) = args.check() {
+                let mut cli = Cli::command();
+                let serve = cli.find_subcommand_mut("serve").expect("serve is a subcommand");
+                serve.error(ErrorKind::ArgumentConflict, problem).exit();
+            }
+            serve::run(&args)
+        }
     }
 }

@@ -2,6 +2,7 @@
 
 use std::env::VarError;
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -9,7 +10,7 @@ use base64::Engine;
 use base64::engine::general_purpose::{STANDARD_NO_PAD, URL_SAFE_NO_PAD};
 use clap::{Args, ValueEnum};
 
-use modelctx::server::{Server, StateKey, StateKeyError, StateKeys};
+use modelctx::server::{Server, ServerBuilder, StateKey, StateKeyError, StateKeys};
 use modelctx::transport::http::{HttpOptions, MCP_PATH};
 use modelctx::transport::http_sse::SSE_PATH;
 
@@ -93,6 +94,34 @@ pub struct ServeArgs {
     /// For `bench`: this many filler tools besides echo and add (for a large tools/list).
     #[arg(long, value_name = "N", default_value_t = 0)]
     extra_tools: usize,
+    /// filesystem: a directory the server may read and write (repeat for more; relative
+    /// paths are taken relative to the first). Required for filesystem, refused for others.
+    #[arg(long = "root", value_name = "DIR", required_if_eq("server", "filesystem"))]
+    roots: Vec<PathBuf>,
+    /// filesystem: offer only the tools that read (write_file, edit_file, create_directory
+    /// and move_file are not offered at all).
+    #[arg(long)]
+    read_only: bool,
+}
+
+impl ServeArgs {
+    /// The rules clap cannot state: the filesystem options belong to the filesystem server,
+    /// --extra-tools to the bench server.
+    pub fn check(&self) -> Result<(), String> {
+        match self.server {
+            Bundled::Everything | Bundled::Filesystem if self.extra_tools > 0 => {
+                Err("--extra-tools is only for the bench server: modelctx serve bench --extra-tools N".into())
+            }
+            Bundled::Filesystem => Ok(()),
+            _ if !self.roots.is_empty() => {
+                Err("--root is only for the filesystem server: modelctx serve filesystem --root DIR".into())
+            }
+            _ if self.read_only => {
+                Err("--read-only is only for the filesystem server: modelctx serve filesystem --root DIR --read-only".into())
+            }
+            Bundled::Everything | Bundled::Bench => Ok(()),
+        }
+    }
 }
 
 /// The bundled servers.
@@ -104,6 +133,23 @@ enum Bundled {
     /// What the benchmarks load: echo and add, plus --extra-tools filler tools, listed on
     /// one page.
     Bench,
+    /// Files inside the --root directories: list, read, search, write, edit, move (Linux).
+    Filesystem,
+}
+
+/// The filesystem server for `args`, or why it cannot start.
+#[cfg(target_os = "linux")]
+fn filesystem(args: &ServeArgs) -> Result<ServerBuilder, String> {
+    servers::filesystem::builder(&servers::filesystem::Options {
+        roots: args.roots.clone(),
+        read_only: args.read_only,
+    })
+}
+
+/// The filesystem server needs `openat2(2)`.
+#[cfg(not(target_os = "linux"))]
+fn filesystem(_: &ServeArgs) -> Result<ServerBuilder, String> {
+    Err("the filesystem server runs on Linux only: it confines paths with openat2(2)".into())
 }
 
 /// Runs the server on stdio (until stdin ends) or HTTP, until SIGTERM: exit 0 then, 1 on an
@@ -123,6 +169,13 @@ pub fn run(args: &ServeArgs) -> ExitCode {
     let mut builder = match args.server {
         Bundled::Everything => servers::everything::builder(),
         Bundled::Bench => servers::bench::builder(args.extra_tools),
+        Bundled::Filesystem => match filesystem(args) {
+            Ok(builder) => builder,
+            Err(why) => {
+                tracing::error!("the filesystem server cannot start: {why}");
+                return ExitCode::FAILURE;
+            }
+        },
     };
     if let Some((id, keys)) = state_keys {
         tracing::info!(key_id = %id, "requestState is sealed with the shared key of {STATE_KEY_VAR}");

@@ -3,3 +3,5 @@
 pub mod bench;
 pub mod conformance;
 pub mod everything;
+#[cfg(target_os = "linux")]
+pub mod filesystem;
