@@ -13,6 +13,7 @@
 
 mod bench;
 mod demo;
+mod host;
 mod inspect;
 mod logging;
 mod route;
@@ -73,6 +74,15 @@ enum Command {
     /// start.
     #[command(verbatim_doc_comment, after_help = inspect::exit::EXIT_STATUS_HELP)]
     Bench(bench::BenchArgs),
+    /// Hold every server of a host's config file at once: one registry of namespaced tools
+    /// (`server__tool`), calls routed to their server, crashed servers restarted.
+    ///
+    /// Examples:
+    ///   modelctx host --config .mcp.json status
+    ///   modelctx host --config .mcp.json tools list
+    ///   modelctx host --config .mcp.json tools call everything__add a=2 b=40
+    #[command(verbatim_doc_comment, after_help = inspect::exit::EXIT_STATUS_HELP)]
+    Host(host::HostArgs),
     /// A tour of modelctx: start the bundled `everything` server over stdio and over
     /// Streamable HTTP on loopback, and drive it with the client through every feature in
     /// both protocol eras, with timings. Exit 1 if any step fails.
@@ -118,6 +128,7 @@ fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Bench(args) => bench::run(&args),
         Command::Demo => demo::run(),
+        Command::Host(args) => host::run(&args),
         Command::Discover(args) => inspect::run_discover(&args),
         Command::Tools(command) => inspect::run_tools(&command),
         Command::Resources(command) => inspect::run_resources(&command),

@@ -4,18 +4,18 @@
 //! for scripts) and closes the connection; the exit status tells what went wrong
 //! ([`exit::EXIT_STATUS_HELP`]).
 
-mod arguments;
+pub mod arguments;
 mod complete;
 pub mod content;
 pub mod exit;
-mod interactive;
+pub mod interactive;
 mod listen;
 pub mod output;
 mod prompts;
 mod resources;
 mod server;
 mod target;
-mod tools;
+pub mod tools;
 
 use std::process::ExitCode;
 

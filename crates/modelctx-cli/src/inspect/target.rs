@@ -1,5 +1,7 @@
 //! Which server a command drives, and connecting to it: a command to spawn (`-- CMD ARGS…`,
-//! stdio) or a URL (`--url`, Streamable HTTP).
+//! stdio), a URL (`--url`, Streamable HTTP), or a server named in a host's config file
+//! (`--config FILE --server NAME`, as Claude Desktop, Cursor, `.mcp.json` and VS Code keep
+//! them).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -7,6 +9,7 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 use modelctx::client::{Client, ClientHandlers, ClientOptions, EraMode, StaticBearer, StdioCommand};
+use modelctx::host::config::{HostConfig, Transport};
 use modelctx::protocol::types::Implementation;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 
@@ -31,6 +34,13 @@ pub struct Target {
     /// A bearer token for every HTTP request (Authorization: Bearer TOKEN).
     #[arg(long, value_name = "TOKEN", env = "MODELCTX_BEARER", requires = "url", help_heading = "Server")]
     pub bearer: Option<String>,
+    /// A config file of servers (`mcpServers` as in Claude Desktop, Cursor and .mcp.json, or
+    /// VS Code's `servers`); with --server, the server to drive.
+    #[arg(long, value_name = "FILE", requires = "server", help_heading = "Server")]
+    pub config: Option<PathBuf>,
+    /// The server's name in --config.
+    #[arg(long, value_name = "NAME", requires = "config", help_heading = "Server")]
+    pub server: Option<String>,
     /// An environment variable for the spawned server, as KEY=VALUE (repeatable).
     #[arg(short = 'e', long = "env", value_name = "KEY=VALUE", help_heading = "Server")]
     pub env: Vec<String>,
@@ -90,6 +100,14 @@ impl Target {
     /// Connects, answering the server's questions with `handlers`.
     pub async fn connect(&self, handlers: ClientHandlers) -> Result<Client, Failure> {
         let options = self.options(handlers)?;
+        if let (Some(path), Some(name)) = (&self.config, &self.server) {
+            if self.url.is_some() || !self.command.is_empty() {
+                return Err(Failure::Usage(
+                    "give --config/--server, --url or a command after --: one of them".into(),
+                ));
+            }
+            return connect_configured(path, name, options).await;
+        }
         match (&self.url, self.command.split_first()) {
             (Some(_), Some(_)) => Err(Failure::Usage("give either --url or a command after --, not both".into())),
             (None, None) => Err(Failure::Usage(
@@ -124,4 +142,30 @@ impl Target {
         }
         Ok(map)
     }
+}
+
+/// Connects to the server `name` of the config file at `path`.
+async fn connect_configured(
+    path: &std::path::Path,
+    name: &str,
+    mut options: ClientOptions,
+) -> Result<Client, Failure> {
+    let config = HostConfig::load(path).map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
+    let Some(server) = config.servers.get(name) else {
+        let names: Vec<&str> = config.servers.keys().map(String::as_str).collect();
+        return Err(Failure::Usage(format!(
+            "{} has no server {name:?} (it has: {})",
+            path.display(),
+            if names.is_empty() { "none".to_owned() } else { names.join(", ") }
+        )));
+    };
+    if let Some(timeout) = server.timeout {
+        options.request_timeout = timeout;
+    }
+    Ok(match &server.transport {
+        Transport::Stdio(stdio) => Client::spawn(&stdio.command(), options).await?,
+        Transport::Http(http) => {
+            Client::connect_http(http.url.as_str(), http.headers.clone(), options).await?
+        }
+    })
 }

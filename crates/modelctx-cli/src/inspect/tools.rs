@@ -2,7 +2,8 @@
 
 use clap::{Args, Subcommand};
 use modelctx::client::Client;
-use modelctx::protocol::model::Tool;
+use modelctx::host::Risk;
+use modelctx::protocol::model::{CallToolResult, Tool};
 use serde_json::{Value, json};
 
 use super::arguments;
@@ -62,7 +63,7 @@ pub struct CallArgs {
 }
 
 /// The argument names of `tool`, `*` marking the required ones.
-fn argument_summary(tool: &Tool) -> String {
+pub fn argument_summary(tool: &Tool) -> String {
     let required: Vec<&str> = tool
         .input_schema
         .get("required")
@@ -80,16 +81,19 @@ fn argument_summary(tool: &Tool) -> String {
         .unwrap_or_default()
 }
 
-/// The behaviour hints worth a glance: read-only, destructive, open-world.
-fn hints(tool: &Tool) -> String {
-    let Some(annotations) = &tool.annotations else { return String::new() };
+/// The behaviour hints worth a glance: read-only, or what makes a host ask before calling
+/// (destructive, open-world — absent hints count as the spec's defaults).
+pub fn hints(tool: &Tool) -> String {
+    let annotations = tool.annotations.as_ref();
+    let risk = Risk::of(annotations);
     let mut hints = Vec::new();
-    if annotations.read_only_hint == Some(true) {
+    if annotations.and_then(|a| a.read_only_hint) == Some(true) {
         hints.push("read-only");
-    } else if annotations.destructive_hint != Some(false) {
+    }
+    if risk.destructive {
         hints.push("destructive");
     }
-    if annotations.open_world_hint != Some(false) {
+    if risk.open_world {
         hints.push("open-world");
     }
     hints.join(", ")
@@ -125,9 +129,14 @@ async fn call(client: &Client, args: &CallArgs) -> Result<(), Failure> {
     let result =
         client.call_tool_with_progress(&args.name, Value::Object(arguments), |p| bar.update(&p)).await;
     bar.finish();
-    let result = result?;
+    print_result(&result?, args.output.json)
+}
+
+/// Prints a tool's result: JSON, or its content as text with the structured content after
+/// it. A tool that reported an error is [`Failure::ToolError`] (exit status 1).
+pub fn print_result(result: &CallToolResult, json: bool) -> Result<(), Failure> {
     let failed = result.is_error == Some(true);
-    if args.output.json {
+    if json {
         print_json(&json!({
             "content": result.content,
             "structuredContent": result.structured_content,

@@ -164,7 +164,8 @@ fn own_definitions() -> ServerBuilder {
     )
     .tool(
         ToolDef::new("get_image", || async { vec![ContentBlock::text("A 1×1 transparent PNG:"), image()] })
-            .description("Returns a small image"),
+            .description("Returns a small image")
+            .annotations(pure()),
     )
     .tool(
         ToolDef::new("fail", || async {

@@ -1,0 +1,222 @@
+//! `modelctx host --config FILE …`: the servers of a host's config file, all at once, behind
+//! one registry of namespaced tools (`server__tool`), as an AI application holds them.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Subcommand};
+use modelctx::host::{Approval, ApprovalHook, ApprovalRequest, Host, HostConfig, HostError, HostOptions};
+use modelctx::protocol::types::Implementation;
+use serde_json::Value;
+
+use crate::inspect::exit::{EXIT_STATUS_HELP, Failure};
+use crate::inspect::interactive::is_interactive;
+use crate::inspect::output::{DIM, OutputArgs, first_line, print_json, print_table};
+use crate::inspect::tools::{argument_summary, hints, print_result};
+use crate::inspect::{arguments, interactive};
+
+/// Arguments of `modelctx host`.
+#[derive(Args)]
+pub struct HostArgs {
+    /// The config file: `mcpServers` (Claude Desktop, Cursor, .mcp.json) or VS Code's
+    /// `servers`; `${VAR}` and `${VAR:-default}` are expanded from the environment.
+    #[arg(long, value_name = "FILE")]
+    config: PathBuf,
+    #[command(subcommand)]
+    command: HostCommand,
+}
+
+/// `modelctx host … <command>`.
+#[derive(Subcommand)]
+enum HostCommand {
+    /// The configured servers: state, transport, protocol version, tools, restarts, errors.
+    Status(OutputArgs),
+    /// The tools of every server, under their namespaced names.
+    #[command(subcommand)]
+    Tools(HostTools),
+}
+
+/// `modelctx host … tools <command>`.
+#[derive(Subcommand)]
+enum HostTools {
+    /// List every server's tools: NAME is what `tools call` takes.
+    ///
+    /// Example:
+    ///   modelctx host --config .mcp.json tools list
+    #[command(verbatim_doc_comment)]
+    List(OutputArgs),
+    /// Call a tool by its namespaced name, routed to its server. A tool its annotations
+    /// mark destructive or open-world is asked about first on a terminal; elsewhere it needs
+    /// --yes.
+    ///
+    /// Example:
+    ///   modelctx host --config .mcp.json tools call everything__add a=2 b=40
+    #[command(verbatim_doc_comment, after_help = EXIT_STATUS_HELP)]
+    Call(HostCall),
+}
+
+/// Arguments of `modelctx host … tools call`.
+#[derive(Args)]
+struct HostCall {
+    /// The tool's namespaced name (`server__tool`).
+    name: String,
+    /// KEY=VALUE, KEY:=JSON or '{…}', typed by the tool's input schema.
+    #[arg(value_name = "ARGUMENT")]
+    arguments: Vec<String>,
+    /// Approve destructive or open-world tools without asking.
+    #[arg(long, short = 'y')]
+    yes: bool,
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+/// Asks the person at the terminal whether a risky call may go ahead.
+fn ask_approval(request: &ApprovalRequest) -> Approval {
+    let mut risks = Vec::new();
+    if request.risk.destructive {
+        risks.push("destructive");
+    }
+    if request.risk.open_world {
+        risks.push("open-world");
+    }
+    let prompt = format!(
+        "Call {} on server {} ({}) with {}?",
+        request.tool,
+        request.server,
+        risks.join(", "),
+        request.arguments
+    );
+    let theme = dialoguer::theme::ColorfulTheme::default();
+    match dialoguer::Confirm::with_theme(&theme).with_prompt(prompt).default(false).interact() {
+        Ok(true) => Approval::Approve,
+        _ => Approval::Deny("the user said no".into()),
+    }
+}
+
+/// The approval hook: --yes approves, a terminal asks, anything else denies with the way out.
+fn approval(yes: bool) -> ApprovalHook {
+    if yes {
+        return ApprovalHook::approve_all();
+    }
+    let interactive = is_interactive();
+    ApprovalHook::new(move |request: ApprovalRequest| async move {
+        if !interactive {
+            return Approval::Deny("it is marked destructive or open-world: pass --yes to allow it".into());
+        }
+        tokio::task::spawn_blocking(move || ask_approval(&request))
+            .await
+            .unwrap_or_else(|_| Approval::Deny("the question was interrupted".into()))
+    })
+}
+
+impl From<HostError> for Failure {
+    fn from(error: HostError) -> Self {
+        match error {
+            HostError::UnknownTool(name) => Self::Refused(format!(
+                "no tool {name:?}; `modelctx host --config FILE tools list` shows their names"
+            )),
+            HostError::Call { error, .. } => Self::from(error),
+            unavailable @ (HostError::Unavailable { .. } | HostError::ShutDown) => {
+                Self::Unreachable(unavailable.to_string())
+            }
+            other => Self::Refused(other.to_string()),
+        }
+    }
+}
+
+/// Reports, on stderr, the servers that are not connected (their tools are missing).
+fn warn_unconnected(host: &Host) {
+    for server in host.status() {
+        if server.tools == 0 && server.last_error.is_some() {
+            let why = server.last_error.unwrap_or_default();
+            anstream::eprintln!("{DIM}server {} is {:?}: {why}{DIM:#}", server.name, server.state);
+        }
+    }
+}
+
+async fn run_command(host: &Host, command: &HostCommand) -> Result<(), Failure> {
+    match command {
+        HostCommand::Status(output) => {
+            let status = host.status();
+            if output.json {
+                print_json(&status);
+                return Ok(());
+            }
+            let rows = status
+                .into_iter()
+                .map(|s| {
+                    vec![
+                        s.name,
+                        format!("{:?}", s.state).to_lowercase(),
+                        format!("{:?}", s.transport).to_lowercase(),
+                        s.version.map(|v| v.to_string()).unwrap_or_default(),
+                        s.tools.to_string(),
+                        s.restarts.to_string(),
+                        first_line(s.last_error.as_deref()),
+                    ]
+                })
+                .collect();
+            print_table(
+                &["SERVER", "STATE", "TRANSPORT", "VERSION", "TOOLS", "RESTARTS", "LAST ERROR"],
+                rows,
+            );
+            Ok(())
+        }
+        HostCommand::Tools(HostTools::List(output)) => {
+            warn_unconnected(host);
+            let tools = host.tools();
+            if output.json {
+                print_json(&tools);
+                return Ok(());
+            }
+            let rows = tools
+                .iter()
+                .map(|t| {
+                    vec![
+                        t.name.clone(),
+                        t.server.clone(),
+                        argument_summary(&t.tool),
+                        hints(&t.tool),
+                        first_line(t.tool.description.as_deref()),
+                    ]
+                })
+                .collect();
+            print_table(&["NAME", "SERVER", "ARGUMENTS", "HINTS", "DESCRIPTION"], rows);
+            Ok(())
+        }
+        HostCommand::Tools(HostTools::Call(call)) => {
+            let schema = host.tool(&call.name).map(|t| t.tool.input_schema);
+            let arguments = arguments::build(&call.arguments, schema.as_ref())?;
+            let result = host.call_tool(&call.name, Value::Object(arguments)).await?;
+            print_result(&result, call.output.json)
+        }
+    }
+}
+
+/// Runs `modelctx host`.
+pub fn run(args: &HostArgs) -> ExitCode {
+    crate::logging::init("warn");
+    let config = match HostConfig::load(&args.config) {
+        Ok(config) => config,
+        Err(e) => return Failure::Usage(format!("{}: {e}", args.config.display())).exit(),
+    };
+    let yes = matches!(&args.command, HostCommand::Tools(HostTools::Call(call)) if call.yes);
+    let mut options = HostOptions::new(Implementation::new("modelctx-host", env!("CARGO_PKG_VERSION")))
+        .approval(approval(yes));
+    options.client.handlers = interactive::handlers();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(e) => return Failure::Unreachable(format!("cannot start the async runtime: {e}")).exit(),
+    };
+    let outcome = runtime.block_on(async {
+        let host = Host::start(config, options).await;
+        let outcome = run_command(&host, &args.command).await;
+        host.shutdown().await;
+        outcome
+    });
+    runtime.shutdown_background();
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(failure) => failure.exit(),
+    }
+}
