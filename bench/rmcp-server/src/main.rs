@@ -52,10 +52,11 @@ struct Sum {
     sum: f64,
 }
 
-/// Arguments of every generated `tool_NNNN`.
+/// Arguments of every generated `tool_NNNN` (worded as modelctx's `bench` server words its filler
+/// tools, so both `tools/list` answers carry the same text).
 #[derive(Deserialize, JsonSchema)]
 struct ValueArgs {
-    /// The value to send back.
+    /// Any text; it is sent back.
     value: String,
 }
 
@@ -73,13 +74,21 @@ struct BenchServer {
 #[tool_router]
 impl BenchServer {
     /// Returns the message it is given.
-    #[tool(description = "Returns the message it is given")]
+    #[tool(
+        title = "Echo",
+        description = "Returns the message it is given",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
     fn echo(&self, Parameters(EchoArgs { message }): Parameters<EchoArgs>) -> String {
         message
     }
 
     /// Adds two numbers; the sum comes as structured content and as its JSON text.
-    #[tool(description = "Adds two numbers; the sum comes as text and as structured content")]
+    #[tool(
+        title = "Add",
+        description = "Adds two numbers; the sum comes as text and as structured content",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
     fn add(&self, Parameters(AddArgs { a, b }): Parameters<AddArgs>) -> Json<Sum> {
         Json(Sum { sum: a + b })
     }
@@ -99,11 +108,7 @@ impl BenchServer {
 /// The generated tool `tool_{index:04}`, which sends its `value` argument back as text.
 fn generated_tool(index: usize) -> ToolRoute<BenchServer> {
     let input_schema = schema_for_input::<ValueArgs>().expect("ValueArgs has an object schema");
-    let attr = Tool::new(
-        format!("tool_{index:04}"),
-        format!("Generated tool number {index}; returns its value argument"),
-        input_schema,
-    );
+    let attr = Tool::new(format!("tool_{index:04}"), "A filler tool that sends its value back", input_schema);
     ToolRoute::new(attr, |Parameters(ValueArgs { value }): Parameters<ValueArgs>| value)
 }
 
