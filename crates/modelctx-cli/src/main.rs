@@ -25,6 +25,12 @@ use std::process::ExitCode;
 use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser, Subcommand};
 
+/// mimalloc: servers allocate and free an answer per request (a `tools/list` of a thousand
+/// tools is a third of a megabyte); glibc's allocator grows and trims its per-thread arenas
+/// around such blocks each time, mimalloc reuses them.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Inspect and drive Model Context Protocol servers.
 #[derive(Parser)]
 #[command(name = "modelctx", version, about, long_about = None)]

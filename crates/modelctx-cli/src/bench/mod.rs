@@ -26,6 +26,9 @@ use workload::{Workload, WorkloadKind};
 /// How long an HTTP server may take to say where it listens.
 const LISTEN_WAIT: Duration = Duration::from_secs(30);
 
+/// How long a started HTTP server has to exit after SIGTERM before it is killed.
+const STOP_WAIT: Duration = Duration::from_secs(30);
+
 /// Arguments of `modelctx bench`.
 ///
 /// Examples:
@@ -73,8 +76,8 @@ struct Connected {
     client: Client,
     pid: Option<u32>,
     cold_start: Duration,
-    /// An HTTP server process, killed when dropped.
-    _http_server: Option<tokio::process::Child>,
+    /// An HTTP server process: stopped with SIGTERM at the end, killed if dropped early.
+    http_server: Option<tokio::process::Child>,
 }
 
 /// Starts the HTTP server command and waits for its `listening on URL` line.
@@ -116,12 +119,12 @@ async fn connect(args: &BenchArgs) -> Result<Connected, Failure> {
         let target = Target { url: Some(url), command: Vec::new(), ..args.target.clone() };
         let client = target.connect(ClientHandlers::default()).await?;
         let pid = server.id();
-        return Ok(Connected { client, pid, cold_start: started.elapsed(), _http_server: Some(server) });
+        return Ok(Connected { client, pid, cold_start: started.elapsed(), http_server: Some(server) });
     }
     let client = args.target.connect(ClientHandlers::default()).await?;
     let pid = client.server_pid().or(args.server_pid);
     let cold_start = started.elapsed();
-    Ok(Connected { client, pid, cold_start, _http_server: None })
+    Ok(Connected { client, pid, cold_start, http_server: None })
 }
 
 /// Sends `count` requests with `concurrency` in flight (stopping at `deadline`); the
@@ -188,7 +191,22 @@ async fn bench(args: &BenchArgs) -> Result<Report, Failure> {
         cold_start,
     );
     connected.client.close().await;
+    if let Some(server) = connected.http_server {
+        stop(server).await;
+    }
     Ok(report)
+}
+
+/// Stops a started HTTP server with SIGTERM, so that it (or a profiler it runs under) shuts
+/// down cleanly; SIGKILL if it is still there after [`STOP_WAIT`].
+async fn stop(mut server: tokio::process::Child) {
+    let pid = server.id().and_then(|pid| i32::try_from(pid).ok()).and_then(rustix::process::Pid::from_raw);
+    if let Some(pid) = pid {
+        let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
+    }
+    if tokio::time::timeout(STOP_WAIT, server.wait()).await.is_err() {
+        let _ = server.kill().await;
+    }
 }
 
 /// Runs `modelctx bench`.

@@ -37,15 +37,19 @@ pub(crate) fn to_object(result: &impl Serialize) -> JsonObject {
     }
 }
 
-/// The tool as a 2025-11-25 peer may see it: that revision restricts `outputSchema` to
-/// `"type": "object"` at the root, so any other output schema is left out (§19 #13; calls of
-/// such a tool from a legacy session fail with `-32603` rather than send non-object
-/// `structuredContent`).
-fn object_output_only(mut tool: v2026::Tool) -> v2026::Tool {
-    if tool.output_schema.as_ref().is_some_and(|schema| schema.get("type") != Some(&Value::from("object"))) {
-        tool.output_schema = None;
-    }
-    tool
+/// `listed` with its (empty) list member `key` replaced by `items`: listings are serialised
+/// without their items, which are already JSON.
+fn with_list(mut listed: JsonObject, key: &str, items: Vec<Value>) -> JsonObject {
+    listed.insert(key.to_owned(), Value::Array(items));
+    listed
+}
+
+/// Whether the client declared a capability a handler's question needs (elicitation,
+/// sampling, roots). Without one every question fails with `-32021`, so no round can end in
+/// `input_required` and the params digest that seals `requestState` is not taken.
+fn answerable(ctx: &RequestContext) -> bool {
+    let capabilities = ctx.client_capabilities();
+    capabilities.elicitation.is_some() || capabilities.sampling.is_some() || capabilities.roots.is_some()
 }
 
 /// The methods whose handlers may ask the client (MRTR-02).
@@ -141,7 +145,7 @@ impl Server {
         &self,
         ctx: &RequestContext,
         method: &str,
-        digest: String,
+        digest: Option<String>,
         operation: impl std::future::Future<Output = Result<T, ErrorObject>>,
     ) -> Result<Asked<T>, ErrorObject> {
         let InputChannel::Modern(round) = ctx.input().clone() else {
@@ -154,6 +158,10 @@ impl Server {
         match end {
             RoundEnd::Done(result) => result.map(Asked::Done),
             RoundEnd::Asked => {
+                // A question reaches the round only when the client can answer it, and the
+                // digest is taken whenever it can.
+                let digest =
+                    digest.ok_or_else(|| ErrorObject::internal("a question without a params digest"))?;
                 let asked = std::mem::take(&mut *round.asked.lock().expect("round lock"));
                 Ok(Asked::InputRequired(Box::new(v2026::InputRequiredResult {
                     result_type: v2026::ResultType::InputRequired,
@@ -240,18 +248,22 @@ impl Server {
             }),
             "tools/list" => {
                 let params: v2026::PaginatedRequestParams = parse_params(params)?;
-                let (tools, next_cursor) = self.list_tools(params.cursor.as_deref())?;
-                to_object(&v2026::ListToolsResult {
-                    result_type: complete,
+                let (tools, next_cursor) = self.list_tools(params.cursor.as_deref(), Era::Modern)?;
+                with_list(
+                    to_object(&v2026::ListToolsResult {
+                        result_type: complete,
+                        tools: Vec::new(),
+                        next_cursor,
+                        ttl_ms,
+                        cache_scope,
+                        meta,
+                    }),
+                    "tools",
                     tools,
-                    next_cursor,
-                    ttl_ms,
-                    cache_scope,
-                    meta,
-                })
+                )
             }
             "tools/call" => {
-                let digest = params_digest(params.as_ref());
+                let digest = answerable(&ctx).then(|| params_digest(params.as_ref()));
                 let params: v2026::CallToolRequestParams = parse_params(params)?;
                 let call = self.call_tool(ctx.clone(), &params.name, params.arguments);
                 match self.in_round(&ctx, method, digest, call).await? {
@@ -307,7 +319,7 @@ impl Server {
                 })
             }
             "prompts/get" => {
-                let digest = params_digest(params.as_ref());
+                let digest = answerable(&ctx).then(|| params_digest(params.as_ref()));
                 let params: v2026::GetPromptRequestParams = parse_params(params)?;
                 let get = self.get_prompt(ctx.clone(), &params.name, params.arguments);
                 match self.in_round(&ctx, method, digest, get).await? {
@@ -345,12 +357,11 @@ impl Server {
         Ok(match method {
             "tools/list" => {
                 let params: Option<v2025::PaginatedRequestParams> = parse_params(params)?;
-                let (tools, next_cursor) = self.list_tools(params.and_then(|p| p.cursor).as_deref())?;
-                let tools = tools
-                    .into_iter()
-                    .map(|tool| model::legacy_tool(object_output_only(tool), None))
-                    .collect();
-                to_object(&v2025::ListToolsResult { tools, next_cursor, meta: None })
+                let (tools, next_cursor) =
+                    self.list_tools(params.and_then(|p| p.cursor).as_deref(), Era::Legacy)?;
+                let listed =
+                    to_object(&v2025::ListToolsResult { tools: Vec::new(), next_cursor, meta: None });
+                with_list(listed, "tools", tools)
             }
             "tools/call" => {
                 let params: v2025::CallToolRequestParams = parse_params(params)?;
@@ -399,10 +410,18 @@ impl Server {
         if offered { Ok(()) } else { Err(ErrorObject::method_not_found(method)) }
     }
 
-    fn list_tools(&self, cursor: Option<&str>) -> Result<(Vec<v2026::Tool>, Option<String>), ErrorObject> {
-        let tools: Vec<v2026::Tool> = self.read_registry().tools.values().map(|t| t.tool.clone()).collect();
+    /// A page of tools as `era`'s peers see them, from the JSON each tool keeps of itself
+    /// (so a listing copies each tool once, however large its schemas).
+    fn list_tools(
+        &self,
+        cursor: Option<&str>,
+        era: Era,
+    ) -> Result<(Vec<Value>, Option<String>), ErrorObject> {
+        let registry = self.read_registry();
+        let tools: Vec<&super::tool::RegisteredTool> = registry.tools.values().map(|t| &**t).collect();
         self.require(!tools.is_empty(), "tools/list")?;
-        page(&tools, |t| t.name.as_str(), cursor, self.options().page_size)
+        let (tools, next) = page(&tools, |t| t.tool.name.as_str(), cursor, self.options().page_size)?;
+        Ok((tools.into_iter().map(|t| t.wire(era).clone()).collect(), next))
     }
 
     async fn call_tool(

@@ -3,9 +3,10 @@
 use std::marker::PhantomData;
 use std::sync::Arc;
 
+use modelctx_protocol::Era;
 use modelctx_protocol::headers::{McpParamHeader, validate_x_mcp_headers};
 use modelctx_protocol::jsonrpc::ErrorObject;
-use modelctx_protocol::model::{CallToolResult, Tool};
+use modelctx_protocol::model::{self, CallToolResult, Tool};
 use modelctx_protocol::types::{Icon, ToolAnnotations};
 use modelctx_protocol::{JsonObject, Meta};
 use serde_json::Value;
@@ -117,6 +118,21 @@ pub(crate) struct RegisteredTool {
     output: Option<Validator>,
     /// The arguments mirrored into `Mcp-Param-*` headers (`x-mcp-header`).
     pub(crate) param_headers: Vec<McpParamHeader>,
+    /// The tool as 2026-07-28 lists it, serialised once.
+    modern_json: Value,
+    /// The tool as 2025-11-25 lists it, serialised once.
+    legacy_json: Value,
+}
+
+/// The tool as a 2025-11-25 peer may see it: that revision restricts `outputSchema` to
+/// `"type": "object"` at the root, so any other output schema is left out (§19 #13; calls of
+/// such a tool from a legacy session fail with `-32603` rather than send non-object
+/// `structuredContent`).
+fn object_output_only(mut tool: Tool) -> Tool {
+    if tool.output_schema.as_ref().is_some_and(|schema| schema.get("type") != Some(&Value::from("object"))) {
+        tool.output_schema = None;
+    }
+    tool
 }
 
 /// Whether `name` follows the spec's tool name rules (TOOL-06): 1–128 characters of
@@ -148,7 +164,19 @@ impl RegisteredTool {
         };
         let param_headers =
             validate_x_mcp_headers(&tool.input_schema).map_err(|e| invalid(format!("x-mcp-header: {e}")))?;
-        Ok(Self { tool, handler, input, output, param_headers })
+        let modern_json = serde_json::to_value(&tool).map_err(|e| invalid(format!("serialising it: {e}")))?;
+        let legacy = model::legacy_tool(object_output_only(tool.clone()), None);
+        let legacy_json =
+            serde_json::to_value(&legacy).map_err(|e| invalid(format!("serialising it: {e}")))?;
+        Ok(Self { tool, handler, input, output, param_headers, modern_json, legacy_json })
+    }
+
+    /// The tool as `era`'s `tools/list` shows it.
+    pub(crate) fn wire(&self, era: Era) -> &Value {
+        match era {
+            Era::Modern => &self.modern_json,
+            Era::Legacy => &self.legacy_json,
+        }
     }
 
     /// Validates the arguments, runs the handler, and checks its structured output.
@@ -159,10 +187,12 @@ impl RegisteredTool {
         ctx: RequestContext,
         arguments: Option<JsonObject>,
     ) -> Result<CallToolResult, ErrorObject> {
-        let arguments = arguments.unwrap_or_default();
-        if let Some(problems) = self.input.explain(&Value::Object(arguments.clone())) {
+        // Validated in place: a large argument is never copied.
+        let arguments = Value::Object(arguments.unwrap_or_default());
+        if let Some(problems) = self.input.explain(&arguments) {
             return Ok(error_result(format!("Invalid arguments for tool {}: {problems}", self.tool.name)));
         }
+        let Value::Object(arguments) = arguments else { unreachable!("built as an object above") };
         let result = self.handler.call(ToolCallParts { ctx, arguments }).await;
         if let (Some(validator), false) = (&self.output, result.is_error == Some(true)) {
             let problem = match &result.structured_content {

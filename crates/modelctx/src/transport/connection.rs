@@ -326,7 +326,9 @@ impl Connection {
     fn spawn(&mut self, request: Request, ctx: crate::server::RequestContext, token: CancellationToken) {
         let (server, permits, in_flight, outbox) =
             (self.server.clone(), self.permits.clone(), self.in_flight.clone(), self.outbox.clone());
-        self.tasks.spawn(async move {
+        // Boxed: the request's future is large, and tokio moves a task's future several times
+        // (into the task cell, through its stages); a box moves as a pointer.
+        self.tasks.spawn(Box::pin(async move {
             let Request { id, method, params } = request;
             let outcome = tokio::select! {
                 biased;
@@ -350,7 +352,7 @@ impl Connection {
                 };
                 let _ = outbox.send(message).await;
             }
-        });
+        }));
     }
 
     /// Forwards server changes to a legacy session (2026-07-28 clients hear of them only on

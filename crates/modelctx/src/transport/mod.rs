@@ -36,6 +36,7 @@ pub mod http;
 #[cfg(feature = "http-sse")]
 pub mod http_sse;
 pub mod stdio;
+mod stdio_threads;
 
 pub use connection::serve_connection;
 

@@ -7,12 +7,18 @@
 use crate::server::Server;
 
 use super::serve_connection;
+use super::stdio_threads::{ThreadStdin, ThreadStdout};
 
-/// Serves `server` on this process's stdin and stdout until stdin ends or SIGTERM arrives.
+/// Serves `server` on this process's stdin and stdout until stdin ends or SIGTERM arrives;
+/// returns once every response is written.
 ///
-/// tokio reads stdin on a blocking thread that may still sit in `read(2)` after SIGTERM; a
+/// stdin is read on a thread of its own that may still sit in `read(2)` after SIGTERM; a
 /// program should end its runtime with `Runtime::shutdown_background` (or exit) once this
 /// returns, rather than wait for that thread.
 pub async fn serve_stdio(server: Server) -> std::io::Result<()> {
-    serve_connection(server, tokio::io::stdin(), tokio::io::stdout(), super::terminated()).await
+    let stdin = ThreadStdin::spawn()?;
+    let (stdout, written) = ThreadStdout::spawn()?;
+    let served = serve_connection(server, stdin, stdout, super::terminated()).await;
+    let _ = written.await;
+    served
 }

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Instructions per request, counted by valgrind's callgrind: repeatable to about 1 % whatever
+# else the machine is doing, so it can gate regressions where timings cannot.
+#
+# For each case, `modelctx bench` (not under valgrind) sends N1 and then N2 `tools/call echo`
+# requests (2026-07-28, one in flight) to `modelctx serve bench` running under callgrind; the
+# count per request is (I(N2) - I(N1)) / (N2 - N1), so start-up and shutdown cancel out.
+# Cases: stdio, and Streamable HTTP on 127.0.0.1.
+#
+#   scripts/instructions.sh            measure and compare with bench/instructions.json: fail if a
+#                                      count grew more than 10 % over the recorded one
+#   scripts/instructions.sh --record   measure and write bench/instructions.json
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RECORDED=bench/instructions.json
+N1=${N1:-300}
+N2=${N2:-1300}
+
+if ! command -v valgrind >/dev/null; then
+    echo "instructions: needs valgrind (apt-get install valgrind)" >&2
+    exit 1
+fi
+cargo build --release --locked -p modelctx-cli
+MODELCTX=$PWD/target/release/modelctx
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# count CASE N: the instructions the server executed answering N requests (and starting up)
+count() {
+    local case=$1 n=$2 log=$work/$1-$2.log
+    local server=(valgrind --tool=callgrind --callgrind-out-file=/dev/null --log-file="$log" "$MODELCTX" serve bench)
+    local transport=()
+    if [[ $case == http ]]; then
+        server+=(--http 127.0.0.1:0)
+        transport=(--http)
+    fi
+    timeout 600 "$MODELCTX" bench --era modern -c 1 -n "$n" --warmup 0 --max-seconds 300 \
+        "${transport[@]}" -- "${server[@]}" >/dev/null
+    # valgrind writes its summary once the server has exited
+    for _ in $(seq 100); do grep -q 'Collected' "$log" 2>/dev/null && break; sleep 0.1; done
+    grep 'Collected' "$log" | awk '{print $NF}'
+}
+
+declare -A measured
+for case in stdio http; do
+    low=$(count "$case" "$N1")
+    high=$(count "$case" "$N2")
+    measured[$case]=$(( (high - low) / (N2 - N1) ))
+    echo "instructions: $case tools/call echo: ${measured[$case]} per request"
+done
+
+if [[ ${1:-} == --record ]]; then
+    printf '{\n  "stdio": %d,\n  "http": %d\n}\n' "${measured[stdio]}" "${measured[http]}" >"$RECORDED"
+    echo "instructions: recorded in $RECORDED"
+    exit 0
+fi
+
+status=0
+for case in stdio http; do
+    recorded=$(python3 -c "import json,sys; print(json.load(open('$RECORDED'))['$case'])")
+    limit=$(( recorded * 110 / 100 ))
+    if (( measured[$case] > limit )); then
+        echo "instructions: $case grew to ${measured[$case]} per request, more than 10 % over the $recorded recorded in $RECORDED" >&2
+        status=1
+    else
+        echo "instructions: $case ${measured[$case]} is within 10 % of the recorded $recorded"
+    fi
+done
+exit "$status"
