@@ -46,6 +46,10 @@ def server_command(which: str, binaries: dict, transport: str, extra: list) -> l
 def run(binaries: dict, which: str, case) -> dict:
     _, args, transport, extra = case
     command = [binaries["modelctx"], "bench", "--json", "--max-seconds", "60", *args]
+    if which == "raw":
+        # the same load on our server through a hand-written loop instead of the client
+        command.append("--raw")
+        which = "modelctx"
     if transport == "http":
         command.append("--http")
     command += ["--", *server_command(which, binaries, transport, extra)]
@@ -105,6 +109,14 @@ def main() -> None:
                 results.setdefault(case[0], {}).setdefault(which, []).append(report)
                 print(f"round {round_number} {case[0]:32} {which:8} {report['throughput']:10,.0f} req/s "
                       f"p50 {report['p50Us']:6} µs cpu {report['serverCpuUsPerRequest'] or 0:8.1f} µs", flush=True)
+    # The client against a hand-written loop, both driving our server (item: the client is
+    # not the bottleneck).
+    client_case = ("stdio 2026-07-28 C=32", ["-c", "32", "-n", "20000"], "stdio", [])
+    for round_number in range(1, options.rounds + 1):
+        for which in ("modelctx", "raw"):
+            report = run(binaries, which, client_case)
+            results.setdefault("client: modelctx Client vs raw loop", {}).setdefault(which, []).append(report)
+            print(f"round {round_number} client {which:8} {report['throughput']:10,.0f} req/s", flush=True)
     write(options, results)
 
 
@@ -163,10 +175,25 @@ def write(options, results: dict) -> None:
         rounds = ", ".join(f"{r:.2f}" for r in ratios)
         add(f"| {case} | {metric} | {op} {bound} | **{mid:.2f}** | {rounds} | {'yes' if met else 'NO'} |")
     add("")
+    client = results.get("client: modelctx Client vs raw loop")
+    if client:
+        ratios = [a["throughput"] / b["throughput"] for a, b in zip(client["modelctx"], client["raw"])]
+        mid = statistics.median(ratios)
+        add("## The client\n")
+        add("`modelctx bench` (through modelctx's `Client`) against `modelctx bench --raw` (a hand-written "
+            "loop: JSON lines written to the pipe and read back, no client library), both driving "
+            "`modelctx serve bench` over stdio, 2026-07-28, 32 in flight. Target: the client sustains "
+            "at least the raw loop's rate within 1.5× (a ratio of at least 0.67).\n")
+        add("| Client | Throughput (req/s, median) | p50 (µs) |")
+        add("|---|---|---|")
+        for which, label in (("modelctx", "modelctx Client"), ("raw", "raw loop")):
+            add(f"| {label} | {fmt('throughput', median(client[which], 'throughput'))} | {fmt('p50', median(client[which], 'p50'))} |")
+        rounds = ", ".join(f"{r:.2f}" for r in ratios)
+        add(f"\nClient ÷ raw throughput: **{mid:.2f}** (rounds: {rounds}) — {'met' if mid >= 1 / 1.5 else 'NOT met'}.\n")
     add("## Every case (medians)\n")
     add("| Case | Server | Throughput (req/s) | p50 (µs) | p99 (µs) | CPU/request (µs) | Peak RSS (MiB) | Cold start (ms) |")
     add("|---|---|---|---|---|---|---|---|")
-    for case in results:
+    for case in (c for c in results if not c.startswith("client:")):
         for which in ("modelctx", "rmcp"):
             reports = results[case][which]
             cells = [fmt(m, median(reports, m)) for m in ("throughput", "p50", "p99", "cpu", "rss", "cold")]
@@ -175,7 +202,7 @@ def write(options, results: dict) -> None:
     add("## Ratios per case (ours ÷ rmcp, median of rounds)\n")
     add("| Case | Throughput | p50 | CPU/request |")
     add("|---|---|---|---|")
-    for case in results:
+    for case in (c for c in results if not c.startswith("client:")):
         cells = []
         for metric in ("throughput", "p50", "cpu"):
             ours = median(results[case]["modelctx"], metric)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every check of the project: formatting, lints, all tests, and interop with the
-# official Python and TypeScript SDK clients, and the official conformance suite over HTTP.
+# official Python and TypeScript SDK clients, the official conformance suite over HTTP, and
+# the instruction count per request (valgrind) against the recorded one.
 # Needs the Rust toolchain, Python 3 and Node 20+; it fetches crates, the pinned PyPI packages
 # (into target/interop/venv) and the pinned npm packages (into interop/typescript/node_modules
 # and conformance/node_modules, which brings its own Node 22 for the suite).
@@ -21,3 +22,6 @@ scripts/interop.sh
 
 echo "==> conformance: the official suite (both revisions) against modelctx serve everything --http"
 scripts/conformance.sh
+
+echo "==> instructions per request (callgrind), against bench/instructions.json"
+scripts/instructions.sh

@@ -65,3 +65,11 @@ fn bench_lists_a_thousand_tools_on_one_page() {
     assert_eq!(report["request"], "tools/list");
     assert!(report["requests"].as_u64().unwrap() >= 5, "{report}");
 }
+
+#[test]
+fn the_raw_loop_is_the_clients_yardstick() {
+    let report = bench(&["--raw", "-n", "300", "-c", "8", "--", BIN, "serve", "bench"]);
+    assert_eq!(report["request"], "tools/call echo (16 bytes) (raw loop)");
+    assert_eq!(report["requests"], 300, "{report}");
+    assert!(report["serverCpuUsPerRequest"].is_number(), "{report}");
+}

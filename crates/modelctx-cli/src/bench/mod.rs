@@ -4,6 +4,7 @@
 //! server's CPU time per request, its peak memory and its cold start.
 
 mod procfs;
+mod raw;
 mod report;
 mod workload;
 
@@ -60,6 +61,10 @@ pub struct BenchArgs {
     /// stderr and drive that URL.
     #[arg(long, requires = "command")]
     http: bool,
+    /// Drive the spawned stdio server with a hand-written loop instead of modelctx's client
+    /// (2026-07-28): the yardstick for what the client costs.
+    #[arg(long, requires = "command", conflicts_with_all = ["http", "url"])]
+    raw: bool,
     /// The server's process id when --url names a server started elsewhere (for its CPU
     /// time and memory).
     #[arg(long, value_name = "PID")]
@@ -167,6 +172,20 @@ async fn bench(args: &BenchArgs) -> Result<Report, Failure> {
         return Err(Failure::Usage(format!("--max-seconds {} is not a positive number", args.max_seconds)));
     }
     let workload = Workload::new(args.workload, args.payload);
+    if args.raw {
+        let run =
+            raw::run(&args.target.command, &workload, args.concurrency, args.warmup, args.requests).await?;
+        return Ok(Report::new(
+            format!("{} (raw loop)", workload.describe()),
+            args.concurrency,
+            "2026-07-28".into(),
+            &run.latencies,
+            run.window,
+            run.server_cpu,
+            run.peak_rss,
+            None,
+        ));
+    }
     let connected = connect(args).await?;
     let client = &connected.client;
     let far = Instant::now() + Duration::from_secs(3600);
