@@ -30,6 +30,7 @@ fn accepts_the_four_message_kinds() {
             Message::Notification(_) => "notification",
             Message::Response(_) => "response",
             Message::Error(_) => "error",
+            Message::Prepared(_) => "prepared (parsing never makes one)",
         };
         assert_eq!(actual, kind, "{text}");
     }
@@ -308,4 +309,26 @@ proptest! {
         let failure = parse_message(text.as_bytes()).expect_err("too deep");
         prop_assert_eq!(failure.error.code, ErrorCode::INVALID_REQUEST);
     }
+}
+
+#[test]
+fn a_prepared_response_is_written_as_the_response_it_stands_for() {
+    use modelctx_protocol::jsonrpc::{PreparedResponse, RequestId};
+    let items = serde_json::value::RawValue::from_string(r#"[{"name":"a"},{"name":"b"}]"#.into()).unwrap();
+    let mut result = serde_json::Map::new();
+    result.insert("nextCursor".into(), "c".into());
+    result.insert("tools".into(), serde_json::json!("replaced by the prepared member"));
+    let prepared = PreparedResponse {
+        id: RequestId::Number(3),
+        result,
+        key: "tools",
+        value: std::sync::Arc::from(items),
+    };
+    let line = Message::Prepared(prepared.clone()).to_json();
+    let read = parse_message(line.as_bytes()).unwrap();
+    let expected = Message::Response(prepared.into_response());
+    assert_eq!(read, expected, "{line}");
+    let Message::Response(response) = read else { unreachable!() };
+    assert_eq!(response.result["tools"], serde_json::json!([{"name": "a"}, {"name": "b"}]));
+    assert_eq!(response.result["nextCursor"], "c");
 }

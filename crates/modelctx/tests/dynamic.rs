@@ -99,3 +99,35 @@ fn an_invalid_runtime_definition_is_refused() {
     let bad = PromptDef::new("p", |_| async { Ok(vec![]) }).complete("missing", |_| async { vec![] });
     assert!(server.add_prompt(bad).is_err());
 }
+
+#[tokio::test]
+async fn tool_04_a_listing_kept_as_json_follows_every_change_in_both_eras() {
+    let server = server();
+    let client = TestClient::start(server.clone());
+    let legacy = TestClient::start(server.clone());
+    legacy.initialize(modelctx_protocol::ProtocolVersion::V2025_11_25).await.unwrap();
+    let listed = async |client: &TestClient, modern: bool| {
+        let list = if modern {
+            client.modern("tools/list", json!({})).await
+        } else {
+            client.request("tools/list", json!({})).await
+        };
+        names(&Value::Object(list.unwrap()), "tools", "name")
+    };
+    for modern in [true, false] {
+        let who = if modern { &client } else { &legacy };
+        // Twice: the second answer comes from the page kept as JSON.
+        assert_eq!(listed(who, modern).await, ["toggle_prompt"]);
+        assert_eq!(listed(who, modern).await, ["toggle_prompt"]);
+    }
+    server.add_tool(ToolDef::new("added", || async { "new" })).unwrap();
+    for modern in [true, false] {
+        let who = if modern { &client } else { &legacy };
+        assert_eq!(listed(who, modern).await, ["added", "toggle_prompt"], "modern: {modern}");
+    }
+    assert!(server.remove_tool("added"));
+    for modern in [true, false] {
+        let who = if modern { &client } else { &legacy };
+        assert_eq!(listed(who, modern).await, ["toggle_prompt"], "modern: {modern}");
+    }
+}

@@ -62,6 +62,58 @@ pub enum Message {
     Response(Response),
     /// An error response.
     Error(ErrorResponse),
+    /// A successful response whose result carries a member already serialised: what a
+    /// server sends for a large listing it keeps as JSON. Never produced by parsing (it reads
+    /// back as [`Message::Response`]).
+    Prepared(PreparedResponse),
+}
+
+/// A successful response with one result member already serialised (see
+/// [`Message::Prepared`]).
+#[derive(Clone, Debug)]
+pub struct PreparedResponse {
+    /// The id of the request being answered.
+    pub id: RequestId,
+    /// The result's other members.
+    pub result: JsonObject,
+    /// The serialised member's name.
+    pub key: &'static str,
+    /// Its value, as JSON text.
+    pub value: std::sync::Arc<serde_json::value::RawValue>,
+}
+
+impl PartialEq for PreparedResponse {
+    fn eq(&self, other: &Self) -> bool {
+        (&self.id, &self.result, self.key, self.value.get())
+            == (&other.id, &other.result, other.key, other.value.get())
+    }
+}
+
+impl PreparedResponse {
+    /// The plain response: the serialised member parsed back into the result.
+    pub fn into_response(self) -> Response {
+        let mut result = self.result;
+        let value = serde_json::from_str(self.value.get()).expect("a RawValue holds valid JSON");
+        result.insert(self.key.to_owned(), value);
+        Response { id: self.id, result }
+    }
+}
+
+/// The result of a [`PreparedResponse`], serialised with its prepared member.
+struct PreparedResult<'a>(&'a PreparedResponse);
+
+impl Serialize for PreparedResult<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let prepared = self.0;
+        let mut map = serializer.serialize_map(Some(prepared.result.len() + 1))?;
+        for (key, value) in &prepared.result {
+            if key != prepared.key {
+                map.serialize_entry(key, value)?;
+            }
+        }
+        map.serialize_entry(prepared.key, &*prepared.value)?;
+        map.end()
+    }
 }
 
 impl Message {
@@ -70,7 +122,7 @@ impl Message {
         match self {
             Self::Request(r) => Some(&r.method),
             Self::Notification(n) => Some(&n.method),
-            Self::Response(_) | Self::Error(_) => None,
+            Self::Response(_) | Self::Prepared(_) | Self::Error(_) => None,
         }
     }
 
@@ -79,7 +131,7 @@ impl Message {
         match self {
             Self::Request(r) => r.params.as_ref(),
             Self::Notification(n) => n.params.as_ref(),
-            Self::Response(_) | Self::Error(_) => None,
+            Self::Response(_) | Self::Prepared(_) | Self::Error(_) => None,
         }
     }
 
@@ -88,6 +140,7 @@ impl Message {
         match self {
             Self::Request(r) => Some(&r.id),
             Self::Response(r) => Some(&r.id),
+            Self::Prepared(r) => Some(&r.id),
             Self::Error(e) => e.id.as_ref(),
             Self::Notification(_) => None,
         }
@@ -144,6 +197,10 @@ impl Serialize for Message {
             Self::Response(r) => {
                 map.serialize_entry("id", &r.id)?;
                 map.serialize_entry("result", &r.result)?;
+            }
+            Self::Prepared(r) => {
+                map.serialize_entry("id", &r.id)?;
+                map.serialize_entry("result", &PreparedResult(r))?;
             }
             Self::Error(e) => {
                 if let Some(id) = &e.id {

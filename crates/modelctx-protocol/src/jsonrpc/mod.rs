@@ -9,7 +9,9 @@ mod typed;
 
 pub use error::{ErrorCode, ErrorObject};
 pub use id::{ProgressToken, RequestId};
-pub use message::{ErrorResponse, JSONRPC_VERSION, Message, Notification, Request, Response};
+pub use message::{
+    ErrorResponse, JSONRPC_VERSION, Message, Notification, PreparedResponse, Request, Response,
+};
 pub use parse::{ParseFailure, ParseLimits, parse_message, parse_message_with};
 pub use typed::{
     AnyMethodRequest, JsonRpcErrorResponse, JsonRpcNotification, JsonRpcRequest, JsonRpcResultResponse,

@@ -1,10 +1,10 @@
 //! Serving one routed request: era-neutral operations on the registry, shaped into each
 //! era's wire results at the edge.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use modelctx_protocol::jsonrpc::{ErrorObject, Request};
+use modelctx_protocol::jsonrpc::{ErrorObject, Message, PreparedResponse, Request, RequestId, Response};
 use modelctx_protocol::model::{self, CallToolResult, ServerCapabilities};
 use modelctx_protocol::types::{
     CompletionReference, ListChangedCapability, Prompt, PromptMessage, Resource, ResourceTemplate,
@@ -14,6 +14,7 @@ use modelctx_protocol::{Era, JsonObject, ProtocolVersion, meta, v2025, v2026};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::completion::completion;
 use super::context::{NotificationSink, RequestContext, RequestFacts, Tokens};
@@ -37,11 +38,76 @@ pub(crate) fn to_object(result: &impl Serialize) -> JsonObject {
     }
 }
 
-/// `listed` with its (empty) list member `key` replaced by `items`: listings are serialised
-/// without their items, which are already JSON.
-fn with_list(mut listed: JsonObject, key: &str, items: Vec<Value>) -> JsonObject {
-    listed.insert(key.to_owned(), Value::Array(items));
-    listed
+/// What a request returns, before it is written.
+pub(crate) enum Answer {
+    /// A result object.
+    Object(JsonObject),
+    /// A result with one member kept as JSON text (a `tools/list` page).
+    Prepared {
+        /// The other members.
+        result: JsonObject,
+        /// The prepared member's name.
+        key: &'static str,
+        /// Its value.
+        value: Arc<RawValue>,
+    },
+}
+
+impl Answer {
+    /// The result as one object (the prepared member parsed back).
+    pub(crate) fn into_object(self) -> JsonObject {
+        match self {
+            Self::Object(result) => result,
+            Self::Prepared { result, key, value } => {
+                PreparedResponse { id: RequestId::Number(0), result, key, value }.into_response().result
+            }
+        }
+    }
+
+    /// The response to request `id`.
+    pub(crate) fn into_message(self, id: RequestId) -> Message {
+        match self {
+            Self::Object(result) => Message::Response(Response { id, result }),
+            Self::Prepared { result, key, value } => {
+                Message::Prepared(PreparedResponse { id, result, key, value })
+            }
+        }
+    }
+}
+
+/// Which page: the era and the cursor.
+type PageKey = (Era, Option<String>);
+
+/// A page as JSON, and the cursor of the next.
+type Page = (Arc<RawValue>, Option<String>);
+
+/// `tools/list` pages as JSON, by era and cursor.
+#[derive(Default)]
+pub(crate) struct ToolPages(std::sync::Mutex<HashMap<PageKey, Page>>);
+
+impl ToolPages {
+    /// At most this many pages are kept (cursors come from clients).
+    const MAX: usize = 64;
+
+    fn pages(&self) -> std::sync::MutexGuard<'_, HashMap<PageKey, Page>> {
+        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn get(&self, key: &PageKey) -> Option<Page> {
+        self.pages().get(key).cloned()
+    }
+
+    fn put(&self, key: PageKey, page: Page) {
+        let mut pages = self.pages();
+        if pages.len() < Self::MAX {
+            pages.insert(key, page);
+        }
+    }
+
+    /// Forgets every page (the tools changed).
+    pub(crate) fn clear(&self) {
+        self.pages().clear();
+    }
 }
 
 /// Whether the client declared a capability a handler's question needs (elicitation,
@@ -217,6 +283,17 @@ impl Server {
         method: &str,
         params: Option<JsonObject>,
     ) -> Result<JsonObject, ErrorObject> {
+        self.answer(ctx, method, params).await.map(Answer::into_object)
+    }
+
+    /// [`Server::handle`], with large listings left as the JSON the server keeps of them:
+    /// what the transports write.
+    pub(crate) async fn answer(
+        &self,
+        ctx: RequestContext,
+        method: &str,
+        params: Option<JsonObject>,
+    ) -> Result<Answer, ErrorObject> {
         match ctx.era() {
             Era::Modern => self.handle_modern(ctx, method, params).await,
             Era::Legacy => self.handle_legacy(ctx, method, params).await,
@@ -228,7 +305,7 @@ impl Server {
         ctx: RequestContext,
         method: &str,
         params: Option<JsonObject>,
-    ) -> Result<JsonObject, ErrorObject> {
+    ) -> Result<Answer, ErrorObject> {
         let cache = self.options().cache;
         let (ttl_ms, cache_scope) = (Some(cache.ttl_ms), Some(cache.scope));
         let meta = Some(v2026::ResultMetaObject {
@@ -236,7 +313,7 @@ impl Server {
             other: JsonObject::new(),
         });
         let complete = v2026::ResultType::Complete;
-        Ok(match method {
+        Ok(Answer::Object(match method {
             "server/discover" => to_object(&v2026::DiscoverResult {
                 result_type: complete,
                 supported_versions: self.versions().all().iter().map(ToString::to_string).collect(),
@@ -248,19 +325,16 @@ impl Server {
             }),
             "tools/list" => {
                 let params: v2026::PaginatedRequestParams = parse_params(params)?;
-                let (tools, next_cursor) = self.list_tools(params.cursor.as_deref(), Era::Modern)?;
-                with_list(
-                    to_object(&v2026::ListToolsResult {
-                        result_type: complete,
-                        tools: Vec::new(),
-                        next_cursor,
-                        ttl_ms,
-                        cache_scope,
-                        meta,
-                    }),
-                    "tools",
-                    tools,
-                )
+                let (tools, next_cursor) = self.tool_page(params.cursor, Era::Modern)?;
+                let result = to_object(&v2026::ListToolsResult {
+                    result_type: complete,
+                    tools: Vec::new(),
+                    next_cursor,
+                    ttl_ms,
+                    cache_scope,
+                    meta,
+                });
+                return Ok(Answer::Prepared { result, key: "tools", value: tools });
             }
             "tools/call" => {
                 let digest = answerable(&ctx).then(|| params_digest(params.as_ref()));
@@ -345,7 +419,7 @@ impl Server {
                 )));
             }
             other => return Err(ErrorObject::method_not_found(other)),
-        })
+        }))
     }
 
     async fn handle_legacy(
@@ -353,15 +427,14 @@ impl Server {
         ctx: RequestContext,
         method: &str,
         params: Option<JsonObject>,
-    ) -> Result<JsonObject, ErrorObject> {
-        Ok(match method {
+    ) -> Result<Answer, ErrorObject> {
+        Ok(Answer::Object(match method {
             "tools/list" => {
                 let params: Option<v2025::PaginatedRequestParams> = parse_params(params)?;
-                let (tools, next_cursor) =
-                    self.list_tools(params.and_then(|p| p.cursor).as_deref(), Era::Legacy)?;
-                let listed =
+                let (tools, next_cursor) = self.tool_page(params.and_then(|p| p.cursor), Era::Legacy)?;
+                let result =
                     to_object(&v2025::ListToolsResult { tools: Vec::new(), next_cursor, meta: None });
-                with_list(listed, "tools", tools)
+                return Ok(Answer::Prepared { result, key: "tools", value: tools });
             }
             "tools/call" => {
                 let params: v2025::CallToolRequestParams = parse_params(params)?;
@@ -403,25 +476,36 @@ impl Server {
                 to_object(&v2025::CompleteResult { completion, meta: None })
             }
             other => return Err(ErrorObject::method_not_found(other)),
-        })
+        }))
     }
 
     fn require(&self, offered: bool, method: &str) -> Result<(), ErrorObject> {
         if offered { Ok(()) } else { Err(ErrorObject::method_not_found(method)) }
     }
 
-    /// A page of tools as `era`'s peers see them, from the JSON each tool keeps of itself
-    /// (so a listing copies each tool once, however large its schemas).
-    fn list_tools(
+    /// A page of tools as `era`'s peers see them, as JSON: serialised from the JSON each tool
+    /// keeps of itself the first time it is asked for, then reused until the tools change.
+    fn tool_page(
         &self,
-        cursor: Option<&str>,
+        cursor: Option<String>,
         era: Era,
-    ) -> Result<(Vec<Value>, Option<String>), ErrorObject> {
+    ) -> Result<(Arc<RawValue>, Option<String>), ErrorObject> {
+        let key = (era, cursor);
+        if let Some(page) = self.inner.tool_pages.get(&key) {
+            return Ok(page);
+        }
         let registry = self.read_registry();
         let tools: Vec<&super::tool::RegisteredTool> = registry.tools.values().map(|t| &**t).collect();
         self.require(!tools.is_empty(), "tools/list")?;
-        let (tools, next) = page(&tools, |t| t.tool.name.as_str(), cursor, self.options().page_size)?;
-        Ok((tools.into_iter().map(|t| t.wire(era).clone()).collect(), next))
+        let (tools, next) =
+            page(&tools, |t| t.tool.name.as_str(), key.1.as_deref(), self.options().page_size)?;
+        let items: Vec<&Value> = tools.into_iter().map(|t| t.wire(era)).collect();
+        let json = serde_json::to_string(&items).map_err(|e| ErrorObject::internal(e.to_string()))?;
+        let json: Arc<RawValue> =
+            Arc::from(RawValue::from_string(json).map_err(|e| ErrorObject::internal(e.to_string()))?);
+        // Stored while the registry is read-locked, so a change cannot slip in between.
+        self.inner.tool_pages.put(key, (json.clone(), next.clone()));
+        Ok((json, next))
     }
 
     async fn call_tool(

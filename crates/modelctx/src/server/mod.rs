@@ -23,6 +23,7 @@
 mod completion;
 mod context;
 mod dispatch;
+pub(crate) use dispatch::Answer;
 mod error;
 mod extract;
 pub(crate) mod input;
@@ -89,6 +90,8 @@ struct Inner {
     versions: ServerVersions,
     options: ServerOptions,
     registry: RwLock<Registry>,
+    /// `tools/list` pages as JSON, by era and cursor; emptied whenever the registry changes.
+    tool_pages: dispatch::ToolPages,
     state: StateMap,
     state_keys: StateKeys,
     events: broadcast::Sender<ServerEvent>,
@@ -267,7 +270,10 @@ impl Server {
     }
 
     fn write_registry(&self) -> std::sync::RwLockWriteGuard<'_, Registry> {
-        self.inner.registry.write().unwrap_or_else(std::sync::PoisonError::into_inner)
+        let registry = self.inner.registry.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+        // Under the write lock: no page of the old tools can be stored after this.
+        self.inner.tool_pages.clear();
+        registry
     }
 
     pub(crate) fn state(&self) -> &StateMap {
@@ -355,6 +361,7 @@ impl ServerBuilder {
                 versions: self.versions,
                 options: self.options,
                 registry: RwLock::new(registry),
+                tool_pages: dispatch::ToolPages::default(),
                 state: self.state,
                 state_keys,
                 events,

@@ -135,10 +135,13 @@ async fn write_messages<W: AsyncWrite + Unpin>(
     mut inbox: mpsc::Receiver<Message>,
 ) -> std::io::Result<()> {
     let mut writer = BufWriter::new(writer);
+    // One buffer for every line: a message is serialised into it once, newline included.
+    let mut line = Vec::with_capacity(1024);
     while let Some(message) = inbox.recv().await {
-        let mut line = message.to_json();
-        line.push('\n');
-        writer.write_all(line.as_bytes()).await?;
+        line.clear();
+        serde_json::to_writer(&mut line, &message).map_err(std::io::Error::other)?;
+        line.push(b'\n');
+        writer.write_all(&line).await?;
         if inbox.is_empty() {
             writer.flush().await?;
         }
@@ -208,11 +211,15 @@ impl Connection {
                 self.modern_request(version, request).await
             }
             (Route::Legacy(_), Message::Response(response)) => self.answer(response.id, Ok(response.result)),
+            (Route::Legacy(_), Message::Prepared(prepared)) => {
+                let response = prepared.into_response();
+                self.answer(response.id, Ok(response.result));
+            }
             (Route::Legacy(_), Message::Error(error)) => match error.id {
                 Some(id) => self.answer(id, Err(error.error)),
                 None => tracing::warn!(error = %error.error, "the client sent an error without an id"),
             },
-            (_, Message::Response(_) | Message::Error(_)) => {
+            (_, Message::Response(_) | Message::Prepared(_) | Message::Error(_)) => {
                 tracing::debug!("a response that answers no request of this server");
             }
             (Route::Initialize(_), _) => unreachable!("only requests are routed to Initialize"),
@@ -340,14 +347,14 @@ impl Connection {
                         "subscriptions/listen" => None,
                         _ => permits.acquire_owned().await.ok(),
                     };
-                    server.handle(ctx, &method, params).await
+                    server.answer(ctx, &method, params).await
                 } => Some(outcome),
             };
             in_flight.lock().expect("in-flight lock").remove(&id);
             // STDIO-08 / CANCEL-05: a cancelled request gets no response.
             if let (Some(outcome), false) = (outcome, token.is_cancelled()) {
                 let message = match outcome {
-                    Ok(result) => Message::Response(Response { id, result }),
+                    Ok(answer) => answer.into_message(id),
                     Err(error) => Message::Error(ErrorResponse { id: Some(id), error }),
                 };
                 let _ = outbox.send(message).await;

@@ -26,7 +26,7 @@ use crate::server::{LegacySession, RequestContext, Tokens};
 /// requests) before its stream opens.
 const STREAM_BUFFER: usize = 64;
 
-type Outcome = Option<Result<JsonObject, ErrorObject>>;
+type Outcome = Option<Result<crate::server::Answer, ErrorObject>>;
 
 fn header<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
     headers.get(name).and_then(|value| value.to_str().ok())
@@ -145,7 +145,7 @@ async fn legacy(
                 } else {
                     shared.sessions.save(&session, after).await.and(result)
                 };
-                return json_response(200, &reply(request.id, result));
+                return json_response(200, &reply(request.id, result.map(crate::server::Answer::Object)));
             }
             let token = CancellationToken::new();
             {
@@ -190,6 +190,11 @@ async fn legacy(
             empty(StatusCode::ACCEPTED)
         }
         Message::Response(answer) => {
+            deliver(&session, answer.id, Ok(answer.result));
+            empty(StatusCode::ACCEPTED)
+        }
+        Message::Prepared(prepared) => {
+            let answer = prepared.into_response();
             deliver(&session, answer.id, Ok(answer.result));
             empty(StatusCode::ACCEPTED)
         }
@@ -260,7 +265,7 @@ fn spawn_handler(
         let work = async {
             let _permit = permits.acquire_owned().await;
             match limit {
-                Some(limit) => tokio::time::timeout(limit, server.handle(ctx, &method, params))
+                Some(limit) => tokio::time::timeout(limit, server.answer(ctx, &method, params))
                     .await
                     .unwrap_or_else(|_| {
                         Err(ErrorObject::internal(format!(
@@ -268,7 +273,7 @@ fn spawn_handler(
                             limit.as_secs_f64()
                         )))
                     }),
-                None => server.handle(ctx, &method, params).await,
+                None => server.answer(ctx, &method, params).await,
             }
         };
         let outcome = tokio::select! {
@@ -335,9 +340,9 @@ fn logged_stream(
     sse_frames(vec![priming], Some(frames), 0)
 }
 
-fn reply(id: RequestId, result: Result<JsonObject, ErrorObject>) -> Message {
+fn reply(id: RequestId, result: Result<crate::server::Answer, ErrorObject>) -> Message {
     match result {
-        Ok(result) => Message::Response(Answer { id, result }),
+        Ok(answer) => answer.into_message(id),
         Err(error) => Message::Error(ErrorResponse { id: Some(id), error }),
     }
 }
@@ -452,7 +457,7 @@ fn finish_streaming(
 
 fn json_answer(id: RequestId, outcome: Outcome, era: Era) -> Response<McpBody> {
     match outcome {
-        Some(Ok(result)) => json_response(200, &Message::Response(Answer { id, result })),
+        Some(Ok(answer)) => json_response(200, &answer.into_message(id)),
         Some(Err(error)) => error_response(dispatch_error_status(era, &error), Some(id), error),
         // Cancelled (a DELETE of the session, or shutdown): nothing to say for it.
         None => empty(StatusCode::ACCEPTED),
