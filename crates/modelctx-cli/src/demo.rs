@@ -321,15 +321,11 @@ async fn run_tour() -> Tour {
 /// Runs the demo: exit 0 when every step worked, 1 otherwise.
 pub fn run() -> ExitCode {
     crate::logging::init("warn");
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            eprintln!("modelctx: cannot start the async runtime: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
     let started = Instant::now();
-    let tour = runtime.block_on(run_tour());
+    let tour = match crate::runtime::block_on(run_tour()) {
+        Ok(tour) => tour,
+        Err(failure) => return failure.exit(),
+    };
     let seconds = started.elapsed().as_secs_f64();
     if tour.failed == 0 {
         out!(

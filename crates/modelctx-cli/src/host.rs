@@ -204,17 +204,13 @@ pub fn run(args: &HostArgs) -> ExitCode {
     let mut options = HostOptions::new(Implementation::new("modelctx-host", env!("CARGO_PKG_VERSION")))
         .approval(approval(yes));
     options.client.handlers = interactive::handlers();
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
-        Ok(runtime) => runtime,
-        Err(e) => return Failure::Unreachable(format!("cannot start the async runtime: {e}")).exit(),
-    };
-    let outcome = runtime.block_on(async {
+    let outcome = crate::runtime::block_on(async {
         let host = Host::start(config, options).await;
         let outcome = run_command(&host, &args.command).await;
         host.shutdown().await;
         outcome
-    });
-    runtime.shutdown_background();
+    })
+    .and_then(|outcome| outcome);
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => failure.exit(),

@@ -17,6 +17,7 @@ mod host;
 mod inspect;
 mod logging;
 mod route;
+mod runtime;
 mod serve;
 mod servers;
 
@@ -52,7 +53,7 @@ enum Command {
     ///   modelctx discover --era legacy -- npx -y @modelcontextprotocol/server-everything
     ///   modelctx discover --url http://127.0.0.1:8080/mcp --bearer "$TOKEN" --json
     #[command(verbatim_doc_comment, after_help = inspect::exit::EXIT_STATUS_HELP)]
-    Discover(inspect::DiscoverArgs),
+    Discover(inspect::ServerArgs),
     /// List or call tools.
     #[command(subcommand, after_help = inspect::exit::EXIT_STATUS_HELP)]
     Tools(inspect::ToolsCommand),
@@ -74,7 +75,7 @@ enum Command {
     /// Example:
     ///   modelctx ping -- modelctx serve everything
     #[command(verbatim_doc_comment, after_help = inspect::exit::EXIT_STATUS_HELP)]
-    Ping(inspect::PingArgs),
+    Ping(inspect::ServerArgs),
     /// Load a server: keep C requests in flight, check every answer, and report throughput,
     /// latency percentiles, the server's CPU time per request, its peak memory and its cold
     /// start.

@@ -4,10 +4,10 @@
 //! the approval hook, per-server time limits, a server that cannot start, and shutdown that
 //! leaves no process behind.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+mod support;
+
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -18,6 +18,7 @@ use modelctx::host::{
 };
 use modelctx::protocol::{Era, types::Implementation};
 use serde_json::{Value, json};
+use support::http::HttpServer;
 
 /// The bound on every wait for something to happen.
 const WAIT: Duration = Duration::from_secs(20);
@@ -70,57 +71,10 @@ fn sigkill(pid: u32) {
 }
 
 /// `modelctx serve everything --http 127.0.0.1:0`, killed when dropped.
-struct HttpServer {
-    child: Child,
-    url: String,
-    /// Later stderr lines, kept flowing so the pipe never fills.
-    _stderr: Receiver<String>,
-}
-
-impl HttpServer {
-    fn start() -> Self {
-        let mut child = Command::new(bin())
-            .args(["serve", "everything", "--http", "127.0.0.1:0"])
-            .env("NO_COLOR", "1")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("modelctx starts");
-        let stderr = child.stderr.take().expect("stderr");
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let deadline = Instant::now() + WAIT;
-        let url = loop {
-            match lines.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-                Ok(line) => {
-                    if let Some(address) = line.strip_prefix("listening on ") {
-                        break address.to_owned();
-                    }
-                }
-                Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    panic!("the HTTP server did not say where it listens");
-                }
-            }
-        };
-        assert!(url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"), "{url}");
-        Self { child, url, _stderr: lines }
-    }
-}
-
-impl Drop for HttpServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+fn http_server() -> HttpServer {
+    let mut command = Command::new(bin());
+    command.args(["serve", "everything", "--http", "127.0.0.1:0"]).env("NO_COLOR", "1").stdin(Stdio::null());
+    HttpServer::start(command)
 }
 
 const THREE: &str = r#"{"mcpServers": {
@@ -132,8 +86,8 @@ const THREE: &str = r#"{"mcpServers": {
 
 #[tokio::test]
 async fn three_servers_one_registry_routed_calls_and_a_restart_after_sigkill() {
-    let http = HttpServer::start();
-    let config = config(THREE, Some(&http.url));
+    let http = http_server();
+    let config = config(THREE, Some(&http.url()));
     assert_eq!(config.disabled, ["off"]);
     // A slow first restart, so that calls made meanwhile can be seen to fail fast.
     let mut options = options();

@@ -231,12 +231,7 @@ async fn stop(mut server: tokio::process::Child) {
 /// Runs `modelctx bench`.
 pub fn run(args: &BenchArgs) -> ExitCode {
     crate::logging::init("warn");
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
-        Ok(runtime) => runtime,
-        Err(e) => return Failure::Unreachable(format!("cannot start the async runtime: {e}")).exit(),
-    };
-    let outcome = runtime.block_on(bench(args));
-    runtime.shutdown_background();
+    let outcome = crate::runtime::block_on(bench(args)).and_then(|outcome| outcome);
     match outcome {
         Ok(report) => {
             report.print(args.output.json);

@@ -25,7 +25,7 @@ pub use complete::{CompleteArgs, run as run_complete};
 pub use listen::{ListenArgs, run as run_listen};
 pub use prompts::{PromptsCommand, run as run_prompts};
 pub use resources::{ResourcesCommand, run as run_resources};
-pub use server::{DiscoverArgs, PingArgs, run_discover, run_ping};
+pub use server::{run_discover, run_ping};
 pub use target::Target;
 pub use tools::{ToolsCommand, run as run_tools};
 
@@ -35,20 +35,24 @@ use exit::Failure;
 /// status says how it went.
 fn drive(target: &Target, work: impl AsyncFnOnce(&Client) -> Result<(), Failure>) -> ExitCode {
     crate::logging::init("warn");
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
-        Ok(runtime) => runtime,
-        Err(e) => return Failure::Unreachable(format!("cannot start the async runtime: {e}")).exit(),
-    };
-    let outcome = runtime.block_on(async {
+    let outcome = crate::runtime::block_on(async {
         let client = target.connect(interactive::handlers()).await?;
         let outcome = work(&client).await;
         client.close().await;
         outcome
     });
-    // A terminal prompt may still sit in a blocking read: do not wait for it.
-    runtime.shutdown_background();
-    match outcome {
+    match outcome.and_then(|outcome| outcome) {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => failure.exit(),
     }
+}
+
+/// The arguments of a command that takes only its server and how to print: `discover`,
+/// `ping`, the `list` commands.
+#[derive(clap::Args)]
+pub struct ServerArgs {
+    #[command(flatten)]
+    target: Target,
+    #[command(flatten)]
+    output: output::OutputArgs,
 }

@@ -9,7 +9,7 @@ use super::arguments;
 use super::content::block_text;
 use super::exit::Failure;
 use super::output::{BOLD, OutputArgs, first_line, out, print_json, print_table};
-use super::{Target, drive};
+use super::{ServerArgs, Target, drive};
 
 /// `modelctx prompts …`.
 #[derive(Subcommand)]
@@ -19,22 +19,13 @@ pub enum PromptsCommand {
     /// Example:
     ///   modelctx prompts list -- modelctx serve everything
     #[command(verbatim_doc_comment)]
-    List(ListArgs),
+    List(ServerArgs),
     /// Get a prompt's messages, its arguments given as KEY=VALUE.
     ///
     /// Example:
     ///   modelctx prompts get greeting name=Ada color=blue -- modelctx serve everything
     #[command(verbatim_doc_comment)]
     Get(GetArgs),
-}
-
-/// Arguments of `modelctx prompts list`.
-#[derive(Args)]
-pub struct ListArgs {
-    #[command(flatten)]
-    target: Target,
-    #[command(flatten)]
-    output: OutputArgs,
 }
 
 /// Arguments of `modelctx prompts get`.

@@ -11,7 +11,7 @@ use modelctx::protocol::types::TextOrBlob;
 use super::content::contents_text;
 use super::exit::Failure;
 use super::output::{OutputArgs, first_line, print_json, print_table};
-use super::{Target, drive};
+use super::{ServerArgs, Target, drive};
 
 /// `modelctx resources …`.
 #[derive(Subcommand)]
@@ -21,13 +21,13 @@ pub enum ResourcesCommand {
     /// Example:
     ///   modelctx resources list -- modelctx serve everything
     #[command(verbatim_doc_comment)]
-    List(ListArgs),
+    List(ServerArgs),
     /// List the server's resource templates (RFC 6570 URI templates).
     ///
     /// Example:
     ///   modelctx resources templates -- modelctx serve everything
     #[command(verbatim_doc_comment)]
-    Templates(ListArgs),
+    Templates(ServerArgs),
     /// Read a resource. Text is printed as it is; binary contents are written raw when
     /// stdout is not a terminal (so `> file.png` works) and described when it is.
     ///
@@ -37,15 +37,6 @@ pub enum ResourcesCommand {
     ///   modelctx resources read everything://pixel.png -- modelctx serve everything > pixel.png
     #[command(verbatim_doc_comment)]
     Read(ReadArgs),
-}
-
-/// Arguments of `modelctx resources list|templates`.
-#[derive(Args)]
-pub struct ListArgs {
-    #[command(flatten)]
-    target: Target,
-    #[command(flatten)]
-    output: OutputArgs,
 }
 
 /// Arguments of `modelctx resources read`.

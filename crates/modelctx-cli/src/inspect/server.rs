@@ -2,32 +2,13 @@
 
 use std::time::Instant;
 
-use clap::Args;
 use modelctx::client::Client;
 use modelctx::protocol::{Era, v2026};
 use serde_json::{Value, json};
 
 use super::exit::Failure;
 use super::output::{BOLD, DIM, GREEN, OutputArgs, out, print_json};
-use super::{Target, drive};
-
-/// Arguments of `modelctx discover`.
-#[derive(Args)]
-pub struct DiscoverArgs {
-    #[command(flatten)]
-    target: Target,
-    #[command(flatten)]
-    output: OutputArgs,
-}
-
-/// Arguments of `modelctx ping`.
-#[derive(Args)]
-pub struct PingArgs {
-    #[command(flatten)]
-    target: Target,
-    #[command(flatten)]
-    output: OutputArgs,
-}
+use super::{ServerArgs, drive};
 
 /// The names of the capabilities a server declared, with their flags: `tools (listChanged)`.
 fn capability_names(capabilities: &Value) -> Vec<String> {
@@ -103,11 +84,11 @@ async fn ping(client: &Client, output: OutputArgs) -> Result<(), Failure> {
 }
 
 /// Runs `modelctx discover`.
-pub fn run_discover(args: &DiscoverArgs) -> std::process::ExitCode {
+pub fn run_discover(args: &ServerArgs) -> std::process::ExitCode {
     drive(&args.target, async |client| discover(client, args.output).await)
 }
 
 /// Runs `modelctx ping`.
-pub fn run_ping(args: &PingArgs) -> std::process::ExitCode {
+pub fn run_ping(args: &ServerArgs) -> std::process::ExitCode {
     drive(&args.target, async |client| ping(client, args.output).await)
 }

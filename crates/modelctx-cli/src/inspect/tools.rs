@@ -11,7 +11,7 @@ use super::content::block_text;
 use super::exit::{EXIT_STATUS_HELP, Failure};
 use super::interactive::ProgressDisplay;
 use super::output::{DIM, OutputArgs, RED, first_line, out, print_json, print_table};
-use super::{Target, drive};
+use super::{ServerArgs, Target, drive};
 
 /// `modelctx tools …`.
 #[derive(Subcommand)]
@@ -22,7 +22,7 @@ pub enum ToolsCommand {
     ///   modelctx tools list -- modelctx serve everything
     ///   modelctx tools list --url http://127.0.0.1:8080/mcp --json
     #[command(verbatim_doc_comment)]
-    List(ListArgs),
+    List(ServerArgs),
     /// Call a tool. Arguments are KEY=VALUE pairs typed by the tool's input schema (n=3 is a
     /// number when the schema says number), KEY:=JSON for a raw JSON value, or a whole
     /// '{…}' object. On a terminal, progress shows as a bar and the server's questions
@@ -34,15 +34,6 @@ pub enum ToolsCommand {
     ///   modelctx tools call add '{"a": 2, "b": 40}' --json -- modelctx serve everything
     #[command(verbatim_doc_comment, after_help = EXIT_STATUS_HELP)]
     Call(CallArgs),
-}
-
-/// Arguments of `modelctx tools list`.
-#[derive(Args)]
-pub struct ListArgs {
-    #[command(flatten)]
-    target: Target,
-    #[command(flatten)]
-    output: OutputArgs,
 }
 
 /// Arguments of `modelctx tools call`.
