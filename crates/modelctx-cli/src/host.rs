@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::inspect::exit::{EXIT_STATUS_HELP, Failure};
 use crate::inspect::interactive::is_interactive;
-use crate::inspect::output::{DIM, OutputArgs, first_line, print_json, print_table};
+use crate::inspect::output::{DIM, OutputArgs, first_line, print_listing};
 use crate::inspect::tools::{argument_summary, hints, print_result};
 use crate::inspect::{arguments, interactive};
 
@@ -137,41 +137,27 @@ fn warn_unconnected(host: &Host) {
 async fn run_command(host: &Host, command: &HostCommand) -> Result<(), Failure> {
     match command {
         HostCommand::Status(output) => {
-            let status = host.status();
-            if output.json {
-                print_json(&status);
-                return Ok(());
-            }
-            let rows = status
-                .into_iter()
-                .map(|s| {
-                    vec![
-                        s.name,
-                        format!("{:?}", s.state).to_lowercase(),
-                        format!("{:?}", s.transport).to_lowercase(),
-                        s.version.map(|v| v.to_string()).unwrap_or_default(),
-                        s.tools.to_string(),
-                        s.restarts.to_string(),
-                        first_line(s.last_error.as_deref()),
-                    ]
-                })
-                .collect();
-            print_table(
-                &["SERVER", "STATE", "TRANSPORT", "VERSION", "TOOLS", "RESTARTS", "LAST ERROR"],
-                rows,
-            );
+            let header = ["SERVER", "STATE", "TRANSPORT", "VERSION", "TOOLS", "RESTARTS", "LAST ERROR"];
+            print_listing(&host.status(), *output, &header, |s| {
+                vec![
+                    s.name.clone(),
+                    format!("{:?}", s.state).to_lowercase(),
+                    format!("{:?}", s.transport).to_lowercase(),
+                    s.version.map(|v| v.to_string()).unwrap_or_default(),
+                    s.tools.to_string(),
+                    s.restarts.to_string(),
+                    first_line(s.last_error.as_deref()),
+                ]
+            });
             Ok(())
         }
         HostCommand::Tools(HostTools::List(output)) => {
             warn_unconnected(host);
-            let tools = host.tools();
-            if output.json {
-                print_json(&tools);
-                return Ok(());
-            }
-            let rows = tools
-                .iter()
-                .map(|t| {
+            print_listing(
+                &host.tools(),
+                *output,
+                &["NAME", "SERVER", "ARGUMENTS", "HINTS", "DESCRIPTION"],
+                |t| {
                     vec![
                         t.name.clone(),
                         t.server.clone(),
@@ -179,9 +165,8 @@ async fn run_command(host: &Host, command: &HostCommand) -> Result<(), Failure> 
                         hints(&t.tool),
                         first_line(t.tool.description.as_deref()),
                     ]
-                })
-                .collect();
-            print_table(&["NAME", "SERVER", "ARGUMENTS", "HINTS", "DESCRIPTION"], rows);
+                },
+            );
             Ok(())
         }
         HostCommand::Tools(HostTools::Call(call)) => {

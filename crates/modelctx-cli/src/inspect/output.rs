@@ -80,6 +80,20 @@ pub fn print_table(header: &[&str], rows: Vec<Vec<String>>) {
     }
 }
 
+/// Prints `items`: as JSON with `--json`, otherwise as a table of `row(item)` under `header`.
+pub fn print_listing<T: Serialize>(
+    items: &[T],
+    output: OutputArgs,
+    header: &[&str],
+    row: impl Fn(&T) -> Vec<String>,
+) {
+    if output.json {
+        print_json(&items);
+    } else {
+        print_table(header, items.iter().map(row).collect());
+    }
+}
+
 /// The first line of `text`, for a table cell.
 pub fn first_line(text: Option<&str>) -> String {
     text.and_then(|t| t.lines().next()).unwrap_or_default().to_owned()

@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::arguments;
 use super::content::block_text;
 use super::exit::Failure;
-use super::output::{BOLD, OutputArgs, first_line, out, print_json, print_table};
+use super::output::{BOLD, OutputArgs, first_line, out, print_json, print_listing};
 use super::{ServerArgs, Target, drive};
 
 /// `modelctx prompts …`.
@@ -56,15 +56,9 @@ fn argument_summary(prompt: &Prompt) -> String {
 
 async fn list(client: &Client, output: OutputArgs) -> Result<(), Failure> {
     let prompts = client.list_prompts().await?;
-    if output.json {
-        print_json(&prompts);
-        return Ok(());
-    }
-    let rows = prompts
-        .iter()
-        .map(|p| vec![p.name.clone(), argument_summary(p), first_line(p.description.as_deref())])
-        .collect();
-    print_table(&["PROMPT", "ARGUMENTS", "DESCRIPTION"], rows);
+    print_listing(&prompts, output, &["PROMPT", "ARGUMENTS", "DESCRIPTION"], |p| {
+        vec![p.name.clone(), argument_summary(p), first_line(p.description.as_deref())]
+    });
     Ok(())
 }
 

@@ -10,7 +10,7 @@ use modelctx::protocol::types::TextOrBlob;
 
 use super::content::contents_text;
 use super::exit::Failure;
-use super::output::{OutputArgs, first_line, print_json, print_table};
+use super::output::{OutputArgs, first_line, print_json, print_listing};
 use super::{ServerArgs, Target, drive};
 
 /// `modelctx resources …`.
@@ -56,35 +56,19 @@ pub struct ReadArgs {
 
 async fn list(client: &Client, output: OutputArgs) -> Result<(), Failure> {
     let resources = client.list_resources().await?;
-    if output.json {
-        print_json(&resources);
-        return Ok(());
-    }
-    let rows = resources
-        .iter()
-        .map(|r| {
-            let mime = r.mime_type.clone().unwrap_or_default();
-            vec![r.uri.clone(), r.name.clone(), mime, first_line(r.description.as_deref())]
-        })
-        .collect();
-    print_table(&["URI", "NAME", "MIME TYPE", "DESCRIPTION"], rows);
+    print_listing(&resources, output, &["URI", "NAME", "MIME TYPE", "DESCRIPTION"], |r| {
+        let mime = r.mime_type.clone().unwrap_or_default();
+        vec![r.uri.clone(), r.name.clone(), mime, first_line(r.description.as_deref())]
+    });
     Ok(())
 }
 
 async fn templates(client: &Client, output: OutputArgs) -> Result<(), Failure> {
     let templates = client.list_resource_templates().await?;
-    if output.json {
-        print_json(&templates);
-        return Ok(());
-    }
-    let rows = templates
-        .iter()
-        .map(|t| {
-            let mime = t.mime_type.clone().unwrap_or_default();
-            vec![t.uri_template.clone(), t.name.clone(), mime, first_line(t.description.as_deref())]
-        })
-        .collect();
-    print_table(&["URI TEMPLATE", "NAME", "MIME TYPE", "DESCRIPTION"], rows);
+    print_listing(&templates, output, &["URI TEMPLATE", "NAME", "MIME TYPE", "DESCRIPTION"], |t| {
+        let mime = t.mime_type.clone().unwrap_or_default();
+        vec![t.uri_template.clone(), t.name.clone(), mime, first_line(t.description.as_deref())]
+    });
     Ok(())
 }
 

@@ -10,7 +10,7 @@ use super::arguments;
 use super::content::block_text;
 use super::exit::{EXIT_STATUS_HELP, Failure};
 use super::interactive::ProgressDisplay;
-use super::output::{DIM, OutputArgs, RED, first_line, out, print_json, print_table};
+use super::output::{DIM, OutputArgs, RED, first_line, out, print_json, print_listing};
 use super::{ServerArgs, Target, drive};
 
 /// `modelctx tools …`.
@@ -92,22 +92,9 @@ pub fn hints(tool: &Tool) -> String {
 
 async fn list(client: &Client, output: OutputArgs) -> Result<(), Failure> {
     let tools = client.list_tools().await?;
-    if output.json {
-        print_json(&tools);
-        return Ok(());
-    }
-    let rows = tools
-        .iter()
-        .map(|tool| {
-            vec![
-                tool.name.clone(),
-                argument_summary(tool),
-                hints(tool),
-                first_line(tool.description.as_deref()),
-            ]
-        })
-        .collect();
-    print_table(&["TOOL", "ARGUMENTS", "HINTS", "DESCRIPTION"], rows);
+    print_listing(&tools, output, &["TOOL", "ARGUMENTS", "HINTS", "DESCRIPTION"], |tool| {
+        vec![tool.name.clone(), argument_summary(tool), hints(tool), first_line(tool.description.as_deref())]
+    });
     Ok(())
 }
 
