@@ -54,6 +54,13 @@ impl LegacySession {
         Ok((session, to_object(&result)))
     }
 
+    /// The methods [`LegacySession::handle`] serves: the ones that read or change the
+    /// session. Asking first spares other requests (a `tools/call` with a large argument) a
+    /// copy of their params.
+    pub fn serves(method: &str) -> bool {
+        matches!(method, "ping" | "logging/setLevel" | "resources/subscribe" | "resources/unsubscribe")
+    }
+
     /// Serves a request that reads or changes the session; `None` when `method` is not one.
     pub fn handle(
         &mut self,

@@ -275,7 +275,9 @@ impl Connection {
 
     async fn legacy_request(&mut self, request: Request) {
         let Some(session) = &mut self.session else { return };
-        if let Some(result) = session.handle(&self.server, &request.method, request.params.clone()) {
+        if LegacySession::serves(&request.method)
+            && let Some(result) = session.handle(&self.server, &request.method, request.params.clone())
+        {
             return self.reply(request.id, result).await;
         }
         let Some(token) = self.register(&request).await else { return };

@@ -136,16 +136,18 @@ async fn legacy(
 ) -> Response<McpBody> {
     match message {
         Message::Request(request) => {
-            let before = session.state().clone();
-            let served = session.state().handle(&shared.server, &request.method, request.params.clone());
-            if let Some(result) = served {
-                let after = session.state().clone();
-                let result = if after == before {
-                    result
-                } else {
-                    shared.sessions.save(&session, after).await.and(result)
-                };
-                return json_response(200, &reply(request.id, result.map(crate::server::Answer::Object)));
+            if LegacySession::serves(&request.method) {
+                let before = session.state().clone();
+                let served = session.state().handle(&shared.server, &request.method, request.params.clone());
+                if let Some(result) = served {
+                    let after = session.state().clone();
+                    let result = if after == before {
+                        result
+                    } else {
+                        shared.sessions.save(&session, after).await.and(result)
+                    };
+                    return json_response(200, &reply(request.id, result.map(crate::server::Answer::Object)));
+                }
             }
             let token = CancellationToken::new();
             {
@@ -165,14 +167,14 @@ async fn legacy(
                 next_id: session.next_outgoing_id.clone(),
                 timeout: shared.server.options().limits.client_request_timeout,
             };
-            let state = session.state().clone();
             let release = CancellationToken::new();
             let tokens = Tokens {
                 request: token.clone(),
                 connection: shared.closing.clone(),
                 release: release.clone(),
             };
-            let ctx = shared.server.legacy_context(&request, &state, peer, tokens, sink);
+            // Read under the session's lock, not copied.
+            let ctx = shared.server.legacy_context(&request, &session.state(), peer, tokens, sink);
             let id = request.id.clone();
             let log = session.clone();
             let forget = move || {
