@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 use modelctx::client::{Client, ClientHandlers, ClientOptions, EraMode, StaticBearer, StdioCommand};
-use modelctx::host::config::{HostConfig, Transport};
+use modelctx::host::config::HostConfig;
 use modelctx::protocol::types::Implementation;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 
@@ -148,7 +148,7 @@ impl Target {
 async fn connect_configured(
     path: &std::path::Path,
     name: &str,
-    mut options: ClientOptions,
+    options: ClientOptions,
 ) -> Result<Client, Failure> {
     let config = HostConfig::load(path).map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
     let Some(server) = config.servers.get(name) else {
@@ -159,13 +159,5 @@ async fn connect_configured(
             if names.is_empty() { "none".to_owned() } else { names.join(", ") }
         )));
     };
-    if let Some(timeout) = server.timeout {
-        options.request_timeout = timeout;
-    }
-    Ok(match &server.transport {
-        Transport::Stdio(stdio) => Client::spawn(&stdio.command(), options).await?,
-        Transport::Http(http) => {
-            Client::connect_http(http.url.as_str(), http.headers.clone(), options).await?
-        }
-    })
+    Ok(server.connect(options).await?)
 }

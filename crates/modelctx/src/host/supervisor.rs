@@ -9,7 +9,6 @@ use modelctx_protocol::v2026::SubscriptionFilter;
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
-use super::config::Transport;
 use super::{ServerState, Shared, Slot};
 use crate::client::{Client, ClientError};
 
@@ -97,14 +96,9 @@ fn settle(settled: &mut Option<oneshot::Sender<()>>) {
 /// Connects to the slot's server and lists its tools, within the connect timeout.
 async fn connect(shared: &Shared, slot: &Slot) -> Result<(Client, Vec<Tool>), String> {
     let mut options = shared.options.client.clone();
-    options.request_timeout = slot.config.timeout.unwrap_or(shared.options.default_timeout);
+    options.request_timeout = shared.options.default_timeout;
     let attempt = async {
-        let client = match &slot.config.transport {
-            Transport::Stdio(server) => Client::spawn(&server.command(), options).await?,
-            Transport::Http(server) => {
-                Client::connect_http(server.url.as_str(), server.headers.clone(), options).await?
-            }
-        };
+        let client = slot.config.connect(options).await?;
         let tools = list_tools(&client).await?;
         Ok::<_, ClientError>((client, tools))
     };

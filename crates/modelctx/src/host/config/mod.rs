@@ -41,7 +41,7 @@ use serde_json::{Map, Value};
 pub use error::ConfigError;
 use expand::{ExpandError, expand};
 
-use crate::client::StdioCommand;
+use crate::client::{Client, ClientError, ClientOptions, StdioCommand};
 
 /// The fields an entry may have, in the order messages list them.
 const FIELDS: &[&str] = &["command", "args", "env", "cwd", "url", "headers", "type", "timeoutMs", "disabled"];
@@ -161,6 +161,20 @@ impl ServerConfig {
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
         self
+    }
+
+    /// Connects a client to this server: spawns the command or opens the URL with its headers.
+    /// The entry's `timeoutMs`, when it has one, replaces `options.request_timeout`.
+    pub async fn connect(&self, mut options: ClientOptions) -> Result<Client, ClientError> {
+        if let Some(timeout) = self.timeout {
+            options.request_timeout = timeout;
+        }
+        match &self.transport {
+            Transport::Stdio(server) => Client::spawn(&server.command(), options).await,
+            Transport::Http(server) => {
+                Client::connect_http(server.url.as_str(), server.headers.clone(), options).await
+            }
+        }
     }
 }
 
