@@ -313,17 +313,13 @@ proptest! {
 
 #[test]
 fn a_prepared_response_is_written_as_the_response_it_stands_for() {
-    use modelctx_protocol::jsonrpc::{PreparedResponse, RequestId};
+    use modelctx_protocol::jsonrpc::{PreparedResponse, PreparedResult, RequestId};
     let items = serde_json::value::RawValue::from_string(r#"[{"name":"a"},{"name":"b"}]"#.into()).unwrap();
     let mut result = serde_json::Map::new();
     result.insert("nextCursor".into(), "c".into());
     result.insert("tools".into(), serde_json::json!("replaced by the prepared member"));
-    let prepared = PreparedResponse {
-        id: RequestId::Number(3),
-        result,
-        key: "tools",
-        value: std::sync::Arc::from(items),
-    };
+    let result = PreparedResult { result, key: "tools", value: std::sync::Arc::from(items) };
+    let prepared = PreparedResponse { id: RequestId::Number(3), result };
     let line = Message::Prepared(prepared.clone()).to_json();
     let read = parse_message(line.as_bytes()).unwrap();
     let expected = Message::Response(prepared.into_response());

@@ -70,11 +70,26 @@ pub enum Message {
 
 /// A successful response with one result member already serialised (see
 /// [`Message::Prepared`]).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PreparedResponse {
     /// The id of the request being answered.
     pub id: RequestId,
-    /// The result's other members.
+    /// The result.
+    pub result: PreparedResult,
+}
+
+impl PreparedResponse {
+    /// The plain response: the serialised member parsed back into the result.
+    pub fn into_response(self) -> Response {
+        Response { id: self.id, result: self.result.into_object() }
+    }
+}
+
+/// A result object with one member kept as JSON text: a large listing a server serialises once
+/// and sends many times.
+#[derive(Clone, Debug)]
+pub struct PreparedResult {
+    /// The other members (a member named `key` here is left out when written).
     pub result: JsonObject,
     /// The serialised member's name.
     pub key: &'static str,
@@ -82,36 +97,31 @@ pub struct PreparedResponse {
     pub value: std::sync::Arc<serde_json::value::RawValue>,
 }
 
-impl PartialEq for PreparedResponse {
+impl PartialEq for PreparedResult {
     fn eq(&self, other: &Self) -> bool {
-        (&self.id, &self.result, self.key, self.value.get())
-            == (&other.id, &other.result, other.key, other.value.get())
+        (&self.result, self.key, self.value.get()) == (&other.result, other.key, other.value.get())
     }
 }
 
-impl PreparedResponse {
-    /// The plain response: the serialised member parsed back into the result.
-    pub fn into_response(self) -> Response {
+impl PreparedResult {
+    /// The result as one object, the serialised member parsed back.
+    pub fn into_object(self) -> JsonObject {
         let mut result = self.result;
         let value = serde_json::from_str(self.value.get()).expect("a RawValue holds valid JSON");
         result.insert(self.key.to_owned(), value);
-        Response { id: self.id, result }
+        result
     }
 }
 
-/// The result of a [`PreparedResponse`], serialised with its prepared member.
-struct PreparedResult<'a>(&'a PreparedResponse);
-
-impl Serialize for PreparedResult<'_> {
+impl Serialize for PreparedResult {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let prepared = self.0;
-        let mut map = serializer.serialize_map(Some(prepared.result.len() + 1))?;
-        for (key, value) in &prepared.result {
-            if key != prepared.key {
+        let mut map = serializer.serialize_map(Some(self.result.len() + 1))?;
+        for (key, value) in &self.result {
+            if key != self.key {
                 map.serialize_entry(key, value)?;
             }
         }
-        map.serialize_entry(prepared.key, &*prepared.value)?;
+        map.serialize_entry(self.key, &*self.value)?;
         map.end()
     }
 }
@@ -200,7 +210,7 @@ impl Serialize for Message {
             }
             Self::Prepared(r) => {
                 map.serialize_entry("id", &r.id)?;
-                map.serialize_entry("result", &PreparedResult(r))?;
+                map.serialize_entry("result", &r.result)?;
             }
             Self::Error(e) => {
                 if let Some(id) = &e.id {

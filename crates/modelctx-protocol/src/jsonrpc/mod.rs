@@ -10,7 +10,8 @@ mod typed;
 pub use error::{ErrorCode, ErrorObject};
 pub use id::{ProgressToken, RequestId};
 pub use message::{
-    ErrorResponse, JSONRPC_VERSION, Message, Notification, PreparedResponse, Request, Response,
+    ErrorResponse, JSONRPC_VERSION, Message, Notification, PreparedResponse, PreparedResult, Request,
+    Response,
 };
 pub use parse::{ParseFailure, ParseLimits, parse_message, parse_message_with};
 pub use typed::{

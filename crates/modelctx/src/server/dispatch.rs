@@ -4,7 +4,9 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use modelctx_protocol::jsonrpc::{ErrorObject, Message, PreparedResponse, Request, RequestId, Response};
+use modelctx_protocol::jsonrpc::{
+    ErrorObject, Message, PreparedResponse, PreparedResult, Request, RequestId, Response,
+};
 use modelctx_protocol::model::{self, CallToolResult, ServerCapabilities};
 use modelctx_protocol::types::{
     CompletionReference, ListChangedCapability, Prompt, PromptMessage, Resource, ResourceTemplate,
@@ -43,14 +45,7 @@ pub(crate) enum Answer {
     /// A result object.
     Object(JsonObject),
     /// A result with one member kept as JSON text (a `tools/list` page).
-    Prepared {
-        /// The other members.
-        result: JsonObject,
-        /// The prepared member's name.
-        key: &'static str,
-        /// Its value.
-        value: Arc<RawValue>,
-    },
+    Prepared(PreparedResult),
 }
 
 impl Answer {
@@ -58,9 +53,7 @@ impl Answer {
     pub(crate) fn into_object(self) -> JsonObject {
         match self {
             Self::Object(result) => result,
-            Self::Prepared { result, key, value } => {
-                PreparedResponse { id: RequestId::Number(0), result, key, value }.into_response().result
-            }
+            Self::Prepared(prepared) => prepared.into_object(),
         }
     }
 
@@ -68,9 +61,7 @@ impl Answer {
     pub(crate) fn into_message(self, id: RequestId) -> Message {
         match self {
             Self::Object(result) => Message::Response(Response { id, result }),
-            Self::Prepared { result, key, value } => {
-                Message::Prepared(PreparedResponse { id, result, key, value })
-            }
+            Self::Prepared(result) => Message::Prepared(PreparedResponse { id, result }),
         }
     }
 }
@@ -334,7 +325,7 @@ impl Server {
                     cache_scope,
                     meta,
                 });
-                return Ok(Answer::Prepared { result, key: "tools", value: tools });
+                return Ok(Answer::Prepared(PreparedResult { result, key: "tools", value: tools }));
             }
             "tools/call" => {
                 let digest = answerable(&ctx).then(|| params_digest(params.as_ref()));
@@ -434,7 +425,7 @@ impl Server {
                 let (tools, next_cursor) = self.tool_page(params.and_then(|p| p.cursor), Era::Legacy)?;
                 let result =
                     to_object(&v2025::ListToolsResult { tools: Vec::new(), next_cursor, meta: None });
-                return Ok(Answer::Prepared { result, key: "tools", value: tools });
+                return Ok(Answer::Prepared(PreparedResult { result, key: "tools", value: tools }));
             }
             "tools/call" => {
                 let params: v2025::CallToolRequestParams = parse_params(params)?;
