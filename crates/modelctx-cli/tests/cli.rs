@@ -8,8 +8,8 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use support::WAIT;
 use support::http::{Guard, HttpServer};
+use support::{WAIT, run_bounded};
 
 const BIN: &str = env!("CARGO_BIN_EXE_modelctx");
 
@@ -35,20 +35,9 @@ fn serve_http() -> HttpServer {
     HttpServer::start(command)
 }
 
-/// Runs to the end, at most [`WAIT`] (then it is killed and the test fails).
-fn run(mut command: Command) -> Output {
-    command.stdout(Stdio::piped()).stderr(Stdio::piped());
-    let child = command.spawn().expect("modelctx starts");
-    let pid = child.id().to_string();
-    let (done, finished) = std::sync::mpsc::channel();
-    std::thread::spawn(move || done.send(child.wait_with_output()));
-    match finished.recv_timeout(WAIT) {
-        Ok(output) => output.expect("its output"),
-        Err(_) => {
-            let _ = Command::new("kill").args(["-KILL", &pid]).status();
-            panic!("modelctx did not finish within {WAIT:?}")
-        }
-    }
+/// Runs to the end, at most [`WAIT`].
+fn run(command: Command) -> Output {
+    run_bounded(command, WAIT)
 }
 
 fn stdout(output: &Output) -> String {

@@ -1,29 +1,16 @@
 //! `modelctx demo`, the README's first command: every step of the tour works, in every
 //! section (stdio and HTTP, both eras).
 
+mod support;
+
 use std::process::{Command, Stdio};
-use std::sync::mpsc::channel;
 use std::time::Duration;
 
 #[test]
 fn the_demo_tours_every_feature_and_every_step_works() {
-    let child = Command::new(env!("CARGO_BIN_EXE_modelctx"))
-        .arg("demo")
-        .env("NO_COLOR", "1")
-        .env_remove("RUST_LOG")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("modelctx demo starts");
-    let pid = child.id().to_string();
-    let (done, finished) = channel();
-    std::thread::spawn(move || done.send(child.wait_with_output()));
-    let Ok(output) = finished.recv_timeout(Duration::from_secs(60)) else {
-        let _ = Command::new("kill").args(["-KILL", &pid]).status();
-        panic!("the demo did not finish within 60 s");
-    };
-    let output = output.unwrap();
+    let mut demo = Command::new(env!("CARGO_BIN_EXE_modelctx"));
+    demo.arg("demo").env("NO_COLOR", "1").env_remove("RUST_LOG").stdin(Stdio::null());
+    let output = support::run_bounded(demo, Duration::from_secs(60));
     let shown = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{shown}\n{}", String::from_utf8_lossy(&output.stderr));
     for section in [

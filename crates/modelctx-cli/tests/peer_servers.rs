@@ -8,16 +8,16 @@
 //! (the venv's python) and `MODELCTX_PEER_NODE_DIR` (interop/typescript, with its
 //! node_modules). Every HTTP server here listens on 127.0.0.1 only.
 
+mod support;
+
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
-use std::time::Duration;
+use std::process::{Command, Stdio};
 
 use modelctx::client::{Client, ClientOptions, StdioCommand};
 use modelctx::protocol::Era;
 use modelctx::protocol::types::Implementation;
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, Command};
+use support::http::HttpServer;
 
 fn required(variable: &str) -> String {
     std::env::var(variable)
@@ -36,42 +36,9 @@ fn text(value: impl serde::Serialize) -> Value {
     serde_json::to_value(value).unwrap()
 }
 
-/// How long an HTTP peer may take to print its address.
-const STARTUP: Duration = Duration::from_secs(30);
-
-/// A peer server listening on loopback, killed when dropped.
-struct HttpPeer {
-    /// Its Streamable HTTP endpoint.
-    url: String,
-    _child: Child,
-}
-
-impl HttpPeer {
-    /// Starts `command`, which prints `listening on http://127.0.0.1:PORT/mcp` on stderr once it
-    /// accepts connections, and waits (bounded) for that line.
-    async fn start(mut command: Command) -> Self {
-        command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).kill_on_drop(true);
-        let mut child = command.spawn().expect("the peer server starts");
-        let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
-        let url = tokio::time::timeout(STARTUP, async {
-            while let Some(line) = stderr.next_line().await.unwrap() {
-                if let Some(url) = line.split("listening on ").nth(1) {
-                    return url.trim().to_owned();
-                }
-            }
-            panic!("the peer server exited before it listened")
-        })
-        .await
-        .expect("the peer server prints its address within 30 s");
-        assert!(url.starts_with("http://127.0.0.1:"), "{url}");
-        // Keep draining stderr so the peer never blocks on a full pipe.
-        tokio::spawn(async move { while let Ok(Some(_)) = stderr.next_line().await {} });
-        Self { url, _child: child }
-    }
-
-    async fn client(&self) -> Client {
-        Client::connect_http(&self.url, Default::default(), options()).await.unwrap()
-    }
+/// A client of the HTTP peer `server`.
+async fn http_client(server: &HttpServer, options: ClientOptions) -> Client {
+    Client::connect_http(&server.url(), Default::default(), options).await.unwrap()
 }
 
 fn node_dir() -> PathBuf {
@@ -126,8 +93,8 @@ async fn the_python_sdk_server_over_stdio() {
 async fn the_python_sdk_server_over_streamable_http() {
     let mut command = Command::new(required("MODELCTX_PEER_PYTHON"));
     command.arg(interop_dir().join("python/peer_server.py")).arg("--http");
-    let peer = HttpPeer::start(command).await;
-    let version = drive(peer.client().await, "python-peer").await;
+    let peer = HttpServer::start(command);
+    let version = drive(http_client(&peer, options()).await, "python-peer").await;
     eprintln!("python SDK server over HTTP: negotiated {version}");
 }
 
@@ -143,8 +110,8 @@ async fn the_typescript_sdk_v2_server_over_stdio_speaks_the_current_revision() {
 #[tokio::test]
 #[ignore = "needs the TypeScript SDK; run by scripts/interop.sh"]
 async fn the_typescript_sdk_v2_server_over_streamable_http_speaks_the_current_revision() {
-    let peer = HttpPeer::start(node(&node_dir(), &["peer-server-v2.mjs", "--http"])).await;
-    let version = drive(peer.client().await, "typescript-v2-peer").await;
+    let peer = HttpServer::start(node(&node_dir(), &["peer-server-v2.mjs", "--http"]));
+    let version = drive(http_client(&peer, options()).await, "typescript-v2-peer").await;
     assert_eq!(version, "2026-07-28", "SDK v2 answers server/discover over HTTP");
 }
 
@@ -156,10 +123,8 @@ async fn the_typescript_sdk_v2_server_in_either_pinned_era() {
         let server = StdioCommand::new("node").args(["peer-server-v2.mjs"]).current_dir(node_dir());
         let client = Client::spawn(&server, ClientOptions { mode, ..options() }).await.unwrap();
         assert_eq!(drive(client, "typescript-v2-peer").await, version, "{mode:?} over stdio");
-        let peer = HttpPeer::start(node(&node_dir(), &["peer-server-v2.mjs", "--http"])).await;
-        let client = Client::connect_http(&peer.url, Default::default(), ClientOptions { mode, ..options() })
-            .await
-            .unwrap();
+        let peer = HttpServer::start(node(&node_dir(), &["peer-server-v2.mjs", "--http"]));
+        let client = http_client(&peer, ClientOptions { mode, ..options() }).await;
         assert_eq!(drive(client, "typescript-v2-peer").await, version, "{mode:?} over HTTP");
     }
 }
@@ -218,14 +183,14 @@ async fn the_npm_everything_server_over_streamable_http() {
     let everything = server_everything(&dir);
     let mut command = node(&dir, &["--import", "./loopback.mjs"]);
     command.arg(everything).arg("streamableHttp").env("PORT", "0");
-    let peer = HttpPeer::start(command).await;
-    drive_server_everything(peer.client().await).await;
+    let peer = HttpServer::start(command);
+    drive_server_everything(http_client(&peer, options()).await).await;
 }
 
 /// `modelctx ARGS… --json -- node server-everything stdio`: its exit status and JSON output.
 fn cli_against_server_everything(args: &[&str]) -> (i32, Value) {
     let dir = node_dir();
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_modelctx"))
+    let output = Command::new(env!("CARGO_BIN_EXE_modelctx"))
         .args(args)
         .arg("--json")
         .arg("--")

@@ -12,6 +12,23 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+/// Runs `command` to the end with its output captured, at most `limit` (then it is killed and
+/// the test fails).
+pub fn run_bounded(mut command: std::process::Command, limit: Duration) -> std::process::Output {
+    command.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let child = command.spawn().expect("the command starts");
+    let pid = child.id().to_string();
+    let (done, finished) = channel();
+    std::thread::spawn(move || done.send(child.wait_with_output()));
+    match finished.recv_timeout(limit) {
+        Ok(output) => output.expect("its output"),
+        Err(_) => {
+            let _ = Command::new("kill").args(["-KILL", &pid]).status();
+            panic!("{command:?} did not finish within {limit:?}")
+        }
+    }
+}
+
 /// The longest any single wait lasts.
 pub const WAIT: Duration = Duration::from_secs(10);
 
