@@ -60,18 +60,17 @@ async fn listen(client: &Client, args: &ListenArgs) -> Result<(), Failure> {
     if !args.output.json {
         anstream::eprintln!("{DIM}listening; Ctrl-C stops{DIM:#}");
     }
-    let mut stream = std::pin::pin!(stream.take(args.count.unwrap_or(usize::MAX)));
-    loop {
+    let mut stream = std::pin::pin!(stream);
+    let mut heard = 0;
+    while args.count.is_none_or(|count| heard < count) {
         let note = tokio::select! {
             note = stream.next() => note,
             _ = tokio::signal::ctrl_c() => return Ok(()),
         };
         let Some(note) = note else {
-            return match args.count {
-                Some(_) => Ok(()),
-                None => Err(Failure::Unreachable("the server ended the subscription".into())),
-            };
+            return Err(Failure::Unreachable("the server ended the subscription".into()));
         };
+        heard += 1;
         if args.output.json {
             out!("{}", json!({"method": note.method, "params": note.params}));
         } else {
@@ -81,6 +80,7 @@ async fn listen(client: &Client, args: &ListenArgs) -> Result<(), Failure> {
             out!("{DIM}+{elapsed:.1}s{DIM:#} {} {uri}", note.method);
         }
     }
+    Ok(())
 }
 
 /// Runs `modelctx listen`.
