@@ -480,9 +480,7 @@ impl Client {
 
     /// Shuts the connection down: a spawned server gets its stdin closed, then SIGTERM, then
     /// SIGKILL, each after the grace period; returns how it exited.
-    pub async fn close(mut self) -> Option<String> {
-        let process = self.process.take()?;
-        process.stop.cancel();
-        process.exited(self.options.shutdown_grace * 3 + Duration::from_secs(1)).await
+    pub async fn close(self) -> Option<String> {
+        self.shut_down().await
     }
 }
