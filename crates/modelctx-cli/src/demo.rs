@@ -121,6 +121,14 @@ fn show<E: std::fmt::Display>(error: E) -> String {
     error.to_string()
 }
 
+/// The text of resource `uri`.
+async fn read_text(client: &Client, uri: &str) -> StepResult {
+    match client.read_resource(uri).await.map_err(show)?.first() {
+        Some(TextOrBlob::Text(text)) => Ok(text.text.clone()),
+        _ => Err(format!("{uri} has no text")),
+    }
+}
+
 /// Discovery, tools, resources, prompts, completion, progress and elicitation over one
 /// connection.
 async fn tour_connection(tour: &mut Tour, client: &Client) {
@@ -173,21 +181,13 @@ async fn tour_connection(tour: &mut Tour, client: &Client) {
     .await;
     tour.step("resources/list + read", async {
         let resources = client.list_resources().await.map_err(show)?;
-        let readme = client.read_resource("everything://readme").await.map_err(show)?;
-        let text = match readme.first() {
-            Some(TextOrBlob::Text(text)) => text.text.clone(),
-            _ => return Err("the readme has no text".into()),
-        };
+        let text = read_text(client, "everything://readme").await?;
         Ok(format!("{} resources; readme: \"{text}\"", resources.len()))
     })
     .await;
     tour.step("template everything://items/42", async {
         let templates = client.list_resource_templates().await.map_err(show)?;
-        let item = client.read_resource("everything://items/42").await.map_err(show)?;
-        let text = match item.first() {
-            Some(TextOrBlob::Text(text)) => text.text.clone(),
-            _ => return Err("the item has no text".into()),
-        };
+        let text = read_text(client, "everything://items/42").await?;
         Ok(format!("{} templates; {text}", templates.len()))
     })
     .await;
