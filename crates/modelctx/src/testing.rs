@@ -1,5 +1,5 @@
-//! An in-process client for testing servers: the real connection code over an in-memory
-//! pipe, no sockets and no child process.
+//! An in-process client for testing servers: the real connection code — the same message
+//! core and line framing as stdio — with no sockets, no pipe and no child process.
 //!
 //! ```
 //! use modelctx::server::{Server, ToolDef};
@@ -24,14 +24,18 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use modelctx_protocol::jsonrpc::{ErrorObject, Message, RequestId, parse_message};
+use modelctx_protocol::jsonrpc::{ErrorObject, Message, ParseLimits, RequestId};
 use modelctx_protocol::{JsonObject, ProtocolVersion, meta};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, WriteHalf};
 use tokio::sync::{Mutex as AsyncMutex, mpsc, oneshot};
 
 use crate::server::Server;
-use crate::transport::serve_connection;
+use crate::server::exchange::Lifecycle;
+use crate::transport::connection::{Inbound, serve_messages};
+use crate::transport::lines;
+
+/// Messages the server may write ahead of the test client's reader.
+const OUTBOX: usize = 256;
 
 /// What a request came back with: its result, or its error.
 pub type Outcome = Result<JsonObject, ErrorObject>;
@@ -40,7 +44,8 @@ type Pending = Arc<Mutex<HashMap<RequestId, oneshot::Sender<Outcome>>>>;
 
 /// A client connected to a server in the same process.
 pub struct TestClient {
-    writer: AsyncMutex<WriteHalf<DuplexStream>>,
+    input: mpsc::UnboundedSender<Inbound>,
+    limits: ParseLimits,
     pending: Pending,
     next_id: AtomicI64,
     notifications: AsyncMutex<mpsc::UnboundedReceiver<Message>>,
@@ -80,32 +85,42 @@ impl PendingRequest {
 impl TestClient {
     /// Connects to `server`. The connection ends when the client is dropped.
     pub fn start(server: Server) -> Self {
-        let (client_side, server_side) = tokio::io::duplex(1 << 20);
-        let (server_read, server_write) = tokio::io::split(server_side);
-        tokio::spawn(serve_connection(server, server_read, server_write, std::future::pending()));
-        let (client_read, client_write) = tokio::io::split(client_side);
+        let limits = server.options().limits.parse;
+        let (input, mut inbound) = mpsc::unbounded_channel();
+        let (outbox, mut output) = mpsc::channel(OUTBOX);
+        let lifecycle = Lifecycle::new(server);
+        let exchange = lifecycle.exchange();
+        tokio::spawn(async move {
+            let messages = futures::stream::poll_fn(move |cx| inbound.poll_recv(cx));
+            serve_messages(exchange.clone(), messages, outbox, std::future::pending()).await;
+            lifecycle.close();
+            exchange.drain().await;
+        });
         let pending = Pending::default();
         let (notify_tx, notify_rx) = mpsc::unbounded_channel();
         let (unmatched_tx, unmatched_rx) = mpsc::unbounded_channel();
         let reader_pending = pending.clone();
         tokio::spawn(async move {
-            let mut lines = BufReader::new(client_read).lines();
-            while let Ok(Some(line)) = lines.next_line().await {
-                match parse_message(line.as_bytes()) {
-                    Ok(answer @ (Message::Response(_) | Message::Error(_))) => {
+            while let Some(message) = output.recv().await {
+                let message = match message {
+                    Message::Prepared(prepared) => Message::Response(prepared.into_response()),
+                    other => other,
+                };
+                match message {
+                    answer @ (Message::Response(_) | Message::Error(_)) => {
                         if let Some(unclaimed) = resolve(&reader_pending, answer) {
                             let _ = unmatched_tx.send(unclaimed);
                         }
                     }
-                    Ok(other) => {
+                    other => {
                         let _ = notify_tx.send(other);
                     }
-                    Err(e) => tracing::error!(error = %e, %line, "the server wrote an invalid message"),
                 }
             }
         });
         Self {
-            writer: AsyncMutex::new(client_write),
+            input,
+            limits,
             pending,
             next_id: AtomicI64::new(1),
             notifications: AsyncMutex::new(notify_rx),
@@ -113,10 +128,12 @@ impl TestClient {
         }
     }
 
-    /// Writes one raw line (anything, even invalid JSON) to the server.
+    /// Writes one raw line (anything, even invalid JSON, or several lines) to the server, read
+    /// as stdio reads it.
     pub async fn send_line(&self, line: &str) {
-        let mut writer = self.writer.lock().await;
-        let _ = writer.write_all(format!("{line}\n").as_bytes()).await;
+        for message in lines::decode(&format!("{line}\n"), &self.limits) {
+            let _ = self.input.send(message);
+        }
     }
 
     /// Sends a request with a fresh id and waits for its result or error.

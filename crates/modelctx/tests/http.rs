@@ -317,16 +317,6 @@ async fn http_54_a_released_legacy_stream_resumes_with_last_event_id() {
     );
 }
 
-#[tokio::test]
-async fn a_request_past_the_time_limit_is_cancelled_with_an_internal_error() {
-    let options = HttpOptions { request_timeout: Some(Duration::from_millis(50)), ..HttpOptions::default() };
-    let endpoint = start(options).await;
-    let answer = endpoint.modern("tools/call", Some("sleepy"), json!({"name": "sleepy"})).await;
-    let error = &answer.json()["error"];
-    assert_eq!(error["code"], -32603);
-    assert!(error["message"].as_str().unwrap().contains("did not finish within 0.05s"), "{error}");
-}
-
 /// The last SSE event id of a body.
 fn last_event_id(body: &str) -> Option<String> {
     body.lines().rev().find_map(|l| l.strip_prefix("id: ")).map(str::to_owned)

@@ -25,6 +25,7 @@ mod context;
 mod dispatch;
 pub(crate) use dispatch::Answer;
 mod error;
+pub(crate) mod exchange;
 mod extract;
 pub(crate) mod input;
 mod listen;

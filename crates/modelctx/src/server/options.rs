@@ -20,18 +20,28 @@ impl Default for CacheDefaults {
     }
 }
 
-/// Every limit of a connection, in one place.
+/// Every limit of the request lifecycle, in one place, the same on every transport (the
+/// HTTP-only bounds — body bytes, header time, sessions — are in `HttpOptions`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
     /// Message size and JSON nesting limits.
     pub parse: ParseLimits,
-    /// Requests that run at once on one connection; more wait their turn. Default 64.
+    /// Requests that run at once on one endpoint — a stdio connection, or a Streamable HTTP
+    /// or HTTP+SSE endpoint with all its clients; more wait their turn. Default 64.
     pub max_in_flight: usize,
-    /// Requests that may wait for a turn; beyond that a request is refused at once with an
-    /// error (and the connection reads on). Default 1024.
+    /// Requests that may wait for a turn; beyond that a request is refused at once with
+    /// `-32603` saying the server is busy (HTTP 503), and the connection reads on. Default 1024.
     pub max_queued: usize,
-    /// How long in-flight requests may finish after the input ends or SIGTERM arrives before
-    /// they are cancelled. Default 5 s.
+    /// How long a request may take, counted from its arrival (time spent waiting for a turn
+    /// included), before it is cancelled and answered with `-32603`. `subscriptions/listen`
+    /// is exempt. Default 5 minutes; `None` for no limit.
+    pub request_timeout: Option<Duration>,
+    /// `subscriptions/listen` requests one client may hold open: per connection or legacy
+    /// session, and per endpoint for the stateless HTTP requests. They take no turn of
+    /// `max_in_flight` and do not count toward `max_queued`. Default 1024.
+    pub max_subscriptions: usize,
+    /// How long in-flight requests may finish after the input ends, SIGTERM arrives or the
+    /// HTTP server shuts down, before they are cancelled. Default 5 s.
     pub shutdown_grace: Duration,
     /// How long a legacy server-to-client request (elicitation, sampling, roots) waits for
     /// the client's answer. Default 5 minutes (a person may be answering).
@@ -44,6 +54,8 @@ impl Default for Limits {
             parse: ParseLimits::default(),
             max_in_flight: 64,
             max_queued: 1024,
+            request_timeout: Some(Duration::from_secs(300)),
+            max_subscriptions: 1024,
             shutdown_grace: Duration::from_secs(5),
             client_request_timeout: Duration::from_secs(300),
         }

@@ -11,13 +11,14 @@
 //!   is 404, a missing `sessionId` 400, a body that is not one JSON-RPC message 400 with a
 //!   JSON-RPC error, a body over [`HttpOptions::max_body_bytes`] 413.
 //!
-//! Each session runs [`super::serve_connection`], the code that serves stdio, over an
-//! in-memory pipe: a POSTed message becomes one line of the connection's input, and each line
-//! the connection writes becomes one `event: message` on the stream. So `initialize`, the
-//! session requests, live server-to-client requests (answered by POST), cancellation and
-//! notifications behave exactly as on stdio. The session ends when its stream closes (the
-//! client went away): its id answers 404 from then on and its requests are cancelled after
-//! the connection's grace period ([`crate::server::Limits::shutdown_grace`]).
+//! Each session is served by the message core that serves stdio: a POSTed message is one
+//! message of the connection's input, and each message the connection writes becomes one
+//! `event: message` on the stream. So `initialize`, the session requests, live
+//! server-to-client requests (answered by POST), cancellation and notifications behave exactly
+//! as on stdio. All sessions share the endpoint's request lifecycle (its
+//! [`crate::server::Limits`]). The session ends when its stream closes (the client went
+//! away): its id answers 404 from then on and its requests are cancelled. At shutdown each
+//! session's requests get [`crate::server::Limits::shutdown_grace`] to finish.
 //!
 //! Requests pass the Origin/Host guard of Streamable HTTP (403 otherwise). [`McpSse`] is a
 //! `tower::Service` that serves GET and POST whatever the path (mount it at two paths, and
@@ -25,25 +26,22 @@
 //! [`super::http::serve_http`] serves it at [`SSE_PATH`] and [`MESSAGES_PATH`] beside `/mcp`.
 
 use std::collections::HashMap;
-use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::Bytes;
 use futures::StreamExt;
 use http::{HeaderValue, Method, Request, Response, StatusCode, Uri, header};
-use modelctx_protocol::jsonrpc::{ErrorCode, ErrorObject, parse_message_with};
-use tokio::io::{AsyncRead, DuplexStream, ReadBuf};
+use modelctx_protocol::jsonrpc::{ErrorCode, ErrorObject, Message, parse_message_with};
 use tokio::sync::mpsc;
-use tokio_util::codec::{FramedRead, LinesCodec};
 use tokio_util::sync::CancellationToken;
 
-use super::http::body::{empty, error_response, read_limited, sse_body};
+use super::connection::serve_messages;
+use super::http::body::{empty, error_response, read_limited, sse_body, sse_event};
 use super::http::sessions::fresh_id;
 use super::http::{HttpOptions, McpBody, guard};
-use super::serve_connection;
 use crate::server::Server;
+use crate::server::exchange::Lifecycle;
 
 /// Where [`super::http::serve_http`] serves the SSE stream (GET).
 pub const SSE_PATH: &str = "/sse";
@@ -56,8 +54,8 @@ const INBOX: usize = 64;
 /// How long a POST waits for room in a full inbox (the client does not read its stream)
 /// before it is refused with 503.
 const INBOX_WAIT: Duration = Duration::from_secs(30);
-/// Bytes the connection may write ahead of the stream.
-const OUTPUT_PIPE: usize = 64 * 1024;
+/// Messages the connection may write ahead of the stream.
+const OUTBOX: usize = 256;
 
 /// The HTTP+SSE transport as a `tower::Service` (and so a hyper service or an axum route).
 #[derive(Clone)]
@@ -66,18 +64,18 @@ pub struct McpSse {
 }
 
 struct Shared {
-    server: Server,
+    /// The request lifecycle every session shares; closing it drains every session's
+    /// connection and ends its stream.
+    lifecycle: Arc<Lifecycle>,
     options: HttpOptions,
     /// The POST URI the `endpoint` event names, before `?sessionId=`.
     messages_path: String,
-    /// Each open session's input: the lines its connection reads.
-    sessions: Mutex<HashMap<String, mpsc::Sender<Bytes>>>,
-    /// Tripped at shutdown: every session's connection drains and its stream ends.
-    closing: CancellationToken,
+    /// Each open session's input: the messages its connection reads.
+    sessions: Mutex<HashMap<String, mpsc::Sender<Message>>>,
 }
 
 impl Shared {
-    fn sessions(&self) -> MutexGuard<'_, HashMap<String, mpsc::Sender<Bytes>>> {
+    fn sessions(&self) -> MutexGuard<'_, HashMap<String, mpsc::Sender<Message>>> {
         self.sessions.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
@@ -97,11 +95,10 @@ impl McpSse {
         messages_path: impl Into<String>,
     ) -> Self {
         let inner = Shared {
-            server,
+            lifecycle: Lifecycle::new(server),
             options,
             messages_path: messages_path.into(),
             sessions: Mutex::new(HashMap::new()),
-            closing: CancellationToken::new(),
         };
         Self { inner: Arc::new(inner) }
     }
@@ -109,7 +106,13 @@ impl McpSse {
     /// Ends every session's stream (after its connection's grace period), as at shutdown;
     /// new streams are refused with 503.
     pub fn close_streams(&self) {
-        self.inner.closing.cancel();
+        self.inner.lifecycle.close();
+    }
+
+    /// Cancels every session's requests still running, as when the grace period of shutdown
+    /// is over.
+    pub fn cancel_requests(&self) {
+        self.inner.lifecycle.abort();
     }
 
     /// The number of open sessions.
@@ -152,7 +155,7 @@ impl McpSse {
     /// GET: a new session, and its stream.
     fn open(&self) -> Response<McpBody> {
         let shared = &self.inner;
-        if shared.closing.is_cancelled() {
+        if shared.lifecycle.closing().is_cancelled() {
             return error_response(
                 StatusCode::SERVICE_UNAVAILABLE.as_u16(),
                 None,
@@ -178,26 +181,18 @@ impl McpSse {
             }
             sessions.insert(id.clone(), input);
         }
-        let (output, from_connection) = tokio::io::duplex(OUTPUT_PIPE);
+        let (outbox, output) = mpsc::channel(OUTBOX);
         let gone = CancellationToken::new();
-        tokio::spawn(run_session(shared.clone(), id.clone(), Inbox::new(inbox), output, gone.clone()));
+        tokio::spawn(run_session(shared.clone(), id.clone(), inbox, outbox, gone.clone()));
         tracing::debug!(session = %id, "an HTTP+SSE session opened");
 
         let endpoint =
             Bytes::from(format!("event: endpoint\ndata: {}?sessionId={id}\n\n", shared.messages_path));
         let session = SessionGuard { shared: shared.clone(), id, gone };
-        // The connection writes one JSON message per line (JSON text has no raw newline); the
-        // stream ends when the connection has finished and closed its side of the pipe.
-        let lines = FramedRead::new(from_connection, LinesCodec::new());
-        let messages = futures::stream::unfold((lines, session), |(mut lines, session)| async move {
-            let line = match lines.next().await? {
-                Ok(line) => line,
-                Err(e) => {
-                    tracing::warn!(error = %e, "reading a session's output failed");
-                    return None;
-                }
-            };
-            Some((Bytes::from(format!("event: message\ndata: {line}\n\n")), (lines, session)))
+        // The stream ends when the connection has finished and dropped its outbox.
+        let messages = futures::stream::unfold((output, session), |(mut output, session)| async move {
+            let message = output.recv().await?;
+            Some((sse_event(&message), (output, session)))
         });
         sse_body(futures::stream::iter([endpoint]).chain(messages))
     }
@@ -227,10 +222,13 @@ impl McpSse {
         };
         // Refuse what is not one JSON-RPC message here, with 400; everything else is the
         // connection's to judge (its errors travel on the stream, as on stdio).
-        if let Err(failure) = parse_message_with(&bytes, &shared.server.options().limits.parse) {
-            return error_response(StatusCode::BAD_REQUEST.as_u16(), failure.id, failure.error);
-        }
-        match tokio::time::timeout(INBOX_WAIT, input.send(one_line(&bytes))).await {
+        let message = match parse_message_with(&bytes, &shared.lifecycle.server().options().limits.parse) {
+            Ok(message) => message,
+            Err(failure) => {
+                return error_response(StatusCode::BAD_REQUEST.as_u16(), failure.id, failure.error);
+            }
+        };
+        match tokio::time::timeout(INBOX_WAIT, input.send(message)).await {
             Ok(Ok(())) => empty(StatusCode::ACCEPTED),
             // The stream closed meanwhile.
             Ok(Err(_)) => unknown_session(),
@@ -248,30 +246,31 @@ impl McpSse {
 
 super::service_via_handle!(McpSse);
 
-/// Serves one session until its stream closes (or the service shuts down), then forgets it.
+/// Serves one session until its stream closes (its requests are then cancelled) or the
+/// service shuts down (they get the grace period), then forgets it.
 async fn run_session(
     shared: Arc<Shared>,
     id: String,
-    inbox: Inbox,
-    output: DuplexStream,
+    mut inbox: mpsc::Receiver<Message>,
+    outbox: mpsc::Sender<Message>,
     gone: CancellationToken,
 ) {
-    let shutdown = {
-        let (shared, id) = (shared.clone(), id.clone());
-        async move {
-            tokio::select! {
-                () = shared.closing.cancelled() => {}
-                () = gone.cancelled() => {}
-            }
-            // From now on its POSTs are 404 while in-flight requests get their grace period.
-            shared.sessions().remove(&id);
+    let exchange = shared.lifecycle.exchange();
+    let input = futures::stream::poll_fn(move |cx| inbox.poll_recv(cx)).map(Ok);
+    let ended = async {
+        tokio::select! {
+            () = shared.lifecycle.closing().cancelled() => {}
+            () = gone.cancelled() => {}
         }
     };
-    if let Err(e) = serve_connection(shared.server.clone(), inbox, output, shutdown).await {
-        // Typically a broken pipe: the stream closed before the last answers were written.
-        tracing::debug!(session = %id, error = %e, "an HTTP+SSE session ended with an error");
-    }
+    serve_messages(exchange.clone(), input, outbox, ended).await;
+    // From now on its POSTs are 404.
     shared.sessions().remove(&id);
+    if gone.is_cancelled() {
+        exchange.end();
+    } else {
+        exchange.drain().await;
+    }
     tracing::debug!(session = %id, "an HTTP+SSE session closed");
 }
 
@@ -288,46 +287,6 @@ impl Drop for SessionGuard {
         self.shared.sessions().remove(&self.id);
         self.gone.cancel();
     }
-}
-
-/// The connection's input: the POSTed messages, one line each, read as a byte stream; it
-/// ends when the session is forgotten (every sender is gone).
-struct Inbox {
-    lines: mpsc::Receiver<Bytes>,
-    current: Bytes,
-}
-
-impl Inbox {
-    fn new(lines: mpsc::Receiver<Bytes>) -> Self {
-        Self { lines, current: Bytes::new() }
-    }
-}
-
-impl AsyncRead for Inbox {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<std::io::Result<()>> {
-        let this = &mut *self;
-        while this.current.is_empty() {
-            match std::task::ready!(this.lines.poll_recv(cx)) {
-                Some(line) => this.current = line,
-                None => return Poll::Ready(Ok(())),
-            }
-        }
-        let n = this.current.len().min(buf.remaining());
-        buf.put_slice(&this.current.split_to(n));
-        Poll::Ready(Ok(()))
-    }
-}
-
-/// A valid JSON text as one line: a raw CR or LF in it can only be whitespace between tokens
-/// (inside strings they must be escaped), so each becomes a space.
-fn one_line(json: &[u8]) -> Bytes {
-    let mut line: Vec<u8> = json.iter().map(|&b| if b == b'\n' || b == b'\r' { b' ' } else { b }).collect();
-    line.push(b'\n');
-    Bytes::from(line)
 }
 
 /// The `sessionId` of the query.
@@ -351,19 +310,7 @@ fn method_not_allowed(allow: &'static str) -> Response<McpBody> {
 
 #[cfg(test)]
 mod tests {
-    use tokio::io::AsyncReadExt;
-
     use super::*;
-
-    #[test]
-    fn a_posted_message_becomes_exactly_one_line() {
-        let pretty = b"{\r\n  \"jsonrpc\": \"2.0\",\n  \"method\": \"a\\nb\"\n}";
-        let line = one_line(pretty);
-        assert_eq!(line.iter().filter(|&&b| b == b'\n').count(), 1);
-        assert!(line.ends_with(b"\n"));
-        let value: serde_json::Value = serde_json::from_slice(&line).unwrap();
-        assert_eq!(value["method"], "a\nb", "escapes inside strings are kept");
-    }
 
     #[test]
     fn the_session_id_comes_from_the_query() {
@@ -372,17 +319,5 @@ mod tests {
         assert_eq!(session_id(&uri("/messages?x=1&sessionId=abc&y=2")), Some("abc"));
         assert_eq!(session_id(&uri("/messages?sessionId=")), None);
         assert_eq!(session_id(&uri("/messages")), None);
-    }
-
-    #[tokio::test]
-    async fn the_inbox_reads_the_lines_in_order_and_ends_with_its_senders() {
-        let (sender, receiver) = mpsc::channel(4);
-        let mut inbox = Inbox::new(receiver);
-        sender.send(Bytes::from_static(b"one\n")).await.unwrap();
-        sender.send(Bytes::from_static(b"two\n")).await.unwrap();
-        drop(sender);
-        let mut text = String::new();
-        inbox.read_to_string(&mut text).await.unwrap();
-        assert_eq!(text, "one\ntwo\n");
     }
 }

@@ -31,14 +31,15 @@ macro_rules! service_via_handle {
 }
 use service_via_handle;
 
-mod connection;
+pub(crate) mod connection;
 pub mod http;
 #[cfg(feature = "http-sse")]
 pub mod http_sse;
+pub(crate) mod lines;
 pub mod stdio;
 mod stdio_threads;
 
-pub use connection::serve_connection;
+pub use lines::serve_connection;
 
 /// Completes on SIGTERM or Ctrl-C: the shutdown signal of a server process.
 pub async fn terminated() {

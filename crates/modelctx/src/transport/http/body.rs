@@ -70,7 +70,7 @@ pub(crate) fn empty(status: StatusCode) -> Response<McpBody> {
 }
 
 /// One SSE event carrying a message.
-pub(super) fn sse_event(message: &Message) -> Bytes {
+pub(crate) fn sse_event(message: &Message) -> Bytes {
     Bytes::from(format!("event: message\ndata: {}\n\n", message.to_json()))
 }
 

@@ -28,6 +28,7 @@ use http_body_util::combinators::UnsyncBoxBody;
 use modelctx_protocol::era::{HttpMethod, PeerState, StreamRoute, route_http_stream};
 
 use crate::server::Server;
+use crate::server::exchange::{Exchange, Lifecycle};
 
 pub use options::HttpOptions;
 pub use serve::{MCP_PATH, serve_http};
@@ -49,26 +50,32 @@ pub struct McpHttp {
 }
 
 struct Shared {
-    server: Server,
+    /// The request lifecycle of the endpoint, shared by every client and session.
+    lifecycle: Arc<Lifecycle>,
+    /// The stateless (2026-07-28) requests, each on its own POST.
+    stateless: Exchange,
     options: HttpOptions,
     sessions: Sessions,
-    /// Tripped at shutdown: long-lived streams end.
-    closing: tokio_util::sync::CancellationToken,
-    /// Bounds the requests running at once.
-    permits: Arc<tokio::sync::Semaphore>,
 }
 
 impl McpHttp {
-    /// Serves `server` with `options`.
+    /// Serves `server` with `options`; the request limits are the server's
+    /// ([`crate::server::Limits`]).
     pub fn new(server: Server, options: HttpOptions) -> Self {
-        let sessions = Sessions::new(&options);
-        let permits = Arc::new(tokio::sync::Semaphore::new(options.max_in_flight.max(1)));
-        Self { inner: Arc::new(Shared { server, options, sessions, closing: Default::default(), permits }) }
+        let lifecycle = Lifecycle::new(server);
+        let sessions = Sessions::new(&options, lifecycle.clone());
+        let stateless = lifecycle.stateless();
+        Self { inner: Arc::new(Shared { lifecycle, stateless, options, sessions }) }
     }
 
     /// Ends long-lived streams (`subscriptions/listen`, session streams), as at shutdown.
     pub fn close_streams(&self) {
-        self.inner.closing.cancel();
+        self.inner.lifecycle.close();
+    }
+
+    /// Cancels every request still running, as when the grace period of shutdown is over.
+    pub fn cancel_requests(&self) {
+        self.inner.lifecycle.abort();
     }
 
     /// Handles one HTTP request to the MCP endpoint.
@@ -101,7 +108,7 @@ impl McpHttp {
             Err(e) => return error_response(500, None, store_failure(&e)),
         };
         let peer = session.as_ref().map_or_else(|lookup| lookup.peer(), |s| PeerState::Session(s.version()));
-        match route_http_stream(method, origin_allowed, &peer, shared.server.versions()) {
+        match route_http_stream(method, origin_allowed, &peer, shared.lifecycle.server().versions()) {
             StreamRoute::Reject(rejection) => error_response(rejection.status, None, rejection.error),
             StreamRoute::OpenStream(_) => match session {
                 Ok(session) => stream::open(shared, session, request.headers()).await,

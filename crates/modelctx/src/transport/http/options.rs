@@ -4,7 +4,9 @@ use std::time::Duration;
 
 use super::store::HttpStores;
 
-/// How the MCP endpoint guards itself and how long state lives.
+/// What is HTTP's own: how the MCP endpoint guards itself, its body and header bounds, and
+/// how long legacy sessions live. The request limits (turns, queue, time limit, shutdown
+/// grace) are the server's [`crate::server::Limits`], the same on every transport.
 #[derive(Clone, Debug)]
 pub struct HttpOptions {
     /// Extra allowed `Origin`s (`https://app.example.com`); loopback origins are always
@@ -21,13 +23,6 @@ pub struct HttpOptions {
     pub session_idle_timeout: Duration,
     /// Most legacy sessions at once; `initialize` beyond that gets 503. Default 1024.
     pub max_sessions: usize,
-    /// How long in-flight requests may finish at shutdown. Default 5 s.
-    pub shutdown_grace: Duration,
-    /// Requests the endpoint runs at once; more wait their turn. Default 256.
-    pub max_in_flight: usize,
-    /// How long one request may run before it is cancelled and answered with `-32603`
-    /// (`subscriptions/listen` is exempt). Default 5 minutes; `None` for no limit.
-    pub request_timeout: Option<Duration>,
     /// Where legacy sessions and their stream events are kept; `None` for in-memory stores
     /// bounded by `session_idle_timeout` and `max_sessions`. Instances given the same stores
     /// serve the same sessions.
@@ -43,9 +38,6 @@ impl Default for HttpOptions {
             header_read_timeout: Duration::from_secs(10),
             session_idle_timeout: Duration::from_secs(30 * 60),
             max_sessions: 1024,
-            shutdown_grace: Duration::from_secs(5),
-            max_in_flight: 256,
-            request_timeout: Some(Duration::from_secs(300)),
             stores: None,
         }
     }

@@ -7,10 +7,9 @@ use http::{HeaderMap, HeaderValue, Response, StatusCode};
 use modelctx_protocol::era::{self, HttpRequestFacts, PeerState, Route, Transport, dispatch_error_status};
 use modelctx_protocol::headers::{MCP_METHOD, MCP_NAME, MCP_PROTOCOL_VERSION, MCP_SESSION_ID};
 use modelctx_protocol::jsonrpc::{
-    ErrorObject, ErrorResponse, Message, Notification, Request, RequestId, Response as Answer,
-    parse_message_with,
+    ErrorObject, Message, Notification, Request, RequestId, Response as Answer, parse_message_with,
 };
-use modelctx_protocol::{Era, JsonObject, ProtocolVersion};
+use modelctx_protocol::{Era, ProtocolVersion};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -19,14 +18,12 @@ use super::body::{empty, error_response, json_response, sse_event, sse_frames, s
 use super::events::{self, LIVE_BUFFER};
 use super::sessions::{Session, store_failure};
 use super::{McpBody, Shared};
-use crate::server::input::LegacyPeer;
-use crate::server::{LegacySession, RequestContext, Tokens};
+use crate::server::exchange::{Admission, Exchange, Outcome, Refusal, response};
+use crate::server::{LegacySession, RequestContext};
 
 /// Messages a request's handler sends while it runs (progress, logs, server-to-client
 /// requests) before its stream opens.
 const STREAM_BUFFER: usize = 64;
-
-type Outcome = Option<Result<crate::server::Answer, ErrorObject>>;
 
 fn header<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
     headers.get(name).and_then(|value| value.to_str().ok())
@@ -41,7 +38,7 @@ fn message_id(message: &Message) -> Option<RequestId> {
 }
 
 pub(super) async fn handle(shared: &Arc<Shared>, headers: &HeaderMap, bytes: &Bytes) -> Response<McpBody> {
-    let message = match parse_message_with(bytes, &shared.server.options().limits.parse) {
+    let message = match parse_message_with(bytes, &shared.lifecycle.server().options().limits.parse) {
         Ok(message) => message,
         Err(failure) => return error_response(StatusCode::BAD_REQUEST.as_u16(), failure.id, failure.error),
     };
@@ -59,7 +56,7 @@ pub(super) async fn handle(shared: &Arc<Shared>, headers: &HeaderMap, bytes: &By
         mcp_method: header(headers, MCP_METHOD),
         mcp_name: header(headers, MCP_NAME),
     };
-    let route = era::route(&message, &Transport::Http(facts), &peer, shared.server.versions());
+    let route = era::route(&message, &Transport::Http(facts), &peer, shared.lifecycle.server().versions());
     match (route, message, session) {
         (Route::Reject(rejection), _, _) => error_response(rejection.status, rejection.id, rejection.error),
         (Route::Ignore(_), _, _) => empty(StatusCode::ACCEPTED),
@@ -80,7 +77,8 @@ pub(super) async fn handle(shared: &Arc<Shared>, headers: &HeaderMap, bytes: &By
 }
 
 async fn initialize(shared: &Shared, version: ProtocolVersion, request: Request) -> Response<McpBody> {
-    let (state, result) = match LegacySession::initialize(&shared.server, version, request.params) {
+    let (state, result) = match LegacySession::initialize(shared.lifecycle.server(), version, request.params)
+    {
         Ok(opened) => opened,
         Err(error) => return error_response(200, Some(request.id), error),
     };
@@ -105,7 +103,7 @@ fn check_param_headers(shared: &Shared, headers: &HeaderMap, request: &Request) 
     }
     let params = request.params.as_ref();
     let Some(name) = params.and_then(|p| p.get("name")).and_then(|n| n.as_str()) else { return Ok(()) };
-    let Some(param_headers) = shared.server.param_headers(name) else { return Ok(()) };
+    let Some(param_headers) = shared.lifecycle.server().param_headers(name) else { return Ok(()) };
     let arguments = params.and_then(|p| p.get("arguments")).and_then(|a| a.as_object());
     modelctx_protocol::headers::check_param_headers(&param_headers, arguments, |name| header(headers, name))
 }
@@ -119,13 +117,24 @@ async fn modern(
     if let Err(error) = check_param_headers(shared, headers, &request) {
         return error_response(400, Some(request.id), error);
     }
+    let admission = match shared.stateless.admit(&request) {
+        Ok(admission) => admission,
+        Err(refusal) => return refused(request.id, refusal),
+    };
     let (sink, messages) = mpsc::channel(STREAM_BUFFER);
-    let token = CancellationToken::new();
-    let tokens = Tokens { request: token.clone(), connection: shared.closing.clone(), ..Tokens::default() };
-    match shared.server.modern_context(&request, version, tokens, sink) {
-        Ok(ctx) => run(shared, Call { ctx, request, messages, token }, Era::Modern, || {}).await,
+    let tokens = admission.tokens(CancellationToken::new());
+    match shared.lifecycle.server().modern_context(&request, version, tokens, sink) {
+        Ok(ctx) => {
+            let call = Call { ctx, request, messages, admission };
+            run(&shared.stateless, call, Era::Modern).await
+        }
         Err(error) => error_response(400, Some(request.id), error),
     }
+}
+
+/// The answer to a request the lifecycle did not let in.
+fn refused(id: RequestId, refusal: Refusal) -> Response<McpBody> {
+    error_response(refusal.http_status(), Some(id), refusal.into_error())
 }
 
 async fn legacy(
@@ -138,7 +147,11 @@ async fn legacy(
         Message::Request(request) => {
             if LegacySession::serves(&request.method) {
                 let before = session.state().clone();
-                let served = session.state().handle(&shared.server, &request.method, request.params.clone());
+                let served = session.state().handle(
+                    shared.lifecycle.server(),
+                    &request.method,
+                    request.params.clone(),
+                );
                 if let Some(result) = served {
                     let after = session.state().clone();
                     let result = if after == before {
@@ -146,45 +159,28 @@ async fn legacy(
                     } else {
                         shared.sessions.save(&session, after).await.and(result)
                     };
-                    return json_response(200, &reply(request.id, result.map(crate::server::Answer::Object)));
+                    return json_response(
+                        200,
+                        &response(request.id, result.map(crate::server::Answer::Object)),
+                    );
                 }
             }
-            let token = CancellationToken::new();
-            {
-                let mut in_flight =
-                    session.in_flight.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-                if in_flight.contains_key(&request.id) {
-                    let error =
-                        ErrorObject::invalid_request(format!("id {} is already in flight", request.id));
-                    return error_response(200, Some(request.id), error);
-                }
-                in_flight.insert(request.id.clone(), token.clone());
-            }
+            let admission = match session.exchange.admit(&request) {
+                Ok(admission) => admission,
+                Err(refusal) => return refused(request.id, refusal),
+            };
             let (sink, messages) = mpsc::channel(STREAM_BUFFER);
-            let peer = LegacyPeer {
-                outbox: sink.clone(),
-                pending: session.answers.clone(),
-                next_id: session.next_outgoing_id.clone(),
-                timeout: shared.server.options().limits.client_request_timeout,
-            };
+            let peer = session.exchange.legacy_peer(sink.clone());
             let release = CancellationToken::new();
-            let tokens = Tokens {
-                request: token.clone(),
-                connection: shared.closing.clone(),
-                release: release.clone(),
-            };
+            let tokens = admission.tokens(release.clone());
             // Read under the session's lock, not copied.
-            let ctx = shared.server.legacy_context(&request, &session.state(), peer, tokens, sink);
-            let id = request.id.clone();
-            let log = session.clone();
-            let forget = move || {
-                session.in_flight.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&id);
-            };
-            let call = Call { ctx, request, messages, token };
+            let ctx =
+                shared.lifecycle.server().legacy_context(&request, &session.state(), peer, tokens, sink);
+            let call = Call { ctx, request, messages, admission };
             if accepts_sse(headers) {
-                logged_stream(shared, call, log, release, forget)
+                logged_stream(shared, call, session, release)
             } else {
-                run(shared, call, Era::Legacy, forget).await
+                run(&session.exchange, call, Era::Legacy).await
             }
         }
         Message::Notification(notification) => {
@@ -192,17 +188,17 @@ async fn legacy(
             empty(StatusCode::ACCEPTED)
         }
         Message::Response(answer) => {
-            deliver(&session, answer.id, Ok(answer.result));
+            session.exchange.deliver(answer.id, Ok(answer.result));
             empty(StatusCode::ACCEPTED)
         }
         Message::Prepared(prepared) => {
             let answer = prepared.into_response();
-            deliver(&session, answer.id, Ok(answer.result));
+            session.exchange.deliver(answer.id, Ok(answer.result));
             empty(StatusCode::ACCEPTED)
         }
         Message::Error(error) => {
             if let Some(id) = error.id {
-                deliver(&session, id, Err(error.error));
+                session.exchange.deliver(id, Err(error.error));
             }
             empty(StatusCode::ACCEPTED)
         }
@@ -211,15 +207,7 @@ async fn legacy(
 
 async fn on_notification(shared: &Shared, session: &Session, notification: &Notification) {
     if notification.method == "notifications/cancelled" {
-        let id = notification
-            .params
-            .as_ref()
-            .and_then(|p| p.get("requestId"))
-            .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());
-        let in_flight = session.in_flight.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(token) = id.and_then(|id| in_flight.get(&id)) {
-            token.cancel();
-        }
+        session.exchange.cancel(notification.params.clone());
     } else {
         let before = session.state().clone();
         session.state().notification(&notification.method);
@@ -232,16 +220,6 @@ async fn on_notification(shared: &Shared, session: &Session, notification: &Noti
     }
 }
 
-fn deliver(session: &Session, id: RequestId, outcome: Result<JsonObject, ErrorObject>) {
-    let waiter = session.answers.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&id);
-    match waiter {
-        Some(waiter) => {
-            let _ = waiter.send(outcome);
-        }
-        None => tracing::debug!(%id, "an answer to no request of ours"),
-    }
-}
-
 /// Whether the client accepts an SSE answer.
 fn accepts_sse(headers: &HeaderMap) -> bool {
     header(headers, "accept").is_some_and(|accept| accept.contains("text/event-stream"))
@@ -250,42 +228,15 @@ fn accepts_sse(headers: &HeaderMap) -> bool {
 /// How long a 2025-11-25 client should wait before reconnecting a broken stream.
 const RETRY_MS: u32 = 1000;
 
-/// Runs the handler in its own task; `None` when it was cancelled.
+/// Runs the request in a task of `exchange`; `None` when it was cancelled.
 fn spawn_handler(
-    shared: &Arc<Shared>,
+    exchange: &Exchange,
     ctx: RequestContext,
     request: Request,
-    token: CancellationToken,
-    on_done: impl FnOnce() + Send + 'static,
+    admission: Admission,
 ) -> JoinHandle<Outcome> {
     let Request { method, params, .. } = request;
-    let server = shared.server.clone();
-    let permits = shared.permits.clone();
-    // A subscription is meant to last; every other request is bounded in time.
-    let limit = (method != "subscriptions/listen").then_some(shared.options.request_timeout).flatten();
-    tokio::spawn(async move {
-        let work = async {
-            let _permit = permits.acquire_owned().await;
-            match limit {
-                Some(limit) => tokio::time::timeout(limit, server.answer(ctx, &method, params))
-                    .await
-                    .unwrap_or_else(|_| {
-                        Err(ErrorObject::internal(format!(
-                            "the request did not finish within {}s",
-                            limit.as_secs_f64()
-                        )))
-                    }),
-                None => server.answer(ctx, &method, params).await,
-            }
-        };
-        let outcome = tokio::select! {
-            biased;
-            () = token.cancelled() => None,
-            outcome = work => Some(outcome),
-        };
-        on_done();
-        outcome
-    })
+    exchange.spawn(Box::pin(async move { admission.run(ctx, &method, params).await }))
 }
 
 /// A legacy request answered on a resumable SSE stream: a priming event with an id and the
@@ -298,11 +249,10 @@ fn logged_stream(
     call: Call,
     session: Arc<Session>,
     release: CancellationToken,
-    on_done: impl FnOnce() + Send + 'static,
 ) -> Response<McpBody> {
-    let Call { ctx, request, mut messages, token } = call;
+    let Call { ctx, request, mut messages, admission } = call;
     let id = request.id.clone();
-    let mut handler = spawn_handler(shared, ctx, request, token, on_done);
+    let mut handler = spawn_handler(&session.exchange, ctx, request, admission);
     let (live, frames) = mpsc::channel(LIVE_BUFFER);
     let number = session.live.open(live);
     let priming = Bytes::from(format!("id: {number}-0\nretry: {RETRY_MS}\ndata: \n\n"));
@@ -335,41 +285,40 @@ fn logged_stream(
             }
         };
         if let Some(outcome) = outcome {
-            record(&reply(id, outcome)).await;
+            record(&response(id, outcome)).await;
         }
         events::finish(&*store, &session, number).await;
     });
     sse_frames(vec![priming], Some(frames), 0)
 }
 
-fn reply(id: RequestId, result: Result<crate::server::Answer, ErrorObject>) -> Message {
-    match result {
-        Ok(answer) => answer.into_message(id),
-        Err(error) => Message::Error(ErrorResponse { id: Some(id), error }),
-    }
-}
-
 /// A request ready to run: its context, the message, the receiving end of its sink, and its
-/// cancellation token.
+/// admission.
 struct Call {
     ctx: RequestContext,
     request: Request,
     messages: mpsc::Receiver<Message>,
-    token: CancellationToken,
+    admission: Admission,
 }
 
 /// Runs the handler. If it finishes before sending anything, the answer is plain JSON; if
 /// it sends a notification or a server-to-client request first, the answer becomes an SSE
 /// stream that carries those and then the final response. Closing the stream cancels it.
-async fn run(
-    shared: &Arc<Shared>,
-    call: Call,
-    era: Era,
-    on_done: impl FnOnce() + Send + 'static,
-) -> Response<McpBody> {
-    let Call { ctx, request, mut messages, token } = call;
+async fn run(exchange: &Exchange, call: Call, era: Era) -> Response<McpBody> {
+    let token = call.admission.token().clone();
+    // A modern client going away while the answer is awaited cancels the request (HTTP-16);
+    // a legacy one cancels explicitly (HTTP-48).
+    let watch = (era == Era::Modern).then(|| token.clone().drop_guard());
+    let answer = answer(exchange, call, era, token).await;
+    watch.map(tokio_util::sync::DropGuard::disarm);
+    answer
+}
+
+/// [`run`]'s answer: JSON, or an SSE stream that cancels `token` when it is dropped.
+async fn answer(exchange: &Exchange, call: Call, era: Era, token: CancellationToken) -> Response<McpBody> {
+    let Call { ctx, request, mut messages, admission } = call;
     let id = request.id.clone();
-    let mut handler = spawn_handler(shared, ctx, request, token.clone(), on_done);
+    let mut handler = spawn_handler(exchange, ctx, request, admission);
     enum Start {
         First(Message),
         SinkDropped,
@@ -425,14 +374,14 @@ fn stream(
                         }
                     }
                     if let Some(outcome) = finished.ok().flatten() {
-                        let _ = out.send(reply(id, outcome)).await;
+                        let _ = out.send(response(id, outcome)).await;
                     }
                     return;
                 }
             }
         }
         if let Some(outcome) = handler.await.ok().flatten() {
-            let _ = out.send(reply(id, outcome)).await;
+            let _ = out.send(response(id, outcome)).await;
         }
     });
     sse_response(initial, stream, Some(guard))
@@ -451,7 +400,7 @@ fn finish_streaming(
         frames.push(sse_event(&message));
     }
     if let Some(outcome) = outcome {
-        frames.push(sse_event(&reply(id, outcome)));
+        frames.push(sse_event(&response(id, outcome)));
     }
     let (_, closed) = mpsc::channel(1);
     sse_response(frames, closed, Some(token.drop_guard()))

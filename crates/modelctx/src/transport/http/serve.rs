@@ -55,10 +55,17 @@ impl Endpoints {
         #[cfg(feature = "http-sse")]
         self.sse.close_streams();
     }
+
+    fn cancel_requests(&self) {
+        self.mcp.cancel_requests();
+        #[cfg(feature = "http-sse")]
+        self.sse.cancel_requests();
+    }
 }
 
 /// Serves `server` at `/mcp` on `listener` until `shutdown` completes; then stops accepting,
-/// ends long-lived streams and lets open connections finish within the grace period.
+/// ends long-lived streams, lets open connections finish within
+/// [`crate::server::Limits::shutdown_grace`] and cancels the requests still running.
 ///
 /// With the `http-sse` feature it also serves the deprecated HTTP+SSE transport for old
 /// clients: the stream at `/sse` and its messages at `/messages`
@@ -69,7 +76,7 @@ pub async fn serve_http(
     options: HttpOptions,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
-    let grace = options.shutdown_grace;
+    let grace = server.options().limits.shutdown_grace;
     let mut builder = http1::Builder::new();
     builder.timer(TokioTimer::new()).header_read_timeout(options.header_read_timeout).keep_alive(true);
     let endpoint = Endpoints::new(server, options);
@@ -103,5 +110,6 @@ pub async fn serve_http(
     if tokio::time::timeout(grace, graceful.shutdown()).await.is_err() {
         tracing::info!("connections still open after the grace period were dropped");
     }
+    endpoint.cancel_requests();
     Ok(())
 }

@@ -3,7 +3,6 @@
 //! awaiting answers, attached streams — with the instance that runs them.
 
 use std::collections::HashMap;
-use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -13,39 +12,34 @@ use http::HeaderMap;
 use modelctx_protocol::ProtocolVersion;
 use modelctx_protocol::era::PeerState;
 use modelctx_protocol::headers::MCP_SESSION_ID;
-use modelctx_protocol::jsonrpc::{ErrorObject, RequestId};
-use tokio_util::sync::CancellationToken;
+use modelctx_protocol::jsonrpc::ErrorObject;
 
 use super::HttpOptions;
 use super::events::LiveStreams;
 use super::store::{HttpStores, StoreError};
 use crate::server::LegacySession;
-use crate::server::input::PendingAnswers;
+use crate::server::exchange::{Exchange, Lifecycle};
 
 /// One legacy session, as this instance holds it.
 pub(super) struct Session {
     pub(super) id: String,
     /// The state as last read from (or written to) the store.
     state: Mutex<LegacySession>,
-    /// Server-to-client requests awaiting the client's answer (which arrives by POST).
-    pub(super) answers: PendingAnswers,
-    pub(super) next_outgoing_id: Arc<AtomicU64>,
+    /// The session's requests in flight here and the server's own requests awaiting the
+    /// client's answer (which arrives by POST).
+    pub(super) exchange: Exchange,
     /// The session's request streams running here.
     pub(super) live: LiveStreams,
-    /// Requests in flight, for `notifications/cancelled`.
-    pub(super) in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
     last_used: Mutex<Instant>,
 }
 
 impl Session {
-    fn new(id: String, state: LegacySession) -> Self {
+    fn new(id: String, state: LegacySession, exchange: Exchange) -> Self {
         Self {
             id,
             state: Mutex::new(state),
-            answers: PendingAnswers::default(),
-            next_outgoing_id: Arc::new(AtomicU64::new(1)),
+            exchange,
             live: LiveStreams::default(),
-            in_flight: Mutex::new(HashMap::new()),
             last_used: Mutex::new(Instant::now()),
         }
     }
@@ -87,6 +81,7 @@ pub(super) type Lookup = Result<Result<Arc<Session>, Missing>, StoreError>;
 /// The sessions of one endpoint.
 pub(super) struct Sessions {
     pub(super) stores: HttpStores,
+    lifecycle: Arc<Lifecycle>,
     /// Sessions this instance has served, for their live parts.
     local: Mutex<HashMap<String, Arc<Session>>>,
     idle: Duration,
@@ -104,12 +99,12 @@ pub(super) fn store_failure(error: &StoreError) -> ErrorObject {
 }
 
 impl Sessions {
-    pub(super) fn new(options: &HttpOptions) -> Self {
+    pub(super) fn new(options: &HttpOptions, lifecycle: Arc<Lifecycle>) -> Self {
         let stores = options
             .stores
             .clone()
             .unwrap_or_else(|| HttpStores::in_memory(options.session_idle_timeout, options.max_sessions));
-        Self { stores, local: Mutex::new(HashMap::new()), idle: options.session_idle_timeout }
+        Self { stores, lifecycle, local: Mutex::new(HashMap::new()), idle: options.session_idle_timeout }
     }
 
     fn local(&self) -> MutexGuard<'_, HashMap<String, Arc<Session>>> {
@@ -125,9 +120,9 @@ impl Sessions {
             return Ok(Err(Missing::Unknown));
         };
         let mut local = self.local();
-        let session = local
-            .entry(id.to_owned())
-            .or_insert_with(|| Arc::new(Session::new(id.to_owned(), state.clone())));
+        let session = local.entry(id.to_owned()).or_insert_with(|| {
+            Arc::new(Session::new(id.to_owned(), state.clone(), self.lifecycle.exchange()))
+        });
         *session.state() = state;
         *session.last_used.lock().unwrap_or_else(PoisonError::into_inner) = Instant::now();
         Ok(Ok(session.clone()))
@@ -137,7 +132,7 @@ impl Sessions {
     pub(super) async fn create(&self, state: LegacySession) -> Result<Arc<Session>, ErrorObject> {
         let id = fresh_id();
         self.stores.sessions.create(&id, state.clone()).await.map_err(|e| ErrorObject::internal(e.0))?;
-        let session = Arc::new(Session::new(id.clone(), state));
+        let session = Arc::new(Session::new(id.clone(), state, self.lifecycle.exchange()));
         let mut local = self.local();
         local.retain(|_, s| s.idle_for() <= self.idle);
         local.insert(id, session.clone());
@@ -154,9 +149,7 @@ impl Sessions {
     /// now on, on every instance.
     pub(super) async fn remove(&self, session: &Session) -> Result<(), StoreError> {
         self.local().remove(&session.id);
-        for token in session.in_flight.lock().unwrap_or_else(PoisonError::into_inner).values() {
-            token.cancel();
-        }
+        session.exchange.end();
         self.stores.sessions.remove(&session.id).await?;
         self.stores.events.forget(&session.id).await
     }

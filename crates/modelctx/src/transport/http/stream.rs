@@ -29,8 +29,8 @@ pub(super) async fn open(
         return sse_frames(resumed.missed, resumed.live, resumed.after);
     }
     let (sender, stream) = mpsc::channel(64);
-    let mut events = shared.server.events();
-    let closing = shared.closing.clone();
+    let mut events = shared.lifecycle.server().events();
+    let closing = shared.lifecycle.closing().clone();
     let priming = Bytes::from(format!("id: {}-0\ndata: \n\n", session.id));
     tokio::spawn(async move {
         loop {

@@ -1,0 +1,383 @@
+//! The life of a request, written once for every transport.
+//!
+//! A [`Lifecycle`] belongs to one endpoint (a stdio connection, a Streamable HTTP endpoint with
+//! all its clients, an HTTP+SSE endpoint with all its sessions): it holds the permits that bound
+//! the work running at once, the count that bounds the work waiting for a permit, and the
+//! tokens of shutdown. An [`Exchange`] is one peer of it — a connection or a legacy session,
+//! whose request ids must be unique while in flight (BASE-05), or the stateless modern requests
+//! of an HTTP endpoint — with its in-flight table, the server's own requests awaiting the
+//! client's answers, its subscriptions, and the tasks that run its requests.
+//!
+//! [`Exchange::admit`] lets a request in or refuses it at once; [`Admission::run`] takes a
+//! permit (never for `subscriptions/listen`), runs the handler within the time limit counted
+//! from arrival, catches a panic into `-32603`, and returns `None` when the request was
+//! cancelled — by `notifications/cancelled`, by its transport (a closed stream), by the end of
+//! its session or by shutdown — since a cancelled request gets no response (CANCEL-05).
+
+use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use futures::FutureExt;
+use modelctx_protocol::jsonrpc::{ErrorCode, ErrorObject, Message, Request, RequestId};
+use modelctx_protocol::{JsonObject, v2025};
+use tokio::sync::{Semaphore, mpsc};
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use super::dispatch::{Answer, parse_params};
+use super::input::{LegacyPeer, PendingAnswers};
+use super::{Limits, RequestContext, Server, Tokens};
+
+/// How a request ended: its answer, or `None` when it was cancelled (and gets no response).
+pub(crate) type Outcome = Option<Result<Answer, ErrorObject>>;
+
+/// The method that is a subscription: it mostly waits, so it holds no permit and has no time
+/// limit, and it is bounded by [`Limits::max_subscriptions`] instead of the queue.
+const LISTEN: &str = "subscriptions/listen";
+
+/// Everything one endpoint's requests share.
+pub(crate) struct Lifecycle {
+    server: Server,
+    limits: Limits,
+    permits: Semaphore,
+    /// Requests admitted and not finished (running or waiting for a permit), subscriptions
+    /// aside.
+    admitted: AtomicUsize,
+    /// Tripped when shutdown starts: long-lived requests end gracefully.
+    closing: CancellationToken,
+    /// Tripped when the grace period is over: every request still running is cancelled.
+    abort: CancellationToken,
+}
+
+impl Lifecycle {
+    /// The lifecycle of one endpoint serving `server`, bounded by its [`Limits`].
+    pub(crate) fn new(server: Server) -> Arc<Self> {
+        let limits = server.options().limits;
+        Arc::new(Self {
+            permits: Semaphore::new(limits.max_in_flight.max(1)),
+            limits,
+            server,
+            admitted: AtomicUsize::new(0),
+            closing: CancellationToken::new(),
+            abort: CancellationToken::new(),
+        })
+    }
+
+    /// The server whose requests this lifecycle runs.
+    pub(crate) fn server(&self) -> &Server {
+        &self.server
+    }
+
+    /// Tripped when shutdown starts.
+    pub(crate) fn closing(&self) -> &CancellationToken {
+        &self.closing
+    }
+
+    /// A peer whose request ids must be unique while in flight: a connection or a session.
+    pub(crate) fn exchange(self: &Arc<Self>) -> Exchange {
+        Exchange::new(self, true)
+    }
+
+    /// The peer of requests that each arrive on their own stream (a modern Streamable HTTP
+    /// POST): their ids are not tracked, since two clients may well use the same one.
+    pub(crate) fn stateless(self: &Arc<Self>) -> Exchange {
+        Exchange::new(self, false)
+    }
+
+    /// Starts shutdown: long-lived requests (`subscriptions/listen`) end gracefully.
+    pub(crate) fn close(&self) {
+        self.closing.cancel();
+    }
+
+    /// Cancels every request of every peer (the grace period of shutdown is over).
+    pub(crate) fn abort(&self) {
+        self.abort.cancel();
+    }
+}
+
+/// One peer of a [`Lifecycle`]: a connection, a legacy session, or the stateless modern
+/// requests of an HTTP endpoint. Cheap to clone.
+#[derive(Clone)]
+pub(crate) struct Exchange {
+    inner: Arc<ExchangeInner>,
+}
+
+struct ExchangeInner {
+    lifecycle: Arc<Lifecycle>,
+    /// Whether ids are entered in `in_flight` (and a duplicate refused).
+    track_ids: bool,
+    in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
+    /// The server's own requests awaiting the client's answer, by id.
+    answers: PendingAnswers,
+    next_outgoing_id: Arc<AtomicU64>,
+    subscriptions: AtomicUsize,
+    /// Tripped when this peer ends (a session deleted, a stream closed): its requests are
+    /// cancelled.
+    abort: CancellationToken,
+    /// The tasks running this peer's requests.
+    tasks: TaskTracker,
+}
+
+/// Why a request was not let in.
+#[derive(Debug)]
+pub(crate) enum Refusal {
+    /// Its id is already used by a request in flight (`-32600`, BASE-05).
+    DuplicateId(ErrorObject),
+    /// The queue, or the subscriptions of this peer, are full (`-32603`; HTTP 503).
+    Busy(ErrorObject),
+}
+
+impl Refusal {
+    /// The error the client is answered with.
+    pub(crate) fn into_error(self) -> ErrorObject {
+        match self {
+            Self::DuplicateId(error) | Self::Busy(error) => error,
+        }
+    }
+
+    /// The HTTP status of the answer: 503 when the server is busy (try again later).
+    pub(crate) fn http_status(&self) -> u16 {
+        match self {
+            Self::DuplicateId(_) => 200,
+            Self::Busy(_) => 503,
+        }
+    }
+}
+
+impl Exchange {
+    fn new(lifecycle: &Arc<Lifecycle>, track_ids: bool) -> Self {
+        Self {
+            inner: Arc::new(ExchangeInner {
+                abort: lifecycle.abort.child_token(),
+                lifecycle: lifecycle.clone(),
+                track_ids,
+                in_flight: Mutex::new(HashMap::new()),
+                answers: PendingAnswers::default(),
+                next_outgoing_id: Arc::new(AtomicU64::new(1)),
+                subscriptions: AtomicUsize::new(0),
+                tasks: TaskTracker::new(),
+            }),
+        }
+    }
+
+    fn in_flight(&self) -> MutexGuard<'_, HashMap<RequestId, CancellationToken>> {
+        self.inner.in_flight.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The lifecycle this peer belongs to.
+    pub(crate) fn lifecycle(&self) -> &Arc<Lifecycle> {
+        &self.inner.lifecycle
+    }
+
+    /// Lets `request` in, arrived now, or refuses it at once: a duplicate id, a full queue
+    /// (`max_in_flight + max_queued` requests already admitted), or too many subscriptions.
+    pub(crate) fn admit(&self, request: &Request) -> Result<Admission, Refusal> {
+        let lifecycle = &self.inner.lifecycle;
+        let limits = &lifecycle.limits;
+        let mut in_flight = self.inner.track_ids.then(|| self.in_flight());
+        if let Some(table) = &in_flight
+            && table.contains_key(&request.id)
+        {
+            return Err(Refusal::DuplicateId(ErrorObject::invalid_request(format!(
+                "id {} is already used by a request in flight",
+                request.id
+            ))));
+        }
+        let subscription = request.method == LISTEN;
+        let (counter, bound) = if subscription {
+            (&self.inner.subscriptions, limits.max_subscriptions)
+        } else {
+            (&lifecycle.admitted, limits.max_in_flight.saturating_add(limits.max_queued))
+        };
+        if counter
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n < bound).then_some(n + 1))
+            .is_err()
+        {
+            let error = if subscription {
+                format!("server busy: this client already holds {bound} subscriptions; end one first")
+            } else {
+                format!("server busy: {bound} requests are already in flight or queued; try again later")
+            };
+            return Err(Refusal::Busy(ErrorObject::new(ErrorCode::INTERNAL_ERROR, error)));
+        }
+        let token = self.inner.abort.child_token();
+        if let Some(table) = &mut in_flight {
+            table.insert(request.id.clone(), token.clone());
+        }
+        Ok(Admission {
+            exchange: self.clone(),
+            id: in_flight.map(|_| request.id.clone()),
+            subscription,
+            token,
+            deadline: (!subscription).then_some(limits.request_timeout).flatten().map(|t| Instant::now() + t),
+        })
+    }
+
+    /// Takes `notifications/cancelled`: trips the named request's token. An unknown or
+    /// finished request, or params without a `requestId`, are ignored (CANCEL-07).
+    pub(crate) fn cancel(&self, params: Option<JsonObject>) {
+        // The 2025-11-25 shape reads both eras' params: its `requestId` is optional.
+        let id = match parse_params::<v2025::CancelledNotificationParams>(params) {
+            Ok(params) => params.request_id,
+            Err(error) => return tracing::debug!(%error, "ignoring a malformed cancellation"),
+        };
+        match id.and_then(|id| self.in_flight().get(&id).cloned()) {
+            Some(token) => token.cancel(),
+            None => tracing::debug!("cancellation of a request that is not in flight"),
+        }
+    }
+
+    /// Cancels every request of this peer (its session ended, or its stream closed).
+    pub(crate) fn end(&self) {
+        self.inner.abort.cancel();
+    }
+
+    /// Runs a request's task where [`Exchange::drain`] waits for it.
+    pub(crate) fn spawn<F>(&self, task: F) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        self.inner.tasks.spawn(task)
+    }
+
+    /// Lets this peer's requests finish within [`Limits::shutdown_grace`], then cancels those
+    /// still running and waits for them to stop.
+    pub(crate) async fn drain(&self) {
+        let tasks = &self.inner.tasks;
+        tasks.close();
+        if tokio::time::timeout(self.inner.lifecycle.limits.shutdown_grace, tasks.wait()).await.is_err() {
+            tracing::info!(count = tasks.len(), "cancelling requests still running at shutdown");
+            self.end();
+            tasks.wait().await;
+        }
+    }
+
+    /// Hands the client's answer to the server's own request waiting for it.
+    pub(crate) fn deliver(&self, id: RequestId, outcome: Result<JsonObject, ErrorObject>) {
+        let waiter = self.inner.answers.lock().unwrap_or_else(PoisonError::into_inner).remove(&id);
+        match waiter {
+            Some(waiter) => {
+                let _ = waiter.send(outcome);
+            }
+            None => tracing::debug!(%id, "an answer to no request of ours (late, or unknown)"),
+        }
+    }
+
+    /// The way a legacy request's handler asks the client: live requests written to
+    /// `outbox`, answered through [`Exchange::deliver`].
+    pub(crate) fn legacy_peer(&self, outbox: mpsc::Sender<Message>) -> LegacyPeer {
+        LegacyPeer {
+            outbox,
+            pending: self.inner.answers.clone(),
+            next_id: self.inner.next_outgoing_id.clone(),
+            timeout: self.inner.lifecycle.limits.client_request_timeout,
+        }
+    }
+}
+
+/// A request let in: its place in the in-flight table and the queue until it is dropped.
+pub(crate) struct Admission {
+    exchange: Exchange,
+    /// The id entered in the in-flight table, if ids are tracked.
+    id: Option<RequestId>,
+    subscription: bool,
+    token: CancellationToken,
+    /// Arrival plus [`Limits::request_timeout`]; `None` for no limit.
+    deadline: Option<Instant>,
+}
+
+impl Admission {
+    /// The tokens for the request's context; `release` asks the transport to release the
+    /// response stream.
+    pub(crate) fn tokens(&self, release: CancellationToken) -> Tokens {
+        Tokens {
+            request: self.token.clone(),
+            connection: self.exchange.inner.lifecycle.closing.clone(),
+            release,
+        }
+    }
+
+    /// The request's cancellation token: a transport trips it when the request's stream
+    /// closes.
+    pub(crate) fn token(&self) -> &CancellationToken {
+        &self.token
+    }
+
+    /// Runs the request to its end: waits for a permit (a subscription takes none), serves
+    /// it within the time limit, and answers a panicking handler with `-32603`. `None` when
+    /// the request was cancelled.
+    pub(crate) async fn run(self, ctx: RequestContext, method: &str, params: Option<JsonObject>) -> Outcome {
+        let lifecycle = self.exchange.lifecycle().clone();
+        let work = async {
+            let _permit = match self.subscription {
+                true => None,
+                false => lifecycle.permits.acquire().await.ok(),
+            };
+            let answer = AssertUnwindSafe(lifecycle.server.answer(ctx, method, params)).catch_unwind();
+            let answered = match self.deadline {
+                Some(deadline) => match tokio::time::timeout_at(deadline, answer).await {
+                    Ok(answered) => answered,
+                    Err(_) => return Err(Expired),
+                },
+                None => answer.await,
+            };
+            Ok(answered.unwrap_or_else(|panic| {
+                let why = panic_message(&*panic);
+                tracing::error!(method, panic = why, "a request handler panicked");
+                Err(ErrorObject::internal(format!("the handler of {method} panicked: {why}")))
+            }))
+        };
+        let outcome = tokio::select! {
+            biased;
+            () = self.token.cancelled() => return None,
+            outcome = work => outcome,
+        };
+        if self.token.is_cancelled() {
+            return None; // cancelled as it finished: still no response
+        }
+        Some(outcome.unwrap_or_else(|Expired| {
+            // Work the handler started watches its token.
+            self.token.cancel();
+            let limit = lifecycle.limits.request_timeout.unwrap_or_default().as_secs_f64();
+            Err(ErrorObject::internal(format!(
+                "the request did not finish within {limit}s of its arrival and was cancelled"
+            )))
+        }))
+    }
+}
+
+/// The request's time limit passed.
+struct Expired;
+
+impl Drop for Admission {
+    fn drop(&mut self) {
+        let inner = &self.exchange.inner;
+        if let Some(id) = &self.id {
+            inner.in_flight.lock().unwrap_or_else(PoisonError::into_inner).remove(id);
+        }
+        let counter = if self.subscription { &inner.subscriptions } else { &inner.lifecycle.admitted };
+        counter.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// What a panic said, when it said it with a string.
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
+    panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("(no message)")
+}
+
+/// The message that answers request `id` with `result`.
+pub(crate) fn response(id: RequestId, result: Result<Answer, ErrorObject>) -> Message {
+    match result {
+        Ok(answer) => answer.into_message(id),
+        Err(error) => Message::Error(modelctx_protocol::jsonrpc::ErrorResponse { id: Some(id), error }),
+    }
+}

@@ -1,0 +1,132 @@
+//! Newline-delimited JSON-RPC (stdio, or any byte stream): the framing adapter around the
+//! message core. Each line is parsed strictly and within the server's [`ParseLimits`]; a line
+//! over the size limit is answered with `-32600` and discarded, and the stream goes on.
+
+use std::future::Future;
+
+use futures::StreamExt;
+use modelctx_protocol::jsonrpc::{ErrorObject, Message, ParseFailure, ParseLimits, parse_message_with};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufWriter};
+use tokio::sync::mpsc;
+use tokio_util::bytes::BytesMut;
+use tokio_util::codec::{Decoder, FramedRead, LinesCodec, LinesCodecError};
+
+use super::connection::{Inbound, serve_messages};
+use crate::server::Server;
+use crate::server::exchange::Lifecycle;
+
+/// Messages waiting for the writer; handlers wait (not the reader) when it is full.
+const OUTBOX: usize = 256;
+
+/// Serves one newline-delimited connection until the input ends or `shutdown` completes,
+/// then lets in-flight requests finish within [`crate::server::Limits::shutdown_grace`],
+/// cancels the rest, and returns once every answer is written.
+pub async fn serve_connection<R, W>(
+    server: Server,
+    reader: R,
+    writer: W,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()>
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let limits = server.options().limits.parse;
+    let (outbox, inbox) = mpsc::channel(OUTBOX);
+    let writer_task = tokio::spawn(write_messages(writer, inbox));
+    let lifecycle = Lifecycle::new(server);
+    let exchange = lifecycle.exchange();
+    let input = FramedRead::new(reader, Lines::new(limits))
+        .take_while(|line| {
+            if let Err(e) = line {
+                tracing::warn!(error = %e, "reading the connection failed");
+            }
+            std::future::ready(line.is_ok())
+        })
+        .filter_map(|line| std::future::ready(line.ok().and_then(|line| inbound(line, &limits))));
+    serve_messages(exchange.clone(), input, outbox, shutdown).await;
+    lifecycle.close();
+    exchange.drain().await;
+    drop(exchange);
+    writer_task.await.map_err(std::io::Error::other)?
+}
+
+/// The messages of `text`, one per line, as [`serve_connection`] reads them: what the
+/// in-process test client hands the message core.
+pub(crate) fn decode(text: &str, limits: &ParseLimits) -> Vec<Inbound> {
+    let mut buffer = BytesMut::from(text.as_bytes());
+    let mut lines = Lines::new(*limits);
+    std::iter::from_fn(|| lines.decode_eof(&mut buffer).ok().flatten())
+        .filter_map(|line| inbound(line, limits))
+        .collect()
+}
+
+/// A line as the message core takes it; `None` for a blank line.
+fn inbound(line: Line, limits: &ParseLimits) -> Option<Inbound> {
+    match line {
+        Line::Text(text) if text.trim().is_empty() => None,
+        Line::Text(text) => Some(parse_message_with(text.as_bytes(), limits)),
+        Line::Oversize => Some(Err(ParseFailure {
+            id: None,
+            error: ErrorObject::invalid_request(format!(
+                "message longer than the limit of {} bytes; it was discarded",
+                limits.max_message_bytes
+            )),
+        })),
+    }
+}
+
+/// One line of input, or the news that a line over the size limit was discarded.
+enum Line {
+    Text(String),
+    Oversize,
+}
+
+/// [`LinesCodec`] with an oversize line as an item rather than an error: `FramedRead` ends
+/// the stream after any decoder error, which would close the connection over one long line.
+struct Lines(LinesCodec);
+
+impl Lines {
+    fn new(limits: ParseLimits) -> Self {
+        Self(LinesCodec::new_with_max_length(limits.max_message_bytes))
+    }
+
+    fn map(decoded: Result<Option<String>, LinesCodecError>) -> Result<Option<Line>, LinesCodecError> {
+        match decoded {
+            Err(LinesCodecError::MaxLineLengthExceeded) => Ok(Some(Line::Oversize)),
+            other => other.map(|line| line.map(Line::Text)),
+        }
+    }
+}
+
+impl Decoder for Lines {
+    type Item = Line;
+    type Error = LinesCodecError;
+
+    fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Line>, LinesCodecError> {
+        Self::map(self.0.decode(buf))
+    }
+
+    fn decode_eof(&mut self, buf: &mut BytesMut) -> Result<Option<Line>, LinesCodecError> {
+        Self::map(self.0.decode_eof(buf))
+    }
+}
+
+async fn write_messages<W: AsyncWrite + Unpin>(
+    writer: W,
+    mut inbox: mpsc::Receiver<Message>,
+) -> std::io::Result<()> {
+    let mut writer = BufWriter::new(writer);
+    // One buffer for every line: a message is serialised into it once, newline included.
+    let mut line = Vec::with_capacity(1024);
+    while let Some(message) = inbox.recv().await {
+        line.clear();
+        serde_json::to_writer(&mut line, &message).map_err(std::io::Error::other)?;
+        line.push(b'\n');
+        writer.write_all(&line).await?;
+        if inbox.is_empty() {
+            writer.flush().await?;
+        }
+    }
+    writer.flush().await
+}
