@@ -43,6 +43,7 @@
 pub mod client;
 #[cfg(feature = "host")]
 pub mod host;
+pub(crate) mod schema;
 pub mod server;
 pub mod testing;
 pub mod transport;

@@ -180,6 +180,15 @@ async fn without_handlers_the_server_is_told_the_client_cannot_answer() {
 /// notifications to send first and the result.
 async fn scripted(
     capabilities: serde_json::Value,
+    respond: impl FnMut(&str) -> (Vec<serde_json::Value>, serde_json::Value) + Send + 'static,
+) -> Client {
+    scripted_with(capabilities, options(), respond).await
+}
+
+/// [`scripted`], for a client set up with `client_options`.
+async fn scripted_with(
+    capabilities: serde_json::Value,
+    client_options: ClientOptions,
     mut respond: impl FnMut(&str) -> (Vec<serde_json::Value>, serde_json::Value) + Send + 'static,
 ) -> Client {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -206,7 +215,7 @@ async fn scripted(
         }
     });
     let (read, write) = tokio::io::split(client_end);
-    Client::connect(read, write, options()).await.unwrap()
+    Client::connect(read, write, client_options).await.unwrap()
 }
 
 /// Lists `weather` with an `outputSchema` and answers its calls with `structured`.
@@ -303,4 +312,38 @@ async fn cache_01_listings_are_kept_for_their_ttl_until_a_change_notification() 
     client.call_tool("tool0", json!({})).await.unwrap();
     assert_eq!(names(client.list_tools().await.unwrap()), ["tool1"], "the list change made it stale");
     assert_eq!(listed.load(Ordering::SeqCst), 2);
+}
+
+#[tokio::test]
+async fn base_08_an_unknown_result_type_is_an_invalid_result() {
+    let client =
+        scripted(json!({"tools": {}}), |_| (Vec::new(), json!({"resultType": "task", "content": []}))).await;
+    let error = client.call_tool("anything", json!({})).await.unwrap_err();
+    assert!(error.is_invalid_result(), "{error}");
+    assert!(error.to_string().contains("\"task\""), "{error}");
+}
+
+#[tokio::test]
+async fn cache_05_a_result_reached_through_input_rounds_is_never_cached() {
+    let reads = Arc::new(AtomicUsize::new(0));
+    let counter = reads.clone();
+    let handlers = ClientHandlers::default().on_roots(|| async { Vec::new() });
+    let client_options = ClientOptions { handlers, ..options() };
+    // Every read first asks for the roots, then answers with a one-minute ttlMs.
+    let client = scripted_with(json!({"resources": {}}), client_options, move |_| {
+        let result = if counter.fetch_add(1, Ordering::SeqCst).is_multiple_of(2) {
+            json!({"resultType": "input_required", "requestState": "s",
+                   "inputRequests": {"roots-0": {"method": "roots/list"}}})
+        } else {
+            json!({"resultType": "complete", "ttlMs": 60000, "cacheScope": "private",
+                   "contents": [{"uri": "test://r", "text": "r"}]})
+        };
+        (Vec::new(), result)
+    })
+    .await;
+    for _ in 0..2 {
+        let contents = client.read_resource("test://r").await.unwrap();
+        assert_eq!(contents.len(), 1);
+    }
+    assert_eq!(reads.load(Ordering::SeqCst), 4, "both reads went to the server, each in two rounds");
 }

@@ -6,7 +6,7 @@ mod common;
 use common::{ERAS, Era, builder, first_text, info, raw, within};
 use modelctx::protocol::era::ServerVersions;
 use modelctx::server::{
-    CacheDefaults, CompletionRequest, PromptDef, PromptRequest, RequestContext, ResourceDef,
+    CacheDefaults, CompletionRequest, PromptDef, PromptRequest, RequestContext, ResourceDef, ResourceRequest,
     ResourceTemplateDef, Server, ServerOptions, ToolDef, text_contents,
 };
 use modelctx::testing::TestClient;
@@ -381,4 +381,20 @@ async fn res_01_prompt_01_comp_01_methods_behind_an_undeclared_capability_are_me
     let client = Era::Legacy.connect(tools_only()).await;
     let error = Era::Legacy.err(&client, "resources/subscribe", json!({"uri": "test://readme"})).await;
     assert_eq!(error.code.0, -32601);
+}
+
+#[tokio::test]
+async fn cache_a_handler_sets_the_cache_hints_of_its_own_result() {
+    let daily = ResourceDef::new("test://daily", "daily", |request: ResourceRequest| async move {
+        request.ctx.set_cache(std::time::Duration::from_secs(86_400), CacheScope::Public);
+        Ok(vec![text_contents(request.uri, None, "today's news")])
+    });
+    let server =
+        builder().resource(daily).resource(ResourceDef::text("test://plain", "plain", "x")).build().unwrap();
+    let client = TestClient::start(server);
+    let result = Era::Modern.ok(&client, "resources/read", json!({"uri": "test://daily"})).await;
+    assert_eq!((&result["ttlMs"], &result["cacheScope"]), (&json!(86_400_000), &json!("public")), "{result}");
+    // Other results keep the server's defaults.
+    let result = Era::Modern.ok(&client, "resources/read", json!({"uri": "test://plain"})).await;
+    assert_eq!((&result["ttlMs"], &result["cacheScope"]), (&json!(0), &json!("private")), "{result}");
 }

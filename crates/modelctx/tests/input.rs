@@ -3,7 +3,10 @@
 
 use std::time::Duration;
 
-use modelctx::server::{Args, InputError, Limits, RequestContext, Server, ServerOptions, ToolDef};
+use modelctx::server::{
+    Args, InputError, Limits, RequestContext, ResourceDef, ResourceError, ResourceRequest, Server,
+    ServerOptions, ToolDef, text_contents,
+};
 use modelctx::testing::{TestClient, with_modern_meta};
 use modelctx_protocol::jsonrpc::{Message, RequestId};
 use modelctx_protocol::model::ElicitRequest;
@@ -73,6 +76,10 @@ struct Topic {
 fn server(options: ServerOptions) -> Server {
     Server::builder(Implementation::new("input-test", "1"))
         .options(options)
+        .resource(ResourceDef::new("input://greeting", "greeting", |request: ResourceRequest| async move {
+            let greeting = greet(request.ctx).await.map_err(|e| ResourceError::Failed(e.to_string()))?;
+            Ok(vec![text_contents("input://greeting", None, greeting)])
+        }))
         .tool(ToolDef::new("greet", greet))
         .tool(ToolDef::new("poem", poem))
         .tool(ToolDef::new("both", both))
@@ -374,4 +381,23 @@ async fn mrtr_02_only_three_methods_may_ask() {
         .await
         .unwrap();
     assert_eq!(result["completion"]["values"], json!(["not allowed"]));
+}
+
+#[tokio::test]
+async fn mrtr_02_a_resource_read_that_asks_gets_input_required_then_its_contents() {
+    let client = TestClient::start(server(ServerOptions::default()));
+    let read = |params: Value| {
+        let request = client.request("resources/read", with_modern_meta(params, caps()));
+        async move { tokio::time::timeout(WAIT, request).await.expect("answered in time") }
+    };
+    let first = read(json!({"uri": "input://greeting"})).await.unwrap();
+    assert_eq!(first["resultType"], "input_required", "{first:?}");
+    assert_eq!(first["inputRequests"]["elicit-0"]["method"], "elicitation/create");
+    let state = first["requestState"].as_str().expect("a sealed state").to_owned();
+
+    let retry = json!({"uri": "input://greeting", "requestState": state,
+        "inputResponses": {"elicit-0": {"action": "accept", "content": {"name": "Grace"}}}});
+    let done = read(retry).await.unwrap();
+    assert_eq!(done["resultType"], "complete");
+    assert_eq!(done["contents"][0]["text"], "Hello, Grace!");
 }

@@ -5,8 +5,10 @@ use std::time::Duration;
 
 use modelctx_protocol::jsonrpc::ErrorObject;
 
-/// Why a client call failed.
+/// Why a client call failed. Ask with the `is_*` predicates rather than matching, so a
+/// new case does not break your code.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum ClientError {
     /// The server answered with a JSON-RPC error.
     Rpc(ErrorObject),
@@ -44,6 +46,54 @@ pub enum ClientError {
         /// What was wrong.
         detail: String,
     },
+}
+
+impl ClientError {
+    /// The server's JSON-RPC error, when it answered with one.
+    pub fn rpc_error(&self) -> Option<&ErrorObject> {
+        match self {
+            Self::Rpc(error) => Some(error),
+            _ => None,
+        }
+    }
+
+    /// Whether the server answered with a JSON-RPC error.
+    pub fn is_rpc(&self) -> bool {
+        matches!(self, Self::Rpc(_))
+    }
+
+    /// Whether the request got no answer in time (and was cancelled on the server).
+    pub fn is_timeout(&self) -> bool {
+        matches!(self, Self::Timeout { .. })
+    }
+
+    /// Whether the connection ended before the answer.
+    pub fn is_closed(&self) -> bool {
+        matches!(self, Self::Closed(_))
+    }
+
+    /// Whether the HTTP exchange itself failed, or the server answered a bare HTTP status.
+    pub fn is_transport(&self) -> bool {
+        matches!(self, Self::Transport(_) | Self::Http { .. })
+    }
+
+    /// The HTTP status, when the server answered one without a JSON-RPC answer.
+    pub fn http_status(&self) -> Option<u16> {
+        match self {
+            Self::Http { status, .. } => Some(*status),
+            _ => None,
+        }
+    }
+
+    /// Whether the server speaks no protocol version this client does.
+    pub fn is_incompatible(&self) -> bool {
+        matches!(self, Self::Incompatible { .. })
+    }
+
+    /// Whether the server's result did not have the shape its method defines.
+    pub fn is_invalid_result(&self) -> bool {
+        matches!(self, Self::InvalidResult { .. })
+    }
 }
 
 impl fmt::Display for ClientError {

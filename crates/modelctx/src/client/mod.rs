@@ -70,7 +70,7 @@ use rpc::Rpc;
 use stdio::Process;
 use wire::{member, parse, with_meta};
 
-use crate::server::schema::Validator;
+use crate::schema::Validator;
 
 /// A request's time limit when a caller keeps its own (a day: effectively none).
 const UNBOUNDED: Duration = Duration::from_secs(24 * 60 * 60);
@@ -236,14 +236,18 @@ impl Client {
 
     /// A listing page or a read, from the cache while its `ttlMs` lasts and no change
     /// notification has made it stale; fetched (and kept, when the server allows) otherwise.
+    /// A result reached through rounds of input is never kept (CACHE-05).
     async fn cached_request(&self, method: &str, params: Value) -> Result<JsonObject, ClientError> {
         let key = format!("{method} {params}");
         if let Some(hit) = self.cache.get(&key) {
             return Ok(hit);
         }
-        let result = self.request(method, params).await?;
-        self.cache.keep(key, &result);
-        Ok(result)
+        let params = params.as_object().cloned().unwrap_or_default();
+        let answered = self.exchange(method, params, self.options.request_timeout).await?;
+        if answered.rounds == 0 {
+            self.cache.keep(key, &answered.result);
+        }
+        Ok(answered.result)
     }
 
     async fn request_within(
@@ -252,27 +256,51 @@ impl Client {
         params: JsonObject,
         timeout: Duration,
     ) -> Result<JsonObject, ClientError> {
+        self.exchange(method, params, timeout).await.map(|answered| answered.result)
+    }
+
+    /// One request in the connection's era.
+    async fn exchange(
+        &self,
+        method: &str,
+        params: JsonObject,
+        timeout: Duration,
+    ) -> Result<Answered, ClientError> {
         match self.era() {
             Era::Modern => self.request_modern(method, params, timeout).await,
-            Era::Legacy => self.link.request(method, Some(params), timeout).await,
+            Era::Legacy => {
+                let result = self.link.request(method, Some(params), timeout).await?;
+                Ok(Answered { result, rounds: 0 })
+            }
         }
     }
 
     /// A 2026-07-28 request, driven through its rounds of input: each `input_required`
     /// result's requests are answered by the handlers and the request is sent again with
-    /// their `inputResponses` and the `requestState` echoed untouched.
+    /// their `inputResponses` and the `requestState` echoed untouched. A `resultType` this
+    /// client does not know makes the result invalid (BASE-08); an absent one means complete.
     async fn request_modern(
         &self,
         method: &str,
         mut params: JsonObject,
         timeout: Duration,
-    ) -> Result<JsonObject, ClientError> {
-        for _ in 0..=self.options.max_input_rounds {
+    ) -> Result<Answered, ClientError> {
+        for rounds in 0..=self.options.max_input_rounds {
             let log_level = *self.log_level.lock().unwrap_or_else(PoisonError::into_inner);
             let request = with_meta(params.clone(), self.server.version, &self.options, log_level);
             let result = self.link.request(method, Some(request), timeout).await?;
-            if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
-                return Ok(result);
+            match result.get("resultType") {
+                None => return Ok(Answered { result, rounds }),
+                Some(Value::String(kind)) if kind == "complete" => return Ok(Answered { result, rounds }),
+                Some(Value::String(kind)) if kind == "input_required" => {}
+                Some(other) => {
+                    return Err(ClientError::InvalidResult {
+                        method: method.into(),
+                        detail: format!(
+                            "resultType {other} is not one this client knows (complete, input_required)"
+                        ),
+                    });
+                }
             }
             let mut responses = JsonObject::new();
             let asked = result.get("inputRequests").and_then(Value::as_object).cloned().unwrap_or_default();
@@ -483,4 +511,10 @@ impl Client {
     pub async fn close(self) -> Option<String> {
         self.shut_down().await
     }
+}
+
+/// A result, and how many rounds of input it took.
+struct Answered {
+    result: JsonObject,
+    rounds: usize,
 }

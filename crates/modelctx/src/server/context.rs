@@ -9,13 +9,14 @@ use modelctx_protocol::model::ClientCapabilities;
 use modelctx_protocol::types::{
     Implementation, LoggingLevel, LoggingMessageNotificationParams, ProgressNotificationParams,
 };
+use modelctx_protocol::v2026::CacheScope;
 use modelctx_protocol::{Era, JsonObject, ProtocolVersion};
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::Server;
 use super::input::InputChannel;
+use super::{CacheDefaults, Server};
 
 /// Where a request's notifications go: the connection's writer (stdio) or the request's
 /// own response stream (HTTP).
@@ -73,6 +74,8 @@ struct ContextInner {
     sink: NotificationSink,
     server: Server,
     last_progress: Mutex<Option<f64>>,
+    /// The cache hints the handler set on its own result.
+    cache: Mutex<Option<CacheDefaults>>,
 }
 
 impl RequestContext {
@@ -94,6 +97,7 @@ impl RequestContext {
                 sink,
                 server,
                 last_progress: Mutex::new(None),
+                cache: Mutex::new(None),
             }),
         }
     }
@@ -179,6 +183,23 @@ impl RequestContext {
         let params =
             LoggingMessageNotificationParams { level, logger: logger.map(str::to_owned), data, meta: None };
         self.notify("notifications/message", &params).await;
+    }
+
+    /// Sets the cache hints of this request's 2026-07-28 result (`ttlMs`, `cacheScope`) in
+    /// place of the server's [`crate::server::ServerOptions::cache`]: a resource that changes
+    /// daily can say so, one that is per-user can stay `private`. Only cacheable results carry
+    /// them (`resources/read` among handler results); a result reached through rounds of
+    /// input is never cached by clients anyway (CACHE-05).
+    pub fn set_cache(&self, ttl: std::time::Duration, scope: CacheScope) {
+        let ttl_ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX);
+        *self.inner.cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner) =
+            Some(CacheDefaults { ttl_ms, scope });
+    }
+
+    /// The cache hints for this request's result: the handler's, else the server's.
+    pub(crate) fn cache(&self) -> CacheDefaults {
+        let set = *self.inner.cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        set.unwrap_or(self.inner.server.options().cache)
     }
 
     /// Shared state registered with [`crate::server::ServerBuilder::state`].

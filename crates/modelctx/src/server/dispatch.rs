@@ -361,15 +361,19 @@ impl Server {
                 })
             }
             "resources/read" => {
+                let digest = answerable(&ctx).then(|| params_digest(params.as_ref()));
                 let params: v2026::ReadResourceRequestParams = parse_params(params)?;
-                let contents = self.read_resource(ctx, &params.uri).await?;
-                to_object(&v2026::ReadResourceResult {
-                    result_type: complete,
-                    contents,
-                    ttl_ms,
-                    cache_scope,
-                    meta,
-                })
+                let read = self.read_resource(ctx.clone(), &params.uri);
+                match self.in_round(&ctx, method, digest, read).await? {
+                    Asked::Done(contents) => to_object(&v2026::ReadResourceResult {
+                        result_type: complete,
+                        contents,
+                        ttl_ms: Some(ctx.cache().ttl_ms),
+                        cache_scope: Some(ctx.cache().scope),
+                        meta,
+                    }),
+                    Asked::InputRequired(required) => to_object(&*required),
+                }
             }
             "prompts/list" => {
                 let params: v2026::PaginatedRequestParams = parse_params(params)?;

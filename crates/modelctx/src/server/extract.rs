@@ -13,8 +13,8 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use super::context::RequestContext;
-use super::schema::schema_of;
 use super::tool_result::{IntoCallToolResult, error_result};
+use crate::schema::schema_of;
 
 /// What a tool call hands to extractors.
 pub struct ToolCallParts {

@@ -35,7 +35,6 @@ mod prompt;
 mod registry;
 mod request_state;
 mod resource;
-pub(crate) mod schema;
 pub(crate) mod session;
 mod tool;
 mod tool_result;

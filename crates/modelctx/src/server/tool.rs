@@ -14,8 +14,8 @@ use serde_json::Value;
 use super::context::RequestContext;
 use super::error::RegistrationError;
 use super::extract::{Erased, ErasedToolHandler, ToolCallParts, ToolHandler};
-use super::schema::Validator;
 use super::tool_result::error_result;
+use crate::schema::Validator;
 
 /// A tool to register: its description and its handler.
 ///

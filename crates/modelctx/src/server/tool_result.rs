@@ -8,7 +8,7 @@ use modelctx_protocol::types::ContentBlock;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::schema::schema_of;
+use crate::schema::schema_of;
 
 /// Converts a handler's return value into a tool result. A failure becomes a result with
 /// `isError: true` that the model sees — not a protocol error.

@@ -1,5 +1,6 @@
-//! JSON Schemas: generated from Rust types with `schemars` (draft 2020-12), compiled for
-//! validation with `jsonschema`.
+//! JSON Schemas, for the server (tool input and output schemas) and the client (results
+//! checked against a tool's `outputSchema`) alike: generated from Rust types with `schemars`
+//! (draft 2020-12), compiled for validation with `jsonschema`.
 
 use modelctx_protocol::JsonObject;
 use schemars::JsonSchema;
