@@ -27,9 +27,11 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
+use tracing::Instrument;
 
 use super::dispatch::{Answer, parse_params};
 use super::input::{LegacyPeer, PendingAnswers};
+use super::telemetry;
 use super::{Limits, RequestContext, Server, Tokens};
 
 /// How a request ended: its answer, or `None` when it was cancelled (and gets no response).
@@ -313,6 +315,7 @@ impl Admission {
     /// the request was cancelled.
     pub(crate) async fn run(self, ctx: RequestContext, method: &str, params: Option<JsonObject>) -> Outcome {
         let lifecycle = self.exchange.lifecycle().clone();
+        let span = telemetry::request_span(&ctx, method, params.as_ref());
         let work = async {
             let _permit = match self.subscription {
                 true => None,
@@ -335,19 +338,23 @@ impl Admission {
         let outcome = tokio::select! {
             biased;
             () = self.token.cancelled() => return None,
-            outcome = work => outcome,
+            outcome = work.instrument(span.clone()) => outcome,
         };
         if self.token.is_cancelled() {
             return None; // cancelled as it finished: still no response
         }
-        Some(outcome.unwrap_or_else(|Expired| {
+        let answered = outcome.unwrap_or_else(|Expired| {
             // Work the handler started watches its token.
             self.token.cancel();
             let limit = lifecycle.limits.request_timeout.unwrap_or_default().as_secs_f64();
             Err(ErrorObject::internal(format!(
                 "the request did not finish within {limit}s of its arrival and was cancelled"
             )))
-        }))
+        });
+        if let Err(error) = &answered {
+            telemetry::record_error(&span, error);
+        }
+        Some(answered)
     }
 }
 

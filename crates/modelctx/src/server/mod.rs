@@ -36,6 +36,7 @@ mod registry;
 mod request_state;
 mod resource;
 pub(crate) mod session;
+pub mod telemetry;
 mod tool;
 mod tool_result;
 

@@ -1,0 +1,90 @@
+//! The `tracing` span of each request, after the OpenTelemetry semantic conventions for MCP,
+//! read by a real `tracing-subscriber` layer.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use modelctx::server::{Server, ToolDef, telemetry};
+use modelctx::testing::{TestClient, with_modern_meta};
+use modelctx_protocol::types::Implementation;
+use serde_json::json;
+use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id, Record};
+use tracing_subscriber::layer::{Context, SubscriberExt};
+
+type Fields = HashMap<String, String>;
+
+/// Keeps the fields of every span of the request target.
+#[derive(Clone, Default)]
+struct Spans(Arc<Mutex<HashMap<u64, Fields>>>);
+
+struct Collect<'a>(&'a mut Fields);
+
+impl Visit for Collect<'_> {
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.0.insert(field.name().to_owned(), value.to_owned());
+    }
+
+    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+        self.0.insert(field.name().to_owned(), format!("{value:?}"));
+    }
+}
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Spans {
+    fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, _: Context<'_, S>) {
+        if attrs.metadata().target() != telemetry::TARGET {
+            return;
+        }
+        let mut fields = Fields::new();
+        attrs.record(&mut Collect(&mut fields));
+        self.0.lock().unwrap().insert(id.into_u64(), fields);
+    }
+
+    fn on_record(&self, id: &Id, values: &Record<'_>, _: Context<'_, S>) {
+        if let Some(fields) = self.0.lock().unwrap().get_mut(&id.into_u64()) {
+            values.record(&mut Collect(fields));
+        }
+    }
+}
+
+impl Spans {
+    fn named(&self, name: &str) -> Fields {
+        let spans = self.0.lock().unwrap();
+        let found = spans.values().find(|fields| fields.get("otel.name").map(String::as_str) == Some(name));
+        found.cloned().unwrap_or_else(|| panic!("no span {name:?} among {spans:?}"))
+    }
+}
+
+#[tokio::test]
+async fn every_request_has_a_server_span_named_and_attributed_after_the_mcp_conventions() {
+    let spans = Spans::default();
+    let subscriber = tracing_subscriber::registry().with(spans.clone());
+    let _default = tracing::subscriber::set_default(subscriber);
+
+    let server = Server::builder(Implementation::new("telemetry", "1"))
+        .tool(ToolDef::new("hello", || async { "hello" }))
+        .build()
+        .unwrap();
+    let client = TestClient::start(server);
+    let call = with_modern_meta(json!({"name": "hello"}), json!({}));
+    client.request_with_id(7.into(), "tools/call", call).await.unwrap();
+    let unknown = with_modern_meta(json!({"name": "missing"}), json!({}));
+    client.request_with_id(8.into(), "tools/call", unknown).await.unwrap_err();
+    client.request_with_id(9.into(), "tools/list", with_modern_meta(json!({}), json!({}))).await.unwrap();
+
+    let call = spans.named("tools/call hello");
+    assert_eq!(call["otel.kind"], "server");
+    assert_eq!(call["mcp.method.name"], "tools/call");
+    assert_eq!(call["gen_ai.tool.name"], "hello");
+    assert_eq!(call["jsonrpc.request.id"], "7");
+    assert_eq!(call["mcp.protocol.version"], "2026-07-28");
+    assert!(!call.contains_key("error.type"), "a success records no error: {call:?}");
+
+    let failed = spans.named("tools/call missing");
+    assert_eq!(failed["error.type"], "-32602");
+    assert_eq!(failed["rpc.response.status_code"], "-32602");
+
+    // No low-cardinality target: the method alone.
+    let list = spans.named("tools/list");
+    assert!(!list.contains_key("gen_ai.tool.name"), "{list:?}");
+}
