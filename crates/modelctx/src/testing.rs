@@ -30,8 +30,7 @@ use serde_json::{Value, json};
 use tokio::sync::{Mutex as AsyncMutex, mpsc, oneshot};
 
 use crate::server::Server;
-use crate::server::exchange::Lifecycle;
-use crate::transport::connection::{Inbound, serve_messages};
+use crate::transport::connection::{Inbound, serve_endpoint};
 use crate::transport::lines;
 
 /// Messages the server may write ahead of the test client's reader.
@@ -88,14 +87,8 @@ impl TestClient {
         let limits = server.options().limits.parse;
         let (input, mut inbound) = mpsc::unbounded_channel();
         let (outbox, mut output) = mpsc::channel(OUTBOX);
-        let lifecycle = Lifecycle::new(server);
-        let exchange = lifecycle.exchange();
-        tokio::spawn(async move {
-            let messages = futures::stream::poll_fn(move |cx| inbound.poll_recv(cx));
-            serve_messages(exchange.clone(), messages, outbox, std::future::pending()).await;
-            lifecycle.close();
-            exchange.drain().await;
-        });
+        let messages = futures::stream::poll_fn(move |cx| inbound.poll_recv(cx));
+        tokio::spawn(serve_endpoint(server, messages, outbox, std::future::pending()));
         let pending = Pending::default();
         let (notify_tx, notify_rx) = mpsc::unbounded_channel();
         let (unmatched_tx, unmatched_rx) = mpsc::unbounded_channel();

@@ -243,7 +243,7 @@ impl Client {
             return Ok(hit);
         }
         let params = params.as_object().cloned().unwrap_or_default();
-        let answered = self.exchange(method, params, self.options.request_timeout).await?;
+        let answered = self.request_counting_rounds(method, params, self.options.request_timeout).await?;
         if answered.rounds == 0 {
             self.cache.keep(key, &answered.result);
         }
@@ -256,11 +256,11 @@ impl Client {
         params: JsonObject,
         timeout: Duration,
     ) -> Result<JsonObject, ClientError> {
-        self.exchange(method, params, timeout).await.map(|answered| answered.result)
+        self.request_counting_rounds(method, params, timeout).await.map(|answered| answered.result)
     }
 
-    /// One request in the connection's era.
-    async fn exchange(
+    /// One request in the connection's era, with the rounds of input it took.
+    async fn request_counting_rounds(
         &self,
         method: &str,
         params: JsonObject,

@@ -365,13 +365,16 @@ impl Server {
                 let params: v2026::ReadResourceRequestParams = parse_params(params)?;
                 let read = self.read_resource(ctx.clone(), &params.uri);
                 match self.in_round(&ctx, method, digest, read).await? {
-                    Asked::Done(contents) => to_object(&v2026::ReadResourceResult {
-                        result_type: complete,
-                        contents,
-                        ttl_ms: Some(ctx.cache().ttl_ms),
-                        cache_scope: Some(ctx.cache().scope),
-                        meta,
-                    }),
+                    Asked::Done(contents) => {
+                        let cache = ctx.cache();
+                        to_object(&v2026::ReadResourceResult {
+                            result_type: complete,
+                            contents,
+                            ttl_ms: Some(cache.ttl_ms),
+                            cache_scope: Some(cache.scope),
+                            meta,
+                        })
+                    }
                     Asked::InputRequired(required) => to_object(&*required),
                 }
             }

@@ -310,6 +310,16 @@ impl Admission {
         &self.token
     }
 
+    /// [`Admission::run`] in a task of the request's peer, where [`Exchange::drain`] waits
+    /// for it.
+    pub(crate) fn spawn(self, ctx: RequestContext, request: Request) -> JoinHandle<Outcome> {
+        let exchange = self.exchange.clone();
+        let Request { method, params, .. } = request;
+        // Boxed: the request's future is large, and tokio moves a task's future several times
+        // (into the task cell, through its stages); a box moves as a pointer.
+        exchange.spawn(Box::pin(async move { self.run(ctx, &method, params).await }))
+    }
+
     /// Runs the request to its end: waits for a permit (a subscription takes none), serves
     /// it within the time limit, and answers a panicking handler with `-32603`. `None` when
     /// the request was cancelled.
@@ -363,10 +373,10 @@ struct Expired;
 
 impl Drop for Admission {
     fn drop(&mut self) {
-        let inner = &self.exchange.inner;
         if let Some(id) = &self.id {
-            inner.in_flight.lock().unwrap_or_else(PoisonError::into_inner).remove(id);
+            self.exchange.in_flight().remove(id);
         }
+        let inner = &self.exchange.inner;
         let counter = if self.subscription { &inner.subscriptions } else { &inner.lifecycle.admitted };
         counter.fetch_sub(1, Ordering::AcqRel);
     }

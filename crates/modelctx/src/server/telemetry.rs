@@ -19,6 +19,9 @@ pub const TARGET: &str = "modelctx::server::request";
 
 /// The span of one request, entered while its handler runs.
 pub(crate) fn request_span(ctx: &RequestContext, method: &str, params: Option<&JsonObject>) -> tracing::Span {
+    if !tracing::enabled!(target: TARGET, tracing::Level::DEBUG) {
+        return tracing::Span::none();
+    }
     let param = |key: &str| params.and_then(|p| p.get(key)).and_then(|v| v.as_str());
     let (tool, prompt) = match method {
         "tools/call" => (param("name"), None),

@@ -16,7 +16,7 @@ use modelctx_protocol::{JsonObject, ProtocolVersion};
 use tokio::sync::{broadcast, mpsc};
 use tokio_util::sync::CancellationToken;
 
-use crate::server::exchange::{Admission, Exchange, response};
+use crate::server::exchange::{Admission, Exchange, Lifecycle, response};
 use crate::server::{LegacySession, RequestContext, Server, ServerEvent};
 
 /// One message as the adapter read it, or why it could not be read (answered with the error).
@@ -44,6 +44,22 @@ pub(crate) async fn serve_messages(
             () = &mut shutdown => break,
         }
     }
+}
+
+/// Serves a connection that is an endpoint of its own (stdio, the in-process test client):
+/// its messages until the input ends or `shutdown` completes, then lets in-flight requests
+/// finish within [`crate::server::Limits::shutdown_grace`] and cancels the rest.
+pub(crate) async fn serve_endpoint(
+    server: Server,
+    input: impl Stream<Item = Inbound>,
+    outbox: mpsc::Sender<Message>,
+    shutdown: impl Future<Output = ()>,
+) {
+    let lifecycle = Lifecycle::new(server);
+    let exchange = lifecycle.exchange();
+    serve_messages(exchange.clone(), input, outbox, shutdown).await;
+    lifecycle.close();
+    exchange.drain().await;
 }
 
 struct Connection {
@@ -175,8 +191,7 @@ impl Connection {
 
     fn spawn(&self, admission: Admission, ctx: RequestContext, request: Request) {
         let outbox = self.outbox.clone();
-        // Boxed: the request's future is large, and tokio moves a task's future several times
-        // (into the task cell, through its stages); a box moves as a pointer.
+        // Boxed, for the reason `Admission::spawn` gives.
         self.exchange.spawn(Box::pin(async move {
             let Request { id, method, params } = request;
             // STDIO-08 / CANCEL-05: a cancelled request gets no response.

@@ -11,9 +11,8 @@ use tokio::sync::mpsc;
 use tokio_util::bytes::BytesMut;
 use tokio_util::codec::{Decoder, FramedRead, LinesCodec, LinesCodecError};
 
-use super::connection::{Inbound, serve_messages};
+use super::connection::{Inbound, serve_endpoint};
 use crate::server::Server;
-use crate::server::exchange::Lifecycle;
 
 /// Messages waiting for the writer; handlers wait (not the reader) when it is full.
 const OUTBOX: usize = 256;
@@ -34,8 +33,6 @@ where
     let limits = server.options().limits.parse;
     let (outbox, inbox) = mpsc::channel(OUTBOX);
     let writer_task = tokio::spawn(write_messages(writer, inbox));
-    let lifecycle = Lifecycle::new(server);
-    let exchange = lifecycle.exchange();
     let input = FramedRead::new(reader, Lines::new(limits))
         .take_while(|line| {
             if let Err(e) = line {
@@ -44,10 +41,7 @@ where
             std::future::ready(line.is_ok())
         })
         .filter_map(|line| std::future::ready(line.ok().and_then(|line| inbound(line, &limits))));
-    serve_messages(exchange.clone(), input, outbox, shutdown).await;
-    lifecycle.close();
-    exchange.drain().await;
-    drop(exchange);
+    serve_endpoint(server, input, outbox, shutdown).await;
     writer_task.await.map_err(std::io::Error::other)?
 }
 

@@ -18,7 +18,7 @@ use super::body::{empty, error_response, json_response, sse_event, sse_frames, s
 use super::events::{self, LIVE_BUFFER};
 use super::sessions::{Session, store_failure};
 use super::{McpBody, Shared};
-use crate::server::exchange::{Admission, Exchange, Outcome, Refusal, response};
+use crate::server::exchange::{Admission, Outcome, Refusal, response};
 use crate::server::{LegacySession, RequestContext};
 
 /// Messages a request's handler sends while it runs (progress, logs, server-to-client
@@ -126,7 +126,7 @@ async fn modern(
     match shared.lifecycle.server().modern_context(&request, version, tokens, sink) {
         Ok(ctx) => {
             let call = Call { ctx, request, messages, admission };
-            run(&shared.stateless, call, Era::Modern).await
+            run(call, Era::Modern).await
         }
         Err(error) => error_response(400, Some(request.id), error),
     }
@@ -180,7 +180,7 @@ async fn legacy(
             if accepts_sse(headers) {
                 logged_stream(shared, call, session, release)
             } else {
-                run(&session.exchange, call, Era::Legacy).await
+                run(call, Era::Legacy).await
             }
         }
         Message::Notification(notification) => {
@@ -228,17 +228,6 @@ fn accepts_sse(headers: &HeaderMap) -> bool {
 /// How long a 2025-11-25 client should wait before reconnecting a broken stream.
 const RETRY_MS: u32 = 1000;
 
-/// Runs the request in a task of `exchange`; `None` when it was cancelled.
-fn spawn_handler(
-    exchange: &Exchange,
-    ctx: RequestContext,
-    request: Request,
-    admission: Admission,
-) -> JoinHandle<Outcome> {
-    let Request { method, params, .. } = request;
-    exchange.spawn(Box::pin(async move { admission.run(ctx, &method, params).await }))
-}
-
 /// A legacy request answered on a resumable SSE stream: a priming event with an id and the
 /// reconnection delay first (HTTP-44, HTTP-45), then every event logged in the session under
 /// ids unique in it, so the client can resume with `Last-Event-ID` — after its connection
@@ -252,7 +241,7 @@ fn logged_stream(
 ) -> Response<McpBody> {
     let Call { ctx, request, mut messages, admission } = call;
     let id = request.id.clone();
-    let mut handler = spawn_handler(&session.exchange, ctx, request, admission);
+    let mut handler = admission.spawn(ctx, request);
     let (live, frames) = mpsc::channel(LIVE_BUFFER);
     let number = session.live.open(live);
     let priming = Bytes::from(format!("id: {number}-0\nretry: {RETRY_MS}\ndata: \n\n"));
@@ -304,21 +293,23 @@ struct Call {
 /// Runs the handler. If it finishes before sending anything, the answer is plain JSON; if
 /// it sends a notification or a server-to-client request first, the answer becomes an SSE
 /// stream that carries those and then the final response. Closing the stream cancels it.
-async fn run(exchange: &Exchange, call: Call, era: Era) -> Response<McpBody> {
+async fn run(call: Call, era: Era) -> Response<McpBody> {
     let token = call.admission.token().clone();
     // A modern client going away while the answer is awaited cancels the request (HTTP-16);
     // a legacy one cancels explicitly (HTTP-48).
     let watch = (era == Era::Modern).then(|| token.clone().drop_guard());
-    let answer = answer(exchange, call, era, token).await;
-    watch.map(tokio_util::sync::DropGuard::disarm);
+    let answer = answer(call, era, token).await;
+    if let Some(watch) = watch {
+        watch.disarm();
+    }
     answer
 }
 
 /// [`run`]'s answer: JSON, or an SSE stream that cancels `token` when it is dropped.
-async fn answer(exchange: &Exchange, call: Call, era: Era, token: CancellationToken) -> Response<McpBody> {
+async fn answer(call: Call, era: Era, token: CancellationToken) -> Response<McpBody> {
     let Call { ctx, request, mut messages, admission } = call;
     let id = request.id.clone();
-    let mut handler = spawn_handler(exchange, ctx, request, admission);
+    let mut handler = admission.spawn(ctx, request);
     enum Start {
         First(Message),
         SinkDropped,
