@@ -4,9 +4,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use modelctx_protocol::jsonrpc::{
-    ErrorObject, Message, PreparedResponse, PreparedResult, Request, RequestId, Response,
-};
+use modelctx_protocol::jsonrpc::{ErrorObject, PreparedResult, Request};
 use modelctx_protocol::model::{self, CallToolResult, ServerCapabilities};
 use modelctx_protocol::types::{
     CompletionReference, ListChangedCapability, Prompt, PromptMessage, Resource, ResourceTemplate,
@@ -18,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use super::answer::Answer;
 use super::completion::completion;
 use super::context::{NotificationSink, RequestContext, RequestFacts, Tokens};
 use super::input::{InputChannel, LegacyPeer, Round, RoundEnd, UntilAsked};
@@ -37,32 +36,6 @@ pub(crate) fn to_object(result: &impl Serialize) -> JsonObject {
     match serde_json::to_value(result) {
         Ok(Value::Object(object)) => object,
         other => unreachable!("results serialise to objects, got {other:?}"),
-    }
-}
-
-/// What a request returns, before it is written.
-pub(crate) enum Answer {
-    /// A result object.
-    Object(JsonObject),
-    /// A result with one member kept as JSON text (a `tools/list` page).
-    Prepared(PreparedResult),
-}
-
-impl Answer {
-    /// The result as one object (the prepared member parsed back).
-    pub(crate) fn into_object(self) -> JsonObject {
-        match self {
-            Self::Object(result) => result,
-            Self::Prepared(prepared) => prepared.into_object(),
-        }
-    }
-
-    /// The response to request `id`.
-    pub(crate) fn into_message(self, id: RequestId) -> Message {
-        match self {
-            Self::Object(result) => Message::Response(Response { id, result }),
-            Self::Prepared(result) => Message::Prepared(PreparedResponse { id, result }),
-        }
     }
 }
 
@@ -267,14 +240,16 @@ impl Server {
     }
 
     /// Serves a request the era router accepted (apart from the legacy session requests,
-    /// which [`LegacySession`] serves). The result is in the request's era's shape.
+    /// which [`LegacySession`] serves), through the server's layers. The result is in the
+    /// request's era's shape.
     pub async fn handle(
         &self,
         ctx: RequestContext,
         method: &str,
         params: Option<JsonObject>,
     ) -> Result<JsonObject, ErrorObject> {
-        self.answer(ctx, method, params).await.map(Answer::into_object)
+        let request = super::middleware::McpRequest { method: method.to_owned(), params, ctx };
+        self.serve(request).await.map(Answer::into_object)
     }
 
     /// [`Server::handle`], with large listings left as the JSON the server keeps of them:
@@ -304,7 +279,7 @@ impl Server {
             other: JsonObject::new(),
         });
         let complete = v2026::ResultType::Complete;
-        Ok(Answer::Object(match method {
+        Ok(Answer::from(match method {
             "server/discover" => to_object(&v2026::DiscoverResult {
                 result_type: complete,
                 supported_versions: self.versions().all().iter().map(ToString::to_string).collect(),
@@ -325,7 +300,7 @@ impl Server {
                     cache_scope,
                     meta,
                 });
-                return Ok(Answer::Prepared(PreparedResult { result, key: "tools", value: tools }));
+                return Ok(Answer::prepared(PreparedResult { result, key: "tools", value: tools }));
             }
             "tools/call" => {
                 let digest = answerable(&ctx).then(|| params_digest(params.as_ref()));
@@ -426,13 +401,13 @@ impl Server {
         method: &str,
         params: Option<JsonObject>,
     ) -> Result<Answer, ErrorObject> {
-        Ok(Answer::Object(match method {
+        Ok(Answer::from(match method {
             "tools/list" => {
                 let params: Option<v2025::PaginatedRequestParams> = parse_params(params)?;
                 let (tools, next_cursor) = self.tool_page(params.and_then(|p| p.cursor), Era::Legacy)?;
                 let result =
                     to_object(&v2025::ListToolsResult { tools: Vec::new(), next_cursor, meta: None });
-                return Ok(Answer::Prepared(PreparedResult { result, key: "tools", value: tools }));
+                return Ok(Answer::prepared(PreparedResult { result, key: "tools", value: tools }));
             }
             "tools/call" => {
                 let params: v2025::CallToolRequestParams = parse_params(params)?;
@@ -542,12 +517,7 @@ impl Server {
         let era = ctx.era();
         let found = {
             let registry = self.read_registry();
-            registry.resources.get(uri).map(|r| (r.read.clone(), BTreeMap::new())).or_else(|| {
-                registry
-                    .templates
-                    .values()
-                    .find_map(|t| t.parsed.match_uri(uri).map(|variables| (t.def.read.clone(), variables)))
-            })
+            registry.find_resource(uri).map(|(read, variables, _)| (read.clone(), variables))
         };
         let Some((read, variables)) = found else {
             return Err(model::resource_not_found(era, uri));

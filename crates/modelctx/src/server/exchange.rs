@@ -29,8 +29,10 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tracing::Instrument;
 
-use super::dispatch::{Answer, parse_params};
+use super::answer::Answer;
+use super::dispatch::parse_params;
 use super::input::{LegacyPeer, PendingAnswers};
+use super::middleware::McpRequest;
 use super::telemetry;
 use super::{Limits, RequestContext, Server, Tokens};
 
@@ -317,21 +319,23 @@ impl Admission {
         let Request { method, params, .. } = request;
         // Boxed: the request's future is large, and tokio moves a task's future several times
         // (into the task cell, through its stages); a box moves as a pointer.
-        exchange.spawn(Box::pin(async move { self.run(ctx, &method, params).await }))
+        exchange.spawn(Box::pin(self.run(McpRequest { method, params, ctx })))
     }
 
     /// Runs the request to its end: waits for a permit (a subscription takes none), serves
     /// it within the time limit, and answers a panicking handler with `-32603`. `None` when
     /// the request was cancelled.
-    pub(crate) async fn run(self, ctx: RequestContext, method: &str, params: Option<JsonObject>) -> Outcome {
+    pub(crate) async fn run(self, request: McpRequest) -> Outcome {
         let lifecycle = self.exchange.lifecycle().clone();
-        let span = telemetry::request_span(&ctx, method, params.as_ref());
+        let span = telemetry::request_span(&request.ctx, &request.method, request.params.as_ref());
+        // For the panic's answer: the request itself moves into the layers.
+        let method = request.method.clone();
         let work = async {
             let _permit = match self.subscription {
                 true => None,
                 false => lifecycle.permits.acquire().await.ok(),
             };
-            let answer = AssertUnwindSafe(lifecycle.server.answer(ctx, method, params)).catch_unwind();
+            let answer = AssertUnwindSafe(lifecycle.server.serve(request)).catch_unwind();
             let answered = match self.deadline {
                 Some(deadline) => match tokio::time::timeout_at(deadline, answer).await {
                     Ok(answered) => answered,

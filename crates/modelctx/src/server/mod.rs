@@ -20,15 +20,16 @@
 //! resources or templates offers `resources` (with `subscribe` and `listChanged`), one with
 //! prompts offers `prompts`, and one with a completer offers `completions`.
 
+mod answer;
 mod completion;
 mod context;
 mod dispatch;
-pub(crate) use dispatch::Answer;
 mod error;
 pub(crate) mod exchange;
 mod extract;
 pub(crate) mod input;
 mod listen;
+pub mod middleware;
 mod options;
 mod pagination;
 mod prompt;
@@ -40,12 +41,14 @@ pub mod telemetry;
 mod tool;
 mod tool_result;
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 
 use modelctx_protocol::era::ServerVersions;
 use modelctx_protocol::types::Implementation;
 use tokio::sync::broadcast;
 
+pub use answer::Answer;
 pub use completion::CompletionRequest;
 pub use context::{NotificationSink, RequestContext};
 pub use error::RegistrationError;
@@ -96,6 +99,10 @@ struct Inner {
     state: StateMap,
     state_keys: StateKeys,
     events: broadcast::Sender<ServerEvent>,
+    /// The layers every request passes through.
+    layers: middleware::Layered,
+    /// Whether some tool, prompt or resource has layers of its own.
+    layered_targets: AtomicBool,
 }
 
 /// Builds a [`Server`]. Definitions are checked when [`ServerBuilder::build`] runs.
@@ -110,6 +117,7 @@ pub struct ServerBuilder {
     prompts: Vec<PromptDef>,
     state: StateMap,
     state_keys: Option<StateKeys>,
+    layers: middleware::Layered,
 }
 
 /// Why a server could not be built.
@@ -153,6 +161,7 @@ impl Server {
             prompts: Vec::new(),
             state: StateMap::default(),
             state_keys: None,
+            layers: middleware::Layered::default(),
         }
     }
 
@@ -180,6 +189,7 @@ impl Server {
     /// `notifications/tools/list_changed`.
     pub fn add_tool(&self, tool: ToolDef) -> Result<(), RegistrationError> {
         let registered = tool::RegisteredTool::new(tool)?;
+        self.note_layers(registered.layers.is_some());
         self.write_registry().tools.insert(registered.tool.name.clone(), Arc::new(registered));
         self.publish(ServerEvent::ToolsChanged);
         Ok(())
@@ -199,6 +209,7 @@ impl Server {
     /// Adds (or replaces) a prompt; listeners hear `notifications/prompts/list_changed`.
     pub fn add_prompt(&self, prompt: PromptDef) -> Result<(), RegistrationError> {
         prompt.check()?;
+        self.note_layers(prompt.layers.is_some());
         self.change(ServerEvent::PromptsChanged, |registry| {
             registry.prompts.insert(prompt.prompt.name.clone(), prompt);
             true
@@ -213,6 +224,7 @@ impl Server {
 
     /// Adds (or replaces) a resource; listeners hear `notifications/resources/list_changed`.
     pub fn add_resource(&self, resource: ResourceDef) {
+        self.note_layers(resource.layers.is_some());
         self.change(ServerEvent::ResourcesChanged, |registry| {
             registry.resources.insert(resource.resource.uri.clone(), resource);
             true
@@ -228,6 +240,7 @@ impl Server {
     /// `notifications/resources/list_changed`.
     pub fn add_resource_template(&self, template: ResourceTemplateDef) -> Result<(), RegistrationError> {
         let template = resource::RegisteredTemplate::new(template)?;
+        self.note_layers(template.def.layers.is_some());
         self.change(ServerEvent::ResourcesChanged, |registry| {
             registry.templates.insert(template.def.template.uri_template.clone(), Arc::new(template));
             true
@@ -240,6 +253,13 @@ impl Server {
         self.change(ServerEvent::ResourcesChanged, |registry| {
             registry.templates.remove(uri_template).is_some()
         })
+    }
+
+    /// Remembers that a definition has layers, so requests look for them from now on.
+    fn note_layers(&self, layered: bool) {
+        if layered {
+            self.inner.layered_targets.store(true, Ordering::Relaxed);
+        }
     }
 
     /// Applies `edit` to the registry and announces `event` when it changed something.
@@ -319,6 +339,13 @@ impl ServerBuilder {
         self
     }
 
+    /// Wraps every request the method table serves in `layer` (see [`middleware`]). The
+    /// last layer added is the outermost: it sees the request first and the answer last.
+    pub fn layer(mut self, layer: impl middleware::McpLayer) -> Self {
+        self.layers = self.layers.wrap(layer, middleware::router);
+        self
+    }
+
     /// Registers a tool.
     pub fn tool(mut self, tool: ToolDef) -> Self {
         self.tools.push(tool);
@@ -355,6 +382,7 @@ impl ServerBuilder {
             ),
         };
         let (events, _) = broadcast::channel(64);
+        let layered_targets = AtomicBool::new(registry.has_layers());
         Ok(Server {
             inner: Arc::new(Inner {
                 info: self.info,
@@ -366,6 +394,8 @@ impl ServerBuilder {
                 state: self.state,
                 state_keys,
                 events,
+                layers: self.layers,
+                layered_targets,
             }),
         })
     }

@@ -11,6 +11,7 @@ use modelctx_protocol::types::{Icon, Prompt, PromptArgument, PromptMessage};
 use super::completion::{Completer, completer};
 use super::context::RequestContext;
 use super::error::RegistrationError;
+use super::middleware::{Layered, layer_setter};
 
 /// A `prompts/get` as a handler sees it.
 pub struct PromptRequest {
@@ -48,6 +49,7 @@ pub struct PromptDef {
     pub(crate) prompt: Prompt,
     pub(crate) get: GetFn,
     pub(crate) completers: BTreeMap<String, Completer>,
+    pub(crate) layers: Layered,
 }
 
 impl PromptDef {
@@ -61,8 +63,11 @@ impl PromptDef {
             prompt: Prompt { name: name.into(), ..Prompt::default() },
             get: Arc::new(move |request| Box::pin(handler(request))),
             completers: BTreeMap::new(),
+            layers: Layered::default(),
         }
     }
+
+    layer_setter!();
 
     /// What the prompt is for.
     pub fn description(mut self, description: impl Into<String>) -> Self {

@@ -4,8 +4,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::error::RegistrationError;
+use super::middleware::Layered;
 use super::prompt::PromptDef;
-use super::resource::{RegisteredTemplate, ResourceDef, ResourceTemplateDef};
+use super::resource::{ReadFn, RegisteredTemplate, ResourceDef, ResourceTemplateDef};
 use super::tool::{RegisteredTool, ToolDef};
 
 #[derive(Default)]
@@ -55,6 +56,25 @@ impl Registry {
             insert_unique(&mut registry.prompts, "prompt", prompt.prompt.name.clone(), prompt)?;
         }
         Ok(registry)
+    }
+
+    /// Whether some definition has layers of its own.
+    pub(crate) fn has_layers(&self) -> bool {
+        self.tools.values().any(|t| t.layers.is_some())
+            || self.prompts.values().any(|p| p.layers.is_some())
+            || self.resources.values().any(|r| r.layers.is_some())
+            || self.templates.values().any(|t| t.def.layers.is_some())
+    }
+
+    /// The resource at `uri`: a fixed one, or the first template (in URI-template order)
+    /// that matches, with its handler, the template's variables and its layers.
+    pub(crate) fn find_resource(&self, uri: &str) -> Option<(&ReadFn, BTreeMap<String, String>, &Layered)> {
+        if let Some(resource) = self.resources.get(uri) {
+            return Some((&resource.read, BTreeMap::new(), &resource.layers));
+        }
+        self.templates
+            .values()
+            .find_map(|t| t.parsed.match_uri(uri).map(|variables| (&t.def.read, variables, &t.def.layers)))
     }
 
     pub(crate) fn has_completions(&self) -> bool {

@@ -14,6 +14,7 @@ use modelctx_protocol::uri_template::UriTemplate;
 use super::completion::Completer;
 use super::context::RequestContext;
 use super::error::RegistrationError;
+use super::middleware::{Layered, layer_setter};
 
 /// A `resources/read` as a handler sees it.
 pub struct ResourceRequest {
@@ -43,7 +44,7 @@ pub enum ResourceError {
     Failed(String),
 }
 
-type ReadFn =
+pub(crate) type ReadFn =
     Arc<dyn Fn(ResourceRequest) -> BoxFuture<'static, Result<Vec<TextOrBlob>, ResourceError>> + Send + Sync>;
 
 fn read_fn<F, Fut>(handler: F) -> ReadFn
@@ -106,6 +107,8 @@ macro_rules! describe_setters {
             self.$field.icons = Some(icons);
             self
         }
+
+        layer_setter!();
     };
 }
 
@@ -114,6 +117,7 @@ macro_rules! describe_setters {
 pub struct ResourceDef {
     pub(crate) resource: Resource,
     pub(crate) read: ReadFn,
+    pub(crate) layers: Layered,
 }
 
 impl ResourceDef {
@@ -124,7 +128,7 @@ impl ResourceDef {
         Fut: Future<Output = Result<Vec<TextOrBlob>, ResourceError>> + Send + 'static,
     {
         let resource = Resource { uri: uri.into(), name: name.into(), ..Resource::default() };
-        Self { resource, read: read_fn(handler) }
+        Self { resource, read: read_fn(handler), layers: Layered::default() }
     }
 
     /// A resource whose contents are fixed text.
@@ -157,6 +161,7 @@ pub struct ResourceTemplateDef {
     pub(crate) template: ResourceTemplate,
     pub(crate) read: ReadFn,
     pub(crate) completers: BTreeMap<String, Completer>,
+    pub(crate) layers: Layered,
 }
 
 impl ResourceTemplateDef {
@@ -171,7 +176,7 @@ impl ResourceTemplateDef {
             name: name.into(),
             ..ResourceTemplate::default()
         };
-        Self { template, read: read_fn(handler), completers: BTreeMap::new() }
+        Self { template, read: read_fn(handler), completers: BTreeMap::new(), layers: Layered::default() }
     }
 
     describe_setters!(template);

@@ -14,6 +14,7 @@ use serde_json::Value;
 use super::context::RequestContext;
 use super::error::RegistrationError;
 use super::extract::{Erased, ErasedToolHandler, ToolCallParts, ToolHandler};
+use super::middleware::{Layered, layer_setter};
 use super::tool_result::error_result;
 use crate::schema::Validator;
 
@@ -41,6 +42,7 @@ use crate::schema::Validator;
 pub struct ToolDef {
     tool: Tool,
     handler: Arc<dyn ErasedToolHandler>,
+    layers: Layered,
 }
 
 impl std::fmt::Debug for ToolDef {
@@ -59,8 +61,10 @@ impl ToolDef {
             output_schema: H::output_schema(),
             ..Tool::default()
         };
-        Self { tool, handler: Arc::new(Erased(handler, PhantomData)) }
+        Self { tool, handler: Arc::new(Erased(handler, PhantomData)), layers: Layered::default() }
     }
+
+    layer_setter!();
 
     /// The description the model reads.
     pub fn description(mut self, description: impl Into<String>) -> Self {
@@ -114,6 +118,8 @@ impl ToolDef {
 pub(crate) struct RegisteredTool {
     pub(crate) tool: Tool,
     handler: Arc<dyn ErasedToolHandler>,
+    /// The tool's own layers.
+    pub(crate) layers: Layered,
     input: Validator,
     output: Option<Validator>,
     /// The arguments mirrored into `Mcp-Param-*` headers (`x-mcp-header`).
@@ -151,7 +157,7 @@ impl RegisteredTool {
     /// Checks a definition: the name (TOOL-06), an object-rooted input schema (TOOL-05) that
     /// compiles, an output schema that compiles, and `x-mcp-header` annotations (HTTP-26).
     pub(crate) fn new(def: ToolDef) -> Result<Self, RegistrationError> {
-        let ToolDef { tool, handler } = def;
+        let ToolDef { tool, handler, layers } = def;
         let invalid = |reason: String| RegistrationError::Tool { name: tool.name.clone(), reason };
         check_name(&tool.name).map_err(|reason| invalid(reason.to_owned()))?;
         if tool.input_schema.get("type") != Some(&Value::String("object".into())) {
@@ -168,7 +174,7 @@ impl RegisteredTool {
         let legacy = model::legacy_tool(object_output_only(tool.clone()), None);
         let legacy_json =
             serde_json::to_value(&legacy).map_err(|e| invalid(format!("serialising it: {e}")))?;
-        Ok(Self { tool, handler, input, output, param_headers, modern_json, legacy_json })
+        Ok(Self { tool, handler, layers, input, output, param_headers, modern_json, legacy_json })
     }
 
     /// The tool as `era`'s `tools/list` shows it.

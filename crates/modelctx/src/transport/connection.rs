@@ -17,6 +17,7 @@ use tokio::sync::{broadcast, mpsc};
 use tokio_util::sync::CancellationToken;
 
 use crate::server::exchange::{Admission, Exchange, Lifecycle, response};
+use crate::server::middleware::McpRequest;
 use crate::server::{LegacySession, RequestContext, Server, ServerEvent};
 
 /// One message as the adapter read it, or why it could not be read (answered with the error).
@@ -81,7 +82,7 @@ impl Connection {
         id: modelctx_protocol::jsonrpc::RequestId,
         result: Result<JsonObject, ErrorObject>,
     ) {
-        self.send(response(id, result.map(crate::server::Answer::Object))).await;
+        self.send(response(id, result.map(crate::server::Answer::from))).await;
     }
 
     fn peer(&self) -> PeerState {
@@ -195,7 +196,7 @@ impl Connection {
         self.exchange.spawn(Box::pin(async move {
             let Request { id, method, params } = request;
             // STDIO-08 / CANCEL-05: a cancelled request gets no response.
-            if let Some(outcome) = admission.run(ctx, &method, params).await {
+            if let Some(outcome) = admission.run(McpRequest { method, params, ctx }).await {
                 let _ = outbox.send(response(id, outcome)).await;
             }
         }));

@@ -161,7 +161,7 @@ async fn legacy(
                     };
                     return json_response(
                         200,
-                        &response(request.id, result.map(crate::server::Answer::Object)),
+                        &response(request.id, result.map(crate::server::Answer::from)),
                     );
                 }
             }

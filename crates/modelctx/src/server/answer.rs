@@ -1,0 +1,48 @@
+//! What a request returns, before it is written.
+
+use modelctx_protocol::JsonObject;
+use modelctx_protocol::jsonrpc::{Message, PreparedResponse, PreparedResult, RequestId, Response};
+
+/// The result of a request in its era's wire shape, as a layer sees it on the way back.
+///
+/// Large listings stay the JSON text the server keeps of them until they are written;
+/// [`Answer::into_object`] parses them back when a layer needs to look inside.
+#[derive(Debug)]
+pub struct Answer(Repr);
+
+#[derive(Debug)]
+enum Repr {
+    /// A result object.
+    Object(JsonObject),
+    /// A result with one member kept as JSON text (a `tools/list` page).
+    Prepared(PreparedResult),
+}
+
+impl From<JsonObject> for Answer {
+    fn from(result: JsonObject) -> Self {
+        Self(Repr::Object(result))
+    }
+}
+
+impl Answer {
+    /// A result with one member kept as JSON text.
+    pub(crate) fn prepared(result: PreparedResult) -> Self {
+        Self(Repr::Prepared(result))
+    }
+
+    /// The result as one object (a prepared member parsed back).
+    pub fn into_object(self) -> JsonObject {
+        match self.0 {
+            Repr::Object(result) => result,
+            Repr::Prepared(prepared) => prepared.into_object(),
+        }
+    }
+
+    /// The response to request `id`.
+    pub(crate) fn into_message(self, id: RequestId) -> Message {
+        match self.0 {
+            Repr::Object(result) => Message::Response(Response { id, result }),
+            Repr::Prepared(result) => Message::Prepared(PreparedResponse { id, result }),
+        }
+    }
+}

@@ -1,0 +1,205 @@
+//! MCP middleware: every request the method table serves passes through a [`tower::Service`]
+//! over [`McpRequest`]s, wrapped in the [`tower::Layer`]s given to the whole server
+//! ([`crate::server::ServerBuilder::layer`]) and to one tool, prompt or resource
+//! ([`crate::server::ToolDef::layer`] and the like).
+//!
+//! Any layer whose service answers an [`McpRequest`] with an [`Answer`] fits, whatever its
+//! error type: `tower`'s own [`tower::timeout::TimeoutLayer`],
+//! [`tower::limit::ConcurrencyLimitLayer`] and [`tower::load_shed::LoadShedLayer`], this
+//! module's [`RateLimit`] and [`Audit`], or one of your own. A layer's error becomes the
+//! JSON-RPC error of the answer: an [`ErrorObject`] as it is, a timeout or an overload as
+//! `-32603` saying so, anything else as `-32603` with its message.
+//!
+//! Layers see the requests the lifecycle admitted, after the era router and before the
+//! method table; the bookkeeping of a 2025-11-25 session (`initialize`, `ping`,
+//! `logging/setLevel`, `resources/subscribe`) is answered before them. The lifecycle's own
+//! bounds (queue, permits, time from arrival, panics) hold outside every layer.
+//!
+//! ```
+//! use std::time::Duration;
+//! use modelctx::server::middleware::tower::timeout::TimeoutLayer;
+//! use modelctx::server::middleware::{Audit, RateLimit};
+//! use modelctx::server::{Server, ToolDef};
+//! use modelctx_protocol::types::Implementation;
+//!
+//! // Ten searches a minute, whoever asks; every request of the server within 30 s, audited.
+//! let search = ToolDef::new("search", || async { "found" })
+//!     .layer(RateLimit::new(10, Duration::from_secs(60)));
+//! let server = Server::builder(Implementation::new("demo", "1.0"))
+//!     .tool(search)
+//!     .layer(TimeoutLayer::new(Duration::from_secs(30)))
+//!     .layer(Audit::new(|record| tracing::info!(method = record.method, outcome = ?record.outcome)))
+//!     .build()
+//!     .expect("valid definitions");
+//! # drop(server);
+//! ```
+
+mod audit;
+mod guard;
+mod rate_limit;
+
+pub use audit::{Audit, AuditOutcome, AuditRecord, Pending};
+pub use guard::{Guard, Guarded};
+pub use rate_limit::{RateBudget, RateLimit};
+/// The `tower` this crate builds on, with its `util`, `timeout`, `limit` and `load-shed`
+/// layers.
+pub use tower;
+
+use modelctx_protocol::JsonObject;
+use modelctx_protocol::jsonrpc::ErrorObject;
+use tower::util::BoxCloneSyncService;
+use tower::{BoxError, Layer, Service, ServiceExt};
+
+use super::{Answer, RequestContext, Server};
+
+/// A request on its way to the method table: what a layer sees.
+pub struct McpRequest {
+    /// The JSON-RPC method (`tools/call`, `resources/read`, …).
+    pub method: String,
+    /// The params, `_meta` included.
+    pub params: Option<JsonObject>,
+    /// The request's context: its era, version, client, cancellation.
+    pub ctx: RequestContext,
+}
+
+impl McpRequest {
+    /// What the request is about: the tool of a `tools/call`, the prompt of a `prompts/get`,
+    /// the URI of a `resources/read`; `None` for other methods.
+    pub fn target(&self) -> Option<&str> {
+        let member = match self.method.as_str() {
+            "tools/call" | "prompts/get" => "name",
+            "resources/read" => "uri",
+            _ => return None,
+        };
+        self.params.as_ref()?.get(member)?.as_str()
+    }
+}
+
+/// The service a layer wraps: a request in, its answer or JSON-RPC error out.
+pub type McpService = BoxCloneSyncService<McpRequest, Answer, ErrorObject>;
+
+/// A [`tower::Layer`] that can wrap an [`McpService`]: implemented for every layer whose
+/// service answers [`McpRequest`]s with [`Answer`]s and an error that converts into
+/// [`BoxError`].
+pub trait McpLayer {
+    /// Wraps `inner`, its errors turned into JSON-RPC errors.
+    fn wrap(self, inner: McpService) -> McpService;
+}
+
+impl<L> McpLayer for L
+where
+    L: Layer<McpService>,
+    L::Service: Service<McpRequest, Response = Answer> + Clone + Send + Sync + 'static,
+    <L::Service as Service<McpRequest>>::Error: Into<BoxError>,
+    <L::Service as Service<McpRequest>>::Future: Send + 'static,
+{
+    fn wrap(self, inner: McpService) -> McpService {
+        BoxCloneSyncService::new(self.layer(inner).map_err(|error| into_error(error.into())))
+    }
+}
+
+/// The JSON-RPC error a layer's error becomes.
+fn into_error(error: BoxError) -> ErrorObject {
+    let error = match error.downcast::<ErrorObject>() {
+        Ok(error) => return *error,
+        Err(other) => other,
+    };
+    if error.is::<tower::timeout::error::Elapsed>() {
+        ErrorObject::internal("the request ran past the time limit a layer sets, and was cancelled")
+    } else if error.is::<tower::load_shed::error::Overloaded>() {
+        ErrorObject::internal("server busy: a layer's concurrency limit is reached; try again later")
+    } else {
+        ErrorObject::internal(error)
+    }
+}
+
+/// The layers of the server or of one definition, applied as they were added: the last one
+/// added is the outermost, as in `axum`. `None` when there are none, so a request without
+/// layers costs nothing.
+#[derive(Clone, Default)]
+pub(crate) struct Layered(Option<McpService>);
+
+impl Layered {
+    /// Adds `layer` around the layers so far, the first of them around `innermost`.
+    pub(crate) fn wrap(self, layer: impl McpLayer, innermost: fn() -> McpService) -> Self {
+        Self(Some(layer.wrap(self.0.unwrap_or_else(innermost))))
+    }
+
+    /// Whether any layer was added.
+    pub(crate) fn is_some(&self) -> bool {
+        self.0.is_some()
+    }
+
+    /// A service to call once, if any layer was added.
+    fn service(&self) -> Option<McpService> {
+        self.0.clone()
+    }
+}
+
+/// Declares `layer`, the setter of a definition's own layers (a field `layers`).
+macro_rules! layer_setter {
+    () => {
+        /// Wraps the requests about this definition in `layer` (see
+        /// [`crate::server::middleware`]), inside the server's layers. The last layer added
+        /// is the outermost.
+        pub fn layer(mut self, layer: impl $crate::server::middleware::McpLayer) -> Self {
+            self.layers = self.layers.wrap(layer, $crate::server::middleware::method_table);
+            self
+        }
+    };
+}
+pub(crate) use layer_setter;
+
+/// The innermost service of a definition's layers: the method table.
+pub(crate) fn method_table() -> McpService {
+    BoxCloneSyncService::new(tower::service_fn(|request: McpRequest| async move {
+        let McpRequest { method, params, ctx } = request;
+        let server = ctx.server().clone();
+        server.answer(ctx, &method, params).await
+    }))
+}
+
+/// The innermost service of the server's layers: on to the layers of the request's target.
+pub(crate) fn router() -> McpService {
+    BoxCloneSyncService::new(tower::service_fn(|request: McpRequest| async move {
+        let server = request.ctx.server().clone();
+        server.route(request).await
+    }))
+}
+
+impl Server {
+    /// Serves an admitted request through the server's layers, its target's layers and the
+    /// method table.
+    pub(crate) async fn serve(&self, request: McpRequest) -> Result<Answer, ErrorObject> {
+        match self.inner.layers.service() {
+            Some(service) => service.oneshot(request).await,
+            None => self.route(request).await,
+        }
+    }
+
+    /// Serves a request through its target's layers, if it has any, and the method table.
+    async fn route(&self, request: McpRequest) -> Result<Answer, ErrorObject> {
+        match self.target_layers(&request) {
+            Some(service) => service.oneshot(request).await,
+            None => {
+                let McpRequest { method, params, ctx } = request;
+                self.answer(ctx, &method, params).await
+            }
+        }
+    }
+
+    /// The layers of the tool, prompt or resource the request is about. Looked up only
+    /// once some definition has layers.
+    fn target_layers(&self, request: &McpRequest) -> Option<McpService> {
+        if !self.inner.layered_targets.load(std::sync::atomic::Ordering::Relaxed) {
+            return None;
+        }
+        let target = request.target()?;
+        let registry = self.read_registry();
+        match request.method.as_str() {
+            "tools/call" => registry.tools.get(target)?.layers.service(),
+            "prompts/get" => registry.prompts.get(target)?.layers.service(),
+            _ => registry.find_resource(target)?.2.service(),
+        }
+    }
+}
