@@ -180,7 +180,7 @@ async fn run_command(host: &Host, command: &HostCommand) -> Result<(), Failure> 
 
 /// Runs `modelctx host`.
 pub fn run(args: &HostArgs) -> ExitCode {
-    crate::logging::init("warn");
+    let _logging = crate::logging::init("warn");
     let config = match HostConfig::load(&args.config) {
         Ok(config) => config,
         Err(e) => return Failure::Usage(format!("{}: {e}", args.config.display())).exit(),

@@ -1,8 +1,38 @@
-//! Log output: `tracing` to stderr, filtered by `RUST_LOG` when set.
+//! Log output — `tracing` to stderr, filtered by `RUST_LOG` when set — and OpenTelemetry
+//! export when the `OTEL_*` variables ask for it (`modelctx::otel`).
 
-/// Sends log events at `default_level` and above to stderr, unless `RUST_LOG` says otherwise.
-pub fn init(default_level: &str) {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level));
-    let _ = tracing_subscriber::fmt().with_writer(std::io::stderr).with_env_filter(filter).try_init();
+use modelctx::otel::Telemetry;
+use tracing_subscriber::layer::SubscriberExt as _;
+use tracing_subscriber::util::SubscriberInitExt as _;
+use tracing_subscriber::{EnvFilter, Layer as _};
+
+/// Logging for one command; exports what telemetry is left when dropped.
+pub struct Logging {
+    telemetry: Option<Telemetry>,
+}
+
+impl Drop for Logging {
+    fn drop(&mut self) {
+        if let Some(telemetry) = self.telemetry.take() {
+            telemetry.shutdown();
+        }
+    }
+}
+
+/// Sends log events at `default_level` and above to stderr, unless `RUST_LOG` says otherwise,
+/// and spans and metrics where `OTEL_TRACES_EXPORTER` and `OTEL_METRICS_EXPORTER` say.
+/// Keep the returned value until the command ends; drop it outside async code.
+pub fn init(default_level: &str) -> Logging {
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_level));
+    let telemetry = match Telemetry::from_env("modelctx") {
+        Ok(telemetry) => telemetry.is_enabled().then_some(telemetry),
+        Err(why) => {
+            eprintln!("modelctx: telemetry is off: {why}");
+            None
+        }
+    };
+    let otel = telemetry.as_ref().and_then(Telemetry::layer);
+    let fmt = tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_filter(filter);
+    let _ = tracing_subscriber::registry().with(fmt).with(otel).try_init();
+    Logging { telemetry }
 }

@@ -43,8 +43,11 @@
 pub mod client;
 #[cfg(feature = "host")]
 pub mod host;
+#[cfg(feature = "otel")]
+pub mod otel;
 pub(crate) mod schema;
 pub mod server;
+mod telemetry;
 pub mod testing;
 pub mod transport;
 

@@ -230,7 +230,7 @@ async fn stop(mut server: tokio::process::Child) {
 
 /// Runs `modelctx bench`.
 pub fn run(args: &BenchArgs) -> ExitCode {
-    crate::logging::init("warn");
+    let _logging = crate::logging::init("warn");
     let outcome = crate::runtime::block_on(bench(args)).and_then(|outcome| outcome);
     match outcome {
         Ok(report) => {

@@ -37,6 +37,7 @@ mod progress;
 mod rpc;
 mod sse;
 mod stdio;
+pub mod telemetry;
 mod wire;
 
 use std::collections::HashMap;
@@ -68,6 +69,8 @@ use link::Link;
 use negotiate::negotiate;
 use rpc::Rpc;
 use stdio::Process;
+use telemetry::RequestTelemetry;
+use tracing::Instrument as _;
 use wire::{member, parse, with_meta};
 
 use crate::schema::Validator;
@@ -259,20 +262,29 @@ impl Client {
         self.request_counting_rounds(method, params, timeout).await.map(|answered| answered.result)
     }
 
-    /// One request in the connection's era, with the rounds of input it took.
+    /// One request in the connection's era, with the rounds of input it took, in its
+    /// telemetry span.
     async fn request_counting_rounds(
         &self,
         method: &str,
-        params: JsonObject,
+        mut params: JsonObject,
         timeout: Duration,
     ) -> Result<Answered, ClientError> {
-        match self.era() {
-            Era::Modern => self.request_modern(method, params, timeout).await,
-            Era::Legacy => {
-                let result = self.link.request(method, Some(params), timeout).await?;
-                Ok(Answered { result, rounds: 0 })
+        let telemetry = RequestTelemetry::start(method, &params, self.server.version);
+        telemetry.inject(&mut params);
+        let answered = async {
+            match self.era() {
+                Era::Modern => self.request_modern(method, params, timeout).await,
+                Era::Legacy => {
+                    let result = self.link.request(method, Some(params), timeout).await?;
+                    Ok(Answered { result, rounds: 0 })
+                }
             }
         }
+        .instrument(telemetry.span().clone())
+        .await;
+        telemetry.finish(&answered);
+        answered
     }
 
     /// A 2026-07-28 request, driven through its rounds of input: each `input_required`

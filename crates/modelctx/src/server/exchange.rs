@@ -33,7 +33,7 @@ use super::answer::Answer;
 use super::dispatch::parse_params;
 use super::input::{LegacyPeer, PendingAnswers};
 use super::middleware::McpRequest;
-use super::telemetry;
+use super::telemetry::RequestTelemetry;
 use super::{Limits, RequestContext, Server, Tokens};
 
 /// How a request ended: its answer, or `None` when it was cancelled (and gets no response).
@@ -327,7 +327,7 @@ impl Admission {
     /// the request was cancelled.
     pub(crate) async fn run(self, request: McpRequest) -> Outcome {
         let lifecycle = self.exchange.lifecycle().clone();
-        let span = telemetry::request_span(&request.ctx, &request.method, request.params.as_ref());
+        let telemetry = RequestTelemetry::start(&request.ctx, &request.method, request.params.as_ref());
         // For the panic's answer: the request itself moves into the layers.
         let method = request.method.clone();
         let work = async {
@@ -349,26 +349,24 @@ impl Admission {
                 Err(ErrorObject::internal(format!("the handler of {method} panicked: {why}")))
             }))
         };
-        let outcome = tokio::select! {
+        let finished = tokio::select! {
             biased;
-            () = self.token.cancelled() => return None,
-            outcome = work.instrument(span.clone()) => outcome,
+            () = self.token.cancelled() => None,
+            outcome = work.instrument(telemetry.span().clone()) => Some(outcome),
         };
-        if self.token.is_cancelled() {
-            return None; // cancelled as it finished: still no response
-        }
-        let answered = outcome.unwrap_or_else(|Expired| {
-            // Work the handler started watches its token.
-            self.token.cancel();
-            let limit = lifecycle.limits.request_timeout.unwrap_or_default().as_secs_f64();
-            Err(ErrorObject::internal(format!(
-                "the request did not finish within {limit}s of its arrival and was cancelled"
-            )))
+        // Cancelled, even as it finished: no response.
+        let answered = finished.filter(|_| !self.token.is_cancelled()).map(|outcome| {
+            outcome.unwrap_or_else(|Expired| {
+                // Work the handler started watches its token.
+                self.token.cancel();
+                let limit = lifecycle.limits.request_timeout.unwrap_or_default().as_secs_f64();
+                Err(ErrorObject::internal(format!(
+                    "the request did not finish within {limit}s of its arrival and was cancelled"
+                )))
+            })
         });
-        if let Err(error) = &answered {
-            telemetry::record_error(&span, error);
-        }
-        Some(answered)
+        telemetry.finish(answered.as_ref());
+        answered
     }
 }
 

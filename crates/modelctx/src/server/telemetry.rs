@@ -3,50 +3,76 @@
 //! tool or prompt name, when the method has one) in `otel.name`, kind `server`, and the
 //! attributes `mcp.method.name`, `gen_ai.tool.name`, `gen_ai.prompt.name`, `mcp.resource.uri`,
 //! `jsonrpc.request.id`, `mcp.protocol.version`, and on failure `error.type` and
-//! `rpc.response.status_code` (the JSON-RPC error code).
+//! `rpc.response.status_code` (the JSON-RPC error code). With the `otel` feature the span
+//! continues the caller's trace (`traceparent` in `params._meta`) and the request's duration
+//! goes to `mcp.server.operation.duration`.
 //!
 //! The span is at `DEBUG` level under the target [`TARGET`], so a subscriber that logs at
 //! `INFO` pays nothing for it; an exporter enables it with a filter of its own.
 
 use modelctx_protocol::JsonObject;
 use modelctx_protocol::jsonrpc::ErrorObject;
-use tracing::field::Empty;
 
-use super::RequestContext;
+use super::{Answer, RequestContext};
+use crate::telemetry::{Measure, Side, Subject, operation_span};
 
 /// The `tracing` target of request spans.
 pub const TARGET: &str = "modelctx::server::request";
 
-/// The span of one request, entered while its handler runs.
-pub(crate) fn request_span(ctx: &RequestContext, method: &str, params: Option<&JsonObject>) -> tracing::Span {
-    if !tracing::enabled!(target: TARGET, tracing::Level::DEBUG) {
-        return tracing::Span::none();
-    }
-    let param = |key: &str| params.and_then(|p| p.get(key)).and_then(|v| v.as_str());
-    let (tool, prompt) = match method {
-        "tools/call" => (param("name"), None),
-        "prompts/get" => (None, param("name")),
-        _ => (None, None),
-    };
-    tracing::debug_span!(
-        target: TARGET,
-        "mcp.server",
-        otel.name = %tool.or(prompt).map_or_else(|| method.to_owned(), |target| format!("{method} {target}")),
-        otel.kind = "server",
-        mcp.method.name = method,
-        gen_ai.tool.name = tool,
-        gen_ai.prompt.name = prompt,
-        mcp.resource.uri = param("uri"),
-        jsonrpc.request.id = %ctx.request_id(),
-        mcp.protocol.version = %ctx.protocol_version(),
-        "error.type" = Empty,
-        "rpc.response.status_code" = Empty,
-    )
+/// The span and duration of one request.
+pub(crate) struct RequestTelemetry {
+    span: tracing::Span,
+    measure: Measure,
 }
 
-/// Records on `span` that the request failed with `error`.
-pub(crate) fn record_error(span: &tracing::Span, error: &ErrorObject) {
-    let code = error.code.0.to_string();
-    span.record("error.type", code.as_str());
-    span.record("rpc.response.status_code", code.as_str());
+impl RequestTelemetry {
+    /// Starts the telemetry of a request as it is admitted.
+    pub(crate) fn start(ctx: &RequestContext, method: &str, params: Option<&JsonObject>) -> Self {
+        let subject = Subject::of(method, params);
+        Self {
+            span: request_span(ctx, method, &subject, params),
+            measure: Measure::start(Side::Server, method, subject.tool, ctx.protocol_version()),
+        }
+    }
+
+    /// The span the request runs in.
+    pub(crate) fn span(&self) -> &tracing::Span {
+        &self.span
+    }
+
+    /// Records how the request ended: its answer, or `None` when it was cancelled.
+    pub(crate) fn finish(self, answered: Option<&Result<Answer, ErrorObject>>) {
+        let error = match answered {
+            None => Some("cancelled".to_owned()),
+            Some(Ok(_)) => None,
+            Some(Err(error)) => Some(error.code.0.to_string()),
+        };
+        if let Some(code) = &error
+            && !self.span.is_disabled()
+        {
+            self.span.record("error.type", code.as_str());
+            self.span.record("rpc.response.status_code", code.as_str());
+        }
+        self.measure.finish(error.as_deref());
+    }
+}
+
+/// The span of a request; `params` may carry the caller's trace context.
+#[cfg_attr(not(feature = "otel"), allow(unused_variables))]
+fn request_span(
+    ctx: &RequestContext,
+    method: &str,
+    subject: &Subject<'_>,
+    params: Option<&JsonObject>,
+) -> tracing::Span {
+    let version = ctx.protocol_version();
+    let span = operation_span!(TARGET, "mcp.server", "server", method, subject, version,
+        jsonrpc.request.id = %ctx.request_id());
+    #[cfg(feature = "otel")]
+    if !span.is_disabled()
+        && let Some(meta) = params.and_then(|p| p.get("_meta")).and_then(|m| m.as_object())
+    {
+        crate::otel::propagation::continue_trace(&span, meta);
+    }
+    span
 }

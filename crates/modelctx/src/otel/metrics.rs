@@ -1,0 +1,75 @@
+//! The operation-duration histograms of the MCP semantic conventions.
+
+use std::fmt::Display;
+use std::sync::OnceLock;
+use std::time::Instant;
+
+use opentelemetry::KeyValue;
+use opentelemetry::metrics::{Histogram, MeterProvider as _};
+use opentelemetry_sdk::metrics::SdkMeterProvider;
+
+use crate::telemetry::Side;
+
+/// The bucket bounds the conventions recommend for operation durations, in seconds.
+const BOUNDS: [f64; 14] = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0];
+
+struct Instruments {
+    server: Histogram<f64>,
+    client: Histogram<f64>,
+}
+
+/// Set once metrics are exported; until then nothing is measured.
+static INSTRUMENTS: OnceLock<Instruments> = OnceLock::new();
+
+/// Creates the histograms on `provider` (the first provider installed stays).
+pub(super) fn install(provider: &SdkMeterProvider) {
+    let meter = provider.meter("modelctx");
+    let histogram = |name: &'static str, description: &'static str| {
+        meter
+            .f64_histogram(name)
+            .with_unit("s")
+            .with_description(description)
+            .with_boundaries(BOUNDS.to_vec())
+            .build()
+    };
+    let _ = INSTRUMENTS.set(Instruments {
+        server: histogram("mcp.server.operation.duration", "Duration of MCP requests a server handled"),
+        client: histogram("mcp.client.operation.duration", "Duration of MCP requests a client sent"),
+    });
+}
+
+/// One operation being measured.
+pub(crate) struct Operation {
+    side: Side,
+    started: Instant,
+    attributes: Vec<KeyValue>,
+}
+
+impl Operation {
+    /// Starts measuring `method` (about `tool`, when it is a tool call), or `None` when
+    /// metrics are not exported.
+    pub(crate) fn start(side: Side, method: &str, tool: Option<&str>, version: impl Display) -> Option<Self> {
+        INSTRUMENTS.get()?;
+        let mut attributes = vec![
+            KeyValue::new("mcp.method.name", method.to_owned()),
+            KeyValue::new("mcp.protocol.version", version.to_string()),
+        ];
+        if let Some(tool) = tool {
+            attributes.push(KeyValue::new("gen_ai.tool.name", tool.to_owned()));
+        }
+        Some(Self { side, started: Instant::now(), attributes })
+    }
+
+    /// Records the operation's duration; `error` is what it failed with.
+    pub(crate) fn finish(mut self, error: Option<&str>) {
+        let Some(instruments) = INSTRUMENTS.get() else { return };
+        if let Some(error) = error {
+            self.attributes.push(KeyValue::new("error.type", error.to_owned()));
+        }
+        let histogram = match self.side {
+            Side::Server => &instruments.server,
+            Side::Client => &instruments.client,
+        };
+        histogram.record(self.started.elapsed().as_secs_f64(), &self.attributes);
+    }
+}
