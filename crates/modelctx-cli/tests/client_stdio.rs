@@ -99,9 +99,12 @@ async fn a_crashing_server_fails_the_pending_call_with_its_exit() {
     assert_eq!(error, ClientError::Closed("the server sh exited with status 3".into()));
     let missing = Client::spawn(&StdioCommand::new("/no/such/server"), options()).await.err().unwrap();
     assert!(
-        matches!(missing, ClientError::Spawn(ref why) if why.starts_with("/no/such/server: ")),
+        matches!(missing, ClientError::Spawn { ref detail, .. } if detail.starts_with("/no/such/server: ")),
         "{missing}"
     );
+    // The I/O error underneath is kept.
+    let source = std::error::Error::source(&missing).and_then(|s| s.downcast_ref::<std::io::Error>());
+    assert_eq!(source.map(std::io::Error::kind), Some(std::io::ErrorKind::NotFound), "{missing:?}");
 }
 
 #[tokio::test]

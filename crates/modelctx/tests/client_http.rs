@@ -119,6 +119,9 @@ async fn an_unreachable_endpoint_is_a_transport_error() {
     drop(listener);
     let error = Client::connect_http(&url, Default::default(), options()).await.err().unwrap();
     assert!(error.to_string().starts_with("the HTTP exchange failed: POST "), "{error}");
+    // The HTTP client's own error is kept underneath, and says the connection was refused.
+    let source = std::error::Error::source(&error).and_then(|s| s.downcast_ref::<reqwest::Error>());
+    assert!(source.is_some_and(reqwest::Error::is_connect), "{error:?}");
 }
 
 #[tokio::test]

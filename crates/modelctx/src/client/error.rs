@@ -1,6 +1,7 @@
 //! What can go wrong in a client call.
 
 use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 
 use modelctx_protocol::jsonrpc::ErrorObject;
@@ -22,7 +23,12 @@ pub enum ClientError {
         after: Duration,
     },
     /// The HTTP exchange failed (connection refused, broken stream).
-    Transport(String),
+    Transport {
+        /// What was being done, and how it failed.
+        detail: String,
+        /// The error underneath (`reqwest`'s, or an I/O error), for [`std::error::Error::source`].
+        source: Option<Cause>,
+    },
     /// The server answered with an HTTP status and no JSON-RPC answer.
     Http {
         /// The status.
@@ -31,7 +37,12 @@ pub enum ClientError {
         detail: String,
     },
     /// The server could not be started.
-    Spawn(String),
+    Spawn {
+        /// The command, and why it did not start.
+        detail: String,
+        /// The error underneath (an I/O error), for [`std::error::Error::source`].
+        source: Option<Cause>,
+    },
     /// The server and this client share no protocol version.
     Incompatible {
         /// The versions the server named (empty when it named none).
@@ -48,7 +59,44 @@ pub enum ClientError {
     },
 }
 
+/// The error underneath a [`ClientError`], kept for [`std::error::Error::source`]. Two causes
+/// are equal when they are the same error.
+#[derive(Clone)]
+pub struct Cause(Arc<dyn std::error::Error + Send + Sync + 'static>);
+
+impl Cause {
+    /// Keeps `error` as a cause.
+    pub fn new(error: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Self(Arc::new(error))
+    }
+}
+
+impl fmt::Debug for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+impl PartialEq for Cause {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
 impl ClientError {
+    /// A failed HTTP exchange: `detail` says what was done, `source` what failed underneath.
+    pub(crate) fn transport(
+        detail: impl Into<String>,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        Self::Transport { detail: detail.into(), source: Some(Cause::new(source)) }
+    }
+
+    /// A server that could not be started, with the error underneath when there is one.
+    pub(crate) fn spawn(detail: impl Into<String>, source: Option<std::io::Error>) -> Self {
+        Self::Spawn { detail: detail.into(), source: source.map(Cause::new) }
+    }
+
     /// The server's JSON-RPC error, when it answered with one.
     pub fn rpc_error(&self) -> Option<&ErrorObject> {
         match self {
@@ -74,7 +122,7 @@ impl ClientError {
 
     /// Whether the HTTP exchange itself failed, or the server answered a bare HTTP status.
     pub fn is_transport(&self) -> bool {
-        matches!(self, Self::Transport(_) | Self::Http { .. })
+        matches!(self, Self::Transport { .. } | Self::Http { .. })
     }
 
     /// The HTTP status, when the server answered one without a JSON-RPC answer.
@@ -104,9 +152,9 @@ impl fmt::Display for ClientError {
             Self::Timeout { method, after } => {
                 write!(f, "{method} got no answer within {}s and was cancelled", after.as_secs_f64())
             }
-            Self::Transport(why) => write!(f, "the HTTP exchange failed: {why}"),
+            Self::Transport { detail, .. } => write!(f, "the HTTP exchange failed: {detail}"),
             Self::Http { status, detail } => write!(f, "the server answered HTTP {status}: {detail}"),
-            Self::Spawn(why) => write!(f, "the server could not be started: {why}"),
+            Self::Spawn { detail, .. } => write!(f, "the server could not be started: {detail}"),
             Self::Incompatible { supported } if supported.is_empty() => {
                 f.write_str("the server speaks no protocol version this client does")
             }
@@ -121,4 +169,14 @@ impl fmt::Display for ClientError {
     }
 }
 
-impl std::error::Error for ClientError {}
+impl std::error::Error for ClientError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Rpc(error) => Some(error),
+            Self::Transport { source, .. } | Self::Spawn { source, .. } => {
+                source.as_ref().map(|cause| &*cause.0 as &(dyn std::error::Error + 'static))
+            }
+            _ => None,
+        }
+    }
+}

@@ -87,7 +87,7 @@ impl HttpLink {
     ) -> Result<Self, ClientError> {
         let http = reqwest::Client::builder()
             .build()
-            .map_err(|e| ClientError::Transport(format!("the HTTP client could not be built: {e}")))?;
+            .map_err(|e| ClientError::transport(format!("the HTTP client could not be built: {e}"), e))?;
         Ok(Self {
             http,
             url,
@@ -200,7 +200,10 @@ impl HttpLink {
             let answer = self.read_stream(response, &id).await?;
             return Ok(Posted { status, answer: Some(answer), body: Bytes::new() });
         }
-        let body = response.bytes().await.map_err(|e| ClientError::Transport(e.to_string()))?;
+        let body = response
+            .bytes()
+            .await
+            .map_err(|e| ClientError::transport(format!("reading the answer failed: {e}"), e))?;
         let answer = match parse_message_with(&body, &self.limits) {
             Ok(Message::Response(response)) => Some(Ok(response.result)),
             Ok(Message::Error(error)) => Some(Err(error.error)),
@@ -258,7 +261,8 @@ impl HttpLink {
         request: reqwest::RequestBuilder,
         what: &str,
     ) -> Result<reqwest::Response, ClientError> {
-        let failed = |e: reqwest::Error| ClientError::Transport(format!("{what} {} failed: {e}", self.url));
+        let failed =
+            |e: reqwest::Error| ClientError::transport(format!("{what} {} failed: {e}", self.url), e);
         let mut request = request.build().map_err(failed)?;
         let Some(bearer) = &self.bearer else {
             return self.http.execute(request).await.map_err(failed);

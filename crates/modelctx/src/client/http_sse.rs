@@ -24,7 +24,8 @@ pub(super) async fn open(
     headers: HeaderMap,
     closing: CancellationToken,
 ) -> Result<Lines, ClientError> {
-    let transport = |e: reqwest::Error| ClientError::Transport(format!("GET {url} (HTTP+SSE) failed: {e}"));
+    let transport =
+        |e: reqwest::Error| ClientError::transport(format!("GET {url} (HTTP+SSE) failed: {e}"), e);
     let response =
         http.get(url.clone()).headers(headers.clone()).header(ACCEPT, "text/event-stream").send().await;
     let response = response.map_err(transport)?;

@@ -57,7 +57,7 @@ use tokio::sync::broadcast;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 pub use auth::{BearerAuth, StaticBearer};
-pub use error::ClientError;
+pub use error::{Cause, ClientError};
 pub use handlers::ClientHandlers;
 pub use options::{ClientOptions, EraMode, ServerDescription};
 pub use progress::Progress;
@@ -169,7 +169,7 @@ impl Client {
     ) -> Result<Self, ClientError> {
         let http = reqwest::Client::builder()
             .build()
-            .map_err(|e| ClientError::Transport(format!("the HTTP client could not be built: {e}")))?;
+            .map_err(|e| ClientError::transport(format!("the HTTP client could not be built: {e}"), e))?;
         let closing = CancellationToken::new();
         // This old transport gets the token of the moment it connects.
         let mut headers = headers;

@@ -87,13 +87,13 @@ impl Process {
             child.current_dir(dir);
         }
         let mut child =
-            child.spawn().map_err(|e| ClientError::Spawn(format!("{}: {e}", command.describe())))?;
+            child.spawn().map_err(|e| ClientError::spawn(format!("{}: {e}", command.describe()), Some(e)))?;
         let (stdin, stdout, stderr) = (child.stdin.take(), child.stdout.take(), child.stderr.take());
         let (Some(stdin), Some(stdout), Some(stderr)) = (stdin, stdout, stderr) else {
-            return Err(ClientError::Spawn(format!(
-                "{}: its standard streams are not piped",
-                command.describe()
-            )));
+            return Err(ClientError::spawn(
+                format!("{}: its standard streams are not piped", command.describe()),
+                None,
+            ));
         };
         let name = command.describe();
         tokio::spawn(log_stderr(stderr, name.clone()));
