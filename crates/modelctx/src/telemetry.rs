@@ -3,7 +3,8 @@
 
 use std::fmt::Display;
 
-use modelctx_protocol::JsonObject;
+use modelctx_protocol::jsonrpc::MethodName as _;
+use modelctx_protocol::{JsonObject, v2026};
 
 /// The `DEBUG` span of one MCP operation at `target`, named `name`, of OpenTelemetry kind
 /// `kind`, with the attributes both sides record (and `error.type`,
@@ -48,8 +49,8 @@ impl<'a> Subject<'a> {
     pub(crate) fn of(method: &str, params: Option<&'a JsonObject>) -> Self {
         let param = |key: &str| params.and_then(|p| p.get(key)).and_then(|v| v.as_str());
         let (tool, prompt) = match method {
-            "tools/call" => (param("name"), None),
-            "prompts/get" => (None, param("name")),
+            v2026::CallTool::NAME => (param("name"), None),
+            v2026::GetPrompt::NAME => (None, param("name")),
             _ => (None, None),
         };
         Self { tool, prompt, uri: param("uri") }

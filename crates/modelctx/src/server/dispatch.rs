@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use modelctx_protocol::jsonrpc::{ErrorObject, PreparedResult, Request};
+use modelctx_protocol::jsonrpc::{ErrorObject, MethodName as _, PreparedResult, Request, RequestMethod};
 use modelctx_protocol::model::{self, CallToolResult, ServerCapabilities};
 use modelctx_protocol::types::{
     CompletionReference, ListChangedCapability, Prompt, PromptMessage, Resource, ResourceTemplate,
@@ -25,6 +25,11 @@ use super::request_state::params_digest;
 use super::resource::{ResourceError, ResourceRequest};
 use super::session::LegacySession;
 use super::{CompletionRequest, Server};
+
+/// The params of request method `M`, with `-32602` naming the problem.
+pub(crate) fn params_of<M: RequestMethod>(params: Option<JsonObject>) -> Result<M::Params, ErrorObject> {
+    parse_params(params)
+}
 
 /// Parses a request's params into `T`, with `-32602` naming the problem.
 pub(crate) fn parse_params<T: DeserializeOwned>(params: Option<JsonObject>) -> Result<T, ErrorObject> {
@@ -83,7 +88,7 @@ fn answerable(ctx: &RequestContext) -> bool {
 }
 
 /// The methods whose handlers may ask the client (MRTR-02).
-const MAY_ASK: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
+const MAY_ASK: [&str; 3] = [v2026::CallTool::NAME, v2026::GetPrompt::NAME, v2026::ReadResource::NAME];
 
 /// How a request that may ask the client ended: its result, or (modern) the questions.
 enum Asked<T> {
@@ -92,8 +97,13 @@ enum Asked<T> {
 }
 
 /// Methods only a legacy session has; a modern request for one gets `-32601` saying so.
-const LEGACY_ONLY: [&str; 5] =
-    ["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"];
+const LEGACY_ONLY: [&str; 5] = [
+    v2025::Initialize::NAME,
+    v2025::Ping::NAME,
+    v2025::SetLevel::NAME,
+    v2025::Subscribe::NAME,
+    v2025::Unsubscribe::NAME,
+];
 
 impl Server {
     /// What the server offers, derived from what is registered.
@@ -280,7 +290,7 @@ impl Server {
         });
         let complete = v2026::ResultType::Complete;
         Ok(Answer::from(match method {
-            "server/discover" => to_object(&v2026::DiscoverResult {
+            v2026::Discover::NAME => to_object(&v2026::DiscoverResult {
                 result_type: complete,
                 supported_versions: self.versions().all().iter().map(ToString::to_string).collect(),
                 capabilities: self.capabilities().into(),
@@ -289,8 +299,8 @@ impl Server {
                 cache_scope,
                 meta,
             }),
-            "tools/list" => {
-                let params: v2026::PaginatedRequestParams = parse_params(params)?;
+            v2026::ListTools::NAME => {
+                let params = params_of::<v2026::ListTools>(params)?;
                 let (tools, next_cursor) = self.tool_page(params.cursor, Era::Modern)?;
                 let result = to_object(&v2026::ListToolsResult {
                     result_type: complete,
@@ -302,17 +312,17 @@ impl Server {
                 });
                 return Ok(Answer::prepared(PreparedResult { result, key: "tools", value: tools }));
             }
-            "tools/call" => {
+            v2026::CallTool::NAME => {
                 let digest = answerable(&ctx).then(|| params_digest(params.as_ref()));
-                let params: v2026::CallToolRequestParams = parse_params(params)?;
+                let params = params_of::<v2026::CallTool>(params)?;
                 let call = self.call_tool(ctx.clone(), &params.name, params.arguments);
                 match self.in_round(&ctx, method, digest, call).await? {
                     Asked::Done(result) => to_object(&result.into_modern(Some(self.info().clone()))),
                     Asked::InputRequired(required) => to_object(&*required),
                 }
             }
-            "resources/list" => {
-                let params: v2026::PaginatedRequestParams = parse_params(params)?;
+            v2026::ListResources::NAME => {
+                let params = params_of::<v2026::ListResources>(params)?;
                 let (resources, next_cursor) = self.list_resources(params.cursor.as_deref())?;
                 to_object(&v2026::ListResourcesResult {
                     result_type: complete,
@@ -323,8 +333,8 @@ impl Server {
                     meta,
                 })
             }
-            "resources/templates/list" => {
-                let params: v2026::PaginatedRequestParams = parse_params(params)?;
+            v2026::ListResourceTemplates::NAME => {
+                let params = params_of::<v2026::ListResourceTemplates>(params)?;
                 let (resource_templates, next_cursor) = self.list_templates(params.cursor.as_deref())?;
                 to_object(&v2026::ListResourceTemplatesResult {
                     result_type: complete,
@@ -335,9 +345,9 @@ impl Server {
                     meta,
                 })
             }
-            "resources/read" => {
+            v2026::ReadResource::NAME => {
                 let digest = answerable(&ctx).then(|| params_digest(params.as_ref()));
-                let params: v2026::ReadResourceRequestParams = parse_params(params)?;
+                let params = params_of::<v2026::ReadResource>(params)?;
                 let read = self.read_resource(ctx.clone(), &params.uri);
                 match self.in_round(&ctx, method, digest, read).await? {
                     Asked::Done(contents) => {
@@ -353,8 +363,8 @@ impl Server {
                     Asked::InputRequired(required) => to_object(&*required),
                 }
             }
-            "prompts/list" => {
-                let params: v2026::PaginatedRequestParams = parse_params(params)?;
+            v2026::ListPrompts::NAME => {
+                let params = params_of::<v2026::ListPrompts>(params)?;
                 let (prompts, next_cursor) = self.list_prompts(params.cursor.as_deref())?;
                 to_object(&v2026::ListPromptsResult {
                     result_type: complete,
@@ -365,9 +375,9 @@ impl Server {
                     meta,
                 })
             }
-            "prompts/get" => {
+            v2026::GetPrompt::NAME => {
                 let digest = answerable(&ctx).then(|| params_digest(params.as_ref()));
-                let params: v2026::GetPromptRequestParams = parse_params(params)?;
+                let params = params_of::<v2026::GetPrompt>(params)?;
                 let get = self.get_prompt(ctx.clone(), &params.name, params.arguments);
                 match self.in_round(&ctx, method, digest, get).await? {
                     Asked::Done((description, messages)) => to_object(&v2026::GetPromptResult {
@@ -379,13 +389,15 @@ impl Server {
                     Asked::InputRequired(required) => to_object(&*required),
                 }
             }
-            "completion/complete" => {
-                let params: v2026::CompleteRequestParams = parse_params(params)?;
+            v2026::Complete::NAME => {
+                let params = params_of::<v2026::Complete>(params)?;
                 let completion =
                     self.complete(ctx, params.reference, params.argument, params.context).await?;
                 to_object(&v2026::CompleteResult { result_type: complete, completion, meta })
             }
-            "subscriptions/listen" => self.listen(&ctx, parse_params(params)?).await?,
+            v2026::SubscriptionsListen::NAME => {
+                self.listen(&ctx, params_of::<v2026::SubscriptionsListen>(params)?).await?
+            }
             legacy if LEGACY_ONLY.contains(&legacy) => {
                 return Err(ErrorObject::method_not_found(&format!(
                     "{legacy} (a 2025-11-25 session method; 2026-07-28 requests carry their state in _meta)"
@@ -402,48 +414,48 @@ impl Server {
         params: Option<JsonObject>,
     ) -> Result<Answer, ErrorObject> {
         Ok(Answer::from(match method {
-            "tools/list" => {
-                let params: Option<v2025::PaginatedRequestParams> = parse_params(params)?;
+            v2025::ListTools::NAME => {
+                let params = params_of::<v2025::ListTools>(params)?;
                 let (tools, next_cursor) = self.tool_page(params.and_then(|p| p.cursor), Era::Legacy)?;
                 let result =
                     to_object(&v2025::ListToolsResult { tools: Vec::new(), next_cursor, meta: None });
                 return Ok(Answer::prepared(PreparedResult { result, key: "tools", value: tools }));
             }
-            "tools/call" => {
-                let params: v2025::CallToolRequestParams = parse_params(params)?;
+            v2025::CallTool::NAME => {
+                let params = params_of::<v2025::CallTool>(params)?;
                 let result = self.call_tool(ctx, &params.name, params.arguments).await?;
                 let result = v2025::CallToolResult::try_from(result).map_err(ErrorObject::internal)?;
                 to_object(&result)
             }
-            "resources/list" => {
-                let params: Option<v2025::PaginatedRequestParams> = parse_params(params)?;
+            v2025::ListResources::NAME => {
+                let params = params_of::<v2025::ListResources>(params)?;
                 let (resources, next_cursor) =
                     self.list_resources(params.and_then(|p| p.cursor).as_deref())?;
                 to_object(&v2025::ListResourcesResult { resources, next_cursor, meta: None })
             }
-            "resources/templates/list" => {
-                let params: Option<v2025::PaginatedRequestParams> = parse_params(params)?;
+            v2025::ListResourceTemplates::NAME => {
+                let params = params_of::<v2025::ListResourceTemplates>(params)?;
                 let (resource_templates, next_cursor) =
                     self.list_templates(params.and_then(|p| p.cursor).as_deref())?;
                 to_object(&v2025::ListResourceTemplatesResult { resource_templates, next_cursor, meta: None })
             }
-            "resources/read" => {
-                let params: v2025::ReadResourceRequestParams = parse_params(params)?;
+            v2025::ReadResource::NAME => {
+                let params = params_of::<v2025::ReadResource>(params)?;
                 let contents = self.read_resource(ctx, &params.uri).await?;
                 to_object(&v2025::ReadResourceResult { contents, meta: None })
             }
-            "prompts/list" => {
-                let params: Option<v2025::PaginatedRequestParams> = parse_params(params)?;
+            v2025::ListPrompts::NAME => {
+                let params = params_of::<v2025::ListPrompts>(params)?;
                 let (prompts, next_cursor) = self.list_prompts(params.and_then(|p| p.cursor).as_deref())?;
                 to_object(&v2025::ListPromptsResult { prompts, next_cursor, meta: None })
             }
-            "prompts/get" => {
-                let params: v2025::GetPromptRequestParams = parse_params(params)?;
+            v2025::GetPrompt::NAME => {
+                let params = params_of::<v2025::GetPrompt>(params)?;
                 let (description, messages) = self.get_prompt(ctx, &params.name, params.arguments).await?;
                 to_object(&v2025::GetPromptResult { description, messages, meta: None })
             }
-            "completion/complete" => {
-                let params: v2025::CompleteRequestParams = parse_params(params)?;
+            v2025::Complete::NAME => {
+                let params = params_of::<v2025::Complete>(params)?;
                 let completion =
                     self.complete(ctx, params.reference, params.argument, params.context).await?;
                 to_object(&v2025::CompleteResult { completion, meta: None })
@@ -469,7 +481,7 @@ impl Server {
         }
         let registry = self.read_registry();
         let tools: Vec<&super::tool::RegisteredTool> = registry.tools.values().map(|t| &**t).collect();
-        self.require(!tools.is_empty(), "tools/list")?;
+        self.require(!tools.is_empty(), v2026::ListTools::NAME)?;
         let (tools, next) =
             page(&tools, |t| t.tool.name.as_str(), key.1.as_deref(), self.options().page_size)?;
         let items: Vec<&Value> = tools.into_iter().map(|t| t.wire(era)).collect();
@@ -495,7 +507,7 @@ impl Server {
     }
 
     fn list_resources(&self, cursor: Option<&str>) -> Result<(Vec<Resource>, Option<String>), ErrorObject> {
-        self.require(self.offers_resources(), "resources/list")?;
+        self.require(self.offers_resources(), v2026::ListResources::NAME)?;
         let resources: Vec<Resource> =
             self.read_registry().resources.values().map(|r| r.resource.clone()).collect();
         page(&resources, |r| r.uri.as_str(), cursor, self.options().page_size)
@@ -505,7 +517,7 @@ impl Server {
         &self,
         cursor: Option<&str>,
     ) -> Result<(Vec<ResourceTemplate>, Option<String>), ErrorObject> {
-        self.require(self.offers_resources(), "resources/templates/list")?;
+        self.require(self.offers_resources(), v2026::ListResourceTemplates::NAME)?;
         let templates: Vec<ResourceTemplate> =
             self.read_registry().templates.values().map(|t| t.def.template.clone()).collect();
         page(&templates, |t| t.uri_template.as_str(), cursor, self.options().page_size)
@@ -513,7 +525,7 @@ impl Server {
 
     /// Reads a fixed resource, or the first template (in URI-template order) that matches.
     async fn read_resource(&self, ctx: RequestContext, uri: &str) -> Result<Vec<TextOrBlob>, ErrorObject> {
-        self.require(self.offers_resources(), "resources/read")?;
+        self.require(self.offers_resources(), v2026::ReadResource::NAME)?;
         let era = ctx.era();
         let found = {
             let registry = self.read_registry();
@@ -532,7 +544,7 @@ impl Server {
 
     fn list_prompts(&self, cursor: Option<&str>) -> Result<(Vec<Prompt>, Option<String>), ErrorObject> {
         let prompts: Vec<Prompt> = self.read_registry().prompts.values().map(|p| p.prompt.clone()).collect();
-        self.require(!prompts.is_empty(), "prompts/list")?;
+        self.require(!prompts.is_empty(), v2026::ListPrompts::NAME)?;
         page(&prompts, |p| p.name.as_str(), cursor, self.options().page_size)
     }
 
@@ -545,7 +557,7 @@ impl Server {
         let prompt = self.read_registry().prompts.get(name).cloned();
         let Some(prompt) = prompt else {
             let offered = !self.read_registry().prompts.is_empty();
-            self.require(offered, "prompts/get")?;
+            self.require(offered, v2026::GetPrompt::NAME)?;
             return Err(ErrorObject::invalid_params(format!("unknown prompt {name:?}")));
         };
         let messages = prompt.get(ctx, arguments.unwrap_or_default()).await?;
@@ -561,7 +573,7 @@ impl Server {
     ) -> Result<modelctx_protocol::types::Completion, ErrorObject> {
         let completer = {
             let registry = self.read_registry();
-            self.require(registry.has_completions(), "completion/complete")?;
+            self.require(registry.has_completions(), v2026::Complete::NAME)?;
             let completers = match &reference {
                 CompletionReference::Prompt(p) => registry.prompts.get(&p.name).map(|p| &p.completers),
                 CompletionReference::ResourceTemplate(t) => {

@@ -20,8 +20,8 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use futures::FutureExt;
-use modelctx_protocol::jsonrpc::{ErrorCode, ErrorObject, Message, Request, RequestId};
-use modelctx_protocol::{JsonObject, v2025};
+use modelctx_protocol::jsonrpc::{ErrorCode, ErrorObject, Message, MethodName as _, Request, RequestId};
+use modelctx_protocol::{JsonObject, v2025, v2026};
 use tokio::sync::{Semaphore, mpsc};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
@@ -41,7 +41,7 @@ pub(crate) type Outcome = Option<Result<Answer, ErrorObject>>;
 
 /// The method that is a subscription: it mostly waits, so it holds no permit and has no time
 /// limit, and it is bounded by [`Limits::max_subscriptions`] instead of the queue.
-const LISTEN: &str = "subscriptions/listen";
+const LISTEN: &str = v2026::SubscriptionsListen::NAME;
 
 /// Everything one endpoint's requests share.
 pub(crate) struct Lifecycle {

@@ -14,6 +14,7 @@
 //! client did not declare fails: a modern request is then answered `-32021` naming the
 //! capability (META-05, MRTR-06).
 
+use modelctx_protocol::jsonrpc::MethodName as _;
 use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
@@ -177,7 +178,7 @@ impl LegacyPeer {
                 // Tell the client to stop working on it (2025-11-25 cancellation goes both ways).
                 let params = json!({"requestId": id, "reason": "timed out"}).as_object().cloned();
                 let cancel = modelctx_protocol::jsonrpc::Notification {
-                    method: "notifications/cancelled".into(),
+                    method: v2025::Cancelled::NAME.into(),
                     params,
                 };
                 let _ = self.outbox.send(cancel.into()).await;

@@ -2,6 +2,8 @@
 //! of changes, opted into by filter (SUB-01..SUB-09).
 
 use modelctx_protocol::jsonrpc::ErrorObject;
+use modelctx_protocol::jsonrpc::MethodName as _;
+use modelctx_protocol::v2026;
 use modelctx_protocol::v2026::{
     ResultType, SubscriptionFilter, SubscriptionsAcknowledgedNotificationParams,
     SubscriptionsListenRequestParams, SubscriptionsListenResult, SubscriptionsListenResultMetaObject,
@@ -64,7 +66,7 @@ impl Server {
             notifications: honoured.clone(),
             meta: Some(serde_json::from_value(tag.clone()).expect("a notification _meta")),
         };
-        ctx.notify("notifications/subscriptions/acknowledged", &ack).await;
+        ctx.notify(v2026::SubscriptionsAcknowledged::NAME, &ack).await;
         loop {
             let event = tokio::select! {
                 () = ctx.closing().cancelled() => break,
@@ -83,7 +85,7 @@ impl Server {
                 Ok(ServerEvent::ResourceUpdated(uri))
                     if honoured.resource_subscriptions.iter().flatten().any(|s| covers(s, &uri)) =>
                 {
-                    ("notifications/resources/updated", Some(uri))
+                    (v2026::ResourceUpdated::NAME, Some(uri))
                 }
                 Ok(_) => continue,
                 Err(RecvError::Lagged(missed)) => {

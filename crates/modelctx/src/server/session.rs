@@ -3,12 +3,12 @@
 
 use std::collections::BTreeSet;
 
-use modelctx_protocol::jsonrpc::{ErrorObject, Notification};
+use modelctx_protocol::jsonrpc::{ErrorObject, MethodName as _, Notification};
 use modelctx_protocol::model::ClientCapabilities;
 use modelctx_protocol::types::{Implementation, LoggingLevel};
 use modelctx_protocol::{JsonObject, ProtocolVersion, v2025};
 
-use super::dispatch::{parse_params, to_object};
+use super::dispatch::{params_of, to_object};
 use super::{Server, ServerEvent, covers};
 
 /// One client's legacy session: on stdio the process, on HTTP the `Mcp-Session-Id`.
@@ -35,7 +35,7 @@ impl LegacySession {
         version: ProtocolVersion,
         params: Option<JsonObject>,
     ) -> Result<(Self, JsonObject), ErrorObject> {
-        let params: v2025::InitializeRequestParams = parse_params(params)?;
+        let params = params_of::<v2025::Initialize>(params)?;
         let result = v2025::InitializeResult {
             protocol_version: version.to_string(),
             capabilities: server.capabilities().into(),
@@ -58,7 +58,10 @@ impl LegacySession {
     /// session. Asking first spares other requests (a `tools/call` with a large argument) a
     /// copy of their params.
     pub fn serves(method: &str) -> bool {
-        matches!(method, "ping" | "logging/setLevel" | "resources/subscribe" | "resources/unsubscribe")
+        matches!(
+            method,
+            v2025::Ping::NAME | v2025::SetLevel::NAME | v2025::Subscribe::NAME | v2025::Unsubscribe::NAME
+        )
     }
 
     /// Serves a request that reads or changes the session; `None` when `method` is not one.
@@ -70,25 +73,23 @@ impl LegacySession {
     ) -> Option<Result<JsonObject, ErrorObject>> {
         let empty = || Ok(to_object(&v2025::EmptyResult::default()));
         Some(match method {
-            "ping" => empty(),
-            "logging/setLevel" => parse_params::<v2025::SetLevelRequestParams>(params)
+            v2025::Ping::NAME => empty(),
+            v2025::SetLevel::NAME => params_of::<v2025::SetLevel>(params)
                 .map(|p| {
                     self.log_level = Some(p.level);
                 })
                 .and_then(|()| empty()),
-            "resources/subscribe" | "resources/unsubscribe" if !server.offers_resources() => {
+            v2025::Subscribe::NAME | v2025::Unsubscribe::NAME if !server.offers_resources() => {
                 Err(ErrorObject::method_not_found(method))
             }
-            "resources/subscribe" => parse_params::<v2025::SubscribeRequestParams>(params).and_then(|p| {
+            v2025::Subscribe::NAME => params_of::<v2025::Subscribe>(params).and_then(|p| {
                 self.subscriptions.insert(p.uri);
                 empty()
             }),
-            "resources/unsubscribe" => {
-                parse_params::<v2025::UnsubscribeRequestParams>(params).and_then(|p| {
-                    self.subscriptions.remove(&p.uri);
-                    empty()
-                })
-            }
+            v2025::Unsubscribe::NAME => params_of::<v2025::Unsubscribe>(params).and_then(|p| {
+                self.subscriptions.remove(&p.uri);
+                empty()
+            }),
             _ => return None,
         })
     }

@@ -7,6 +7,8 @@
 //! itself, in arrival order; every other request runs in its own task under the
 //! [`Exchange`]'s lifecycle, so the reader never waits on a handler.
 
+use modelctx_protocol::jsonrpc::MethodName as _;
+use modelctx_protocol::v2026;
 use std::future::Future;
 
 use futures::{Stream, StreamExt};
@@ -144,7 +146,7 @@ impl Connection {
 
     fn on_notification(&mut self, notification: Notification) {
         match notification.method.as_str() {
-            "notifications/cancelled" => self.exchange.cancel(notification.params),
+            v2026::Cancelled::NAME => self.exchange.cancel(notification.params),
             method => match &mut self.session {
                 Some(session) => session.notification(method),
                 None => tracing::debug!(method, "ignoring a notification"),

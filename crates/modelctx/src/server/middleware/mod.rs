@@ -45,8 +45,9 @@ pub use rate_limit::{RateBudget, RateLimit};
 /// layers.
 pub use tower;
 
-use modelctx_protocol::JsonObject;
 use modelctx_protocol::jsonrpc::ErrorObject;
+use modelctx_protocol::jsonrpc::MethodName as _;
+use modelctx_protocol::{JsonObject, v2026};
 use tower::util::BoxCloneSyncService;
 use tower::{BoxError, Layer, Service, ServiceExt};
 
@@ -67,8 +68,8 @@ impl McpRequest {
     /// the URI of a `resources/read`; `None` for other methods.
     pub fn target(&self) -> Option<&str> {
         let member = match self.method.as_str() {
-            "tools/call" | "prompts/get" => "name",
-            "resources/read" => "uri",
+            v2026::CallTool::NAME | v2026::GetPrompt::NAME => "name",
+            v2026::ReadResource::NAME => "uri",
             _ => return None,
         };
         self.params.as_ref()?.get(member)?.as_str()
@@ -197,8 +198,8 @@ impl Server {
         let target = request.target()?;
         let registry = self.read_registry();
         match request.method.as_str() {
-            "tools/call" => registry.tools.get(target)?.layers.service(),
-            "prompts/get" => registry.prompts.get(target)?.layers.service(),
+            v2026::CallTool::NAME => registry.tools.get(target)?.layers.service(),
+            v2026::GetPrompt::NAME => registry.prompts.get(target)?.layers.service(),
             _ => registry.find_resource(target)?.2.service(),
         }
     }

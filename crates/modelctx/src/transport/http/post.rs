@@ -1,5 +1,7 @@
 //! POST: one JSON-RPC message, routed by era.
 
+use modelctx_protocol::jsonrpc::MethodName as _;
+use modelctx_protocol::v2026;
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -98,7 +100,7 @@ async fn initialize(shared: &Shared, version: ProtocolVersion, request: Request)
 /// For `tools/call`, the `Mcp-Param-*` headers must mirror the annotated arguments
 /// (HTTP-30, HTTP-33, HTTP-34): a mismatch is `-32020` with 400.
 fn check_param_headers(shared: &Shared, headers: &HeaderMap, request: &Request) -> Result<(), ErrorObject> {
-    if request.method != "tools/call" {
+    if request.method != v2026::CallTool::NAME {
         return Ok(());
     }
     let params = request.params.as_ref();
@@ -206,7 +208,7 @@ async fn legacy(
 }
 
 async fn on_notification(shared: &Shared, session: &Session, notification: &Notification) {
-    if notification.method == "notifications/cancelled" {
+    if notification.method == v2026::Cancelled::NAME {
         session.exchange.cancel(notification.params.clone());
     } else {
         let before = session.state().clone();
