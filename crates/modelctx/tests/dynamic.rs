@@ -17,7 +17,7 @@ async fn toggle_prompt(ctx: RequestContext) -> String {
     if ctx.server().remove_prompt("extra") {
         "removed".into()
     } else {
-        ctx.server().add_prompt(PromptDef::new("extra", |_| async { Ok(vec![]) })).unwrap();
+        ctx.server().add_prompt(PromptDef::new("extra", || async { Ok(vec![]) })).unwrap();
         "added".into()
     }
 }
@@ -25,7 +25,7 @@ async fn toggle_prompt(ctx: RequestContext) -> String {
 fn server() -> Server {
     Server::builder(Implementation::new("dynamic", "1"))
         .tool(ToolDef::new("toggle_prompt", toggle_prompt))
-        .prompt(PromptDef::new("base", |_| async { Ok(vec![]) }))
+        .prompt(PromptDef::new("base", || async { Ok(vec![]) }))
         .resource(ResourceDef::text("test://a", "a", "A"))
         .build()
         .unwrap()
@@ -94,9 +94,9 @@ async fn res_03_resources_and_templates_come_and_go_with_list_changed() {
 #[test]
 fn an_invalid_runtime_definition_is_refused() {
     let server = server();
-    let bad = ResourceTemplateDef::new("test://{unclosed", "bad", |_| async { Ok(vec![]) });
+    let bad = ResourceTemplateDef::new("test://{unclosed", "bad", || async { Ok(vec![]) });
     assert!(server.add_resource_template(bad).is_err());
-    let bad = PromptDef::new("p", |_| async { Ok(vec![]) }).complete("missing", |_| async { vec![] });
+    let bad = PromptDef::new("p", || async { Ok(vec![]) }).complete("missing", || async { vec![] });
     assert!(server.add_prompt(bad).is_err());
 }
 

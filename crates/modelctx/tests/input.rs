@@ -358,7 +358,7 @@ async fn legacy_questions_time_out_and_are_cancelled_at_the_client() {
 async fn mrtr_02_only_three_methods_may_ask() {
     use modelctx::server::{CompletionRequest, PromptDef};
     let server = Server::builder(Implementation::new("t", "1"))
-        .prompt(PromptDef::new("p", |_| async { Ok(vec![]) }).argument("a", "an argument", false).complete(
+        .prompt(PromptDef::new("p", || async { Ok(vec![]) }).argument("a", "an argument", false).complete(
             "a",
             |request: CompletionRequest| async move {
                 match request.ctx.elicit(name_form()).await {

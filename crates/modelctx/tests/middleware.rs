@@ -14,7 +14,7 @@ use modelctx::server::middleware::tower::load_shed::LoadShedLayer;
 use modelctx::server::middleware::tower::timeout::TimeoutLayer;
 use modelctx::server::middleware::tower::util::MapRequestLayer;
 use modelctx::server::middleware::{Audit, AuditOutcome, AuditRecord, McpRequest, RateLimit};
-use modelctx::server::{PromptDef, ResourceTemplateDef, ToolDef, text_contents};
+use modelctx::server::{PromptDef, ResourceRequest, ResourceTemplateDef, ToolDef, text_contents};
 use modelctx::transport::http::{HttpOptions, serve_http};
 use modelctx_protocol::jsonrpc::ErrorCode;
 use modelctx_protocol::types::{ContentBlock, Implementation, PromptMessage, Role};
@@ -37,7 +37,7 @@ impl Records {
 }
 
 fn greet_prompt() -> PromptDef {
-    PromptDef::new("greet", |_| async {
+    PromptDef::new("greet", || async {
         Ok(vec![PromptMessage { role: Role::User, content: ContentBlock::text("hello") }])
     })
 }
@@ -156,7 +156,7 @@ async fn prompts_and_resources_take_layers_of_their_own() {
     let server = builder()
         .prompt(greet_prompt().layer(RateLimit::new(1, Duration::from_secs(60))))
         .resource_template(
-            ResourceTemplateDef::new("notes:///{id}", "note", |request| async move {
+            ResourceTemplateDef::new("notes:///{id}", "note", |request: ResourceRequest| async move {
                 Ok(vec![text_contents(request.uri, None, "a note")])
             })
             .layer(records.layer()),

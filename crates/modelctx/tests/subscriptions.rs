@@ -80,7 +80,7 @@ async fn sub_01_only_requested_changes_arrive_tagged_with_the_subscription_id() 
 async fn list_changes_reach_each_listener_that_asked() {
     let server = Server::builder(Implementation::new("t", "1"))
         .tool(ToolDef::new("one", || async { "1" }))
-        .prompt(PromptDef::new("p", |_| async { Ok(vec![]) }))
+        .prompt(PromptDef::new("p", || async { Ok(vec![]) }))
         .build()
         .unwrap();
     let client = TestClient::start(server.clone());

@@ -253,9 +253,10 @@ async fn state_extractor_reaches_the_registered_state() {
     assert_eq!(first_text(&Era::Modern.ok(&modern, "tools/call", json!({"name": "count"})).await), "3");
     assert_eq!(counter.0.load(Ordering::SeqCst), 3, "one state, shared by every connection");
 
-    let result = Era::Modern.ok(&modern, "tools/call", json!({"name": "misconfigured"})).await;
-    assert_eq!(result["isError"], true);
-    assert!(first_text(&result).contains("NeverRegistered"), "{}", first_text(&result));
+    // Missing state is the server's fault, not the model's: a JSON-RPC internal error.
+    let error = Era::Modern.err(&modern, "tools/call", json!({"name": "misconfigured"})).await;
+    assert_eq!(error.code, modelctx_protocol::jsonrpc::ErrorCode::INTERNAL_ERROR);
+    assert!(error.message.contains("NeverRegistered"), "{}", error.message);
 }
 
 #[tokio::test]

@@ -1,15 +1,18 @@
 //! Argument completion (`completion/complete`) for prompt arguments and template variables.
 
 use std::collections::BTreeMap;
-use std::future::Future;
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use modelctx_protocol::types::Completion;
 
+use modelctx_protocol::jsonrpc::ErrorObject;
+
 use super::context::RequestContext;
+use super::extract::{Handler, Rejection};
 
 /// A `completion/complete` as a completer sees it.
+#[derive(Clone)]
 pub struct CompletionRequest {
     /// The request context.
     pub ctx: RequestContext,
@@ -21,14 +24,21 @@ pub struct CompletionRequest {
     pub context: BTreeMap<String, String>,
 }
 
-pub(crate) type Completer = Arc<dyn Fn(CompletionRequest) -> BoxFuture<'static, Vec<String>> + Send + Sync>;
+/// A completer: the values for a request; `-32603` when it cannot run at all.
+pub(crate) type Completer =
+    Arc<dyn Fn(CompletionRequest) -> BoxFuture<'static, Result<Vec<String>, ErrorObject>> + Send + Sync>;
 
-pub(crate) fn completer<F, Fut>(handler: F) -> Completer
+/// A completer made of `handler`, whose parameters are extractors. Input that does not fit
+/// an extractor completes to nothing.
+pub(crate) fn completer<H, M>(handler: H) -> Completer
 where
-    F: Fn(CompletionRequest) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Vec<String>> + Send + 'static,
+    H: Handler<CompletionRequest, M, Output = Vec<String>>,
 {
-    Arc::new(move |request| Box::pin(handler(request)))
+    Arc::new(move |request| match handler.call(request) {
+        Ok(values) => Box::pin(async move { Ok(values.await) }),
+        Err(Rejection::Invalid(_)) => Box::pin(std::future::ready(Ok(Vec::new()))),
+        Err(rejection) => Box::pin(std::future::ready(Err(rejection.internal()))),
+    })
 }
 
 /// At most this many values travel in one answer (COMP-02).

@@ -591,7 +591,7 @@ impl Server {
             Some(completer) => {
                 let context = context.and_then(|c| c.arguments).unwrap_or_default();
                 completer(CompletionRequest { ctx, argument: argument.name, value: argument.value, context })
-                    .await
+                    .await?
             }
             None => Vec::new(),
         };

@@ -37,6 +37,7 @@ mod registry;
 mod request_state;
 mod resource;
 pub(crate) mod session;
+mod strings;
 pub mod telemetry;
 mod tool;
 mod tool_result;
@@ -52,7 +53,9 @@ pub use answer::Answer;
 pub use completion::CompletionRequest;
 pub use context::{NotificationSink, RequestContext};
 pub use error::RegistrationError;
-pub use extract::{Args, FromToolCall, State, ToolCallParts, ToolHandler};
+pub use extract::{
+    Args, FromRequest, Handler, HandlerRequest, IntoOutput, Rejection, State, ToolCallParts, ToolHandler,
+};
 pub use input::{InputError, Question};
 pub use options::{CacheDefaults, Limits, ServerOptions};
 pub use prompt::{PromptDef, PromptError, PromptRequest};

@@ -1,19 +1,22 @@
 //! Prompts: named message templates with arguments.
 
 use std::collections::BTreeMap;
-use std::future::Future;
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
+use modelctx_protocol::JsonObject;
 use modelctx_protocol::jsonrpc::ErrorObject;
 use modelctx_protocol::types::{Icon, Prompt, PromptArgument, PromptMessage};
+use serde_json::Value;
 
 use super::completion::{Completer, completer};
 use super::context::RequestContext;
 use super::error::RegistrationError;
+use super::extract::{Handler, IntoOutput, Rejection};
 use super::middleware::{Layered, layer_setter};
 
 /// A `prompts/get` as a handler sees it.
+#[derive(Clone)]
 pub struct PromptRequest {
     /// The request context.
     pub ctx: RequestContext,
@@ -41,7 +44,24 @@ impl From<PromptError> for ErrorObject {
 }
 
 type GetFn =
-    Arc<dyn Fn(PromptRequest) -> BoxFuture<'static, Result<Vec<PromptMessage>, PromptError>> + Send + Sync>;
+    Arc<dyn Fn(PromptRequest) -> BoxFuture<'static, Result<Vec<PromptMessage>, ErrorObject>> + Send + Sync>;
+
+/// The arguments a prompt's [`crate::server::Args<T>`] schema declares: each property, with
+/// its description, required as the schema says.
+fn arguments_of(schema: &JsonObject) -> Vec<PromptArgument> {
+    let required = |name: &str| {
+        schema.get("required").and_then(Value::as_array).is_some_and(|r| r.iter().any(|n| n == name))
+    };
+    let properties = schema.get("properties").and_then(Value::as_object).into_iter().flatten();
+    properties
+        .map(|(name, property)| PromptArgument {
+            name: name.clone(),
+            description: property.get("description").and_then(Value::as_str).map(str::to_owned),
+            required: Some(required(name)),
+            title: property.get("title").and_then(Value::as_str).map(str::to_owned),
+        })
+        .collect()
+}
 
 /// A prompt to register.
 #[derive(Clone)]
@@ -53,15 +73,26 @@ pub struct PromptDef {
 }
 
 impl PromptDef {
-    /// A prompt named `name`, produced by `handler`.
-    pub fn new<F, Fut>(name: impl Into<String>, handler: F) -> Self
+    /// A prompt named `name`, produced by `handler`, whose parameters are extractors: the
+    /// whole [`PromptRequest`], or [`crate::server::Args<T>`] (whose schema declares the
+    /// prompt's arguments), [`RequestContext`], [`crate::server::State<T>`]. Arguments that
+    /// do not fit `T` are `-32602`.
+    pub fn new<H, M>(name: impl Into<String>, handler: H) -> Self
     where
-        F: Fn(PromptRequest) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<Vec<PromptMessage>, PromptError>> + Send + 'static,
+        H: Handler<PromptRequest, M>,
+        H::Output: IntoOutput<Vec<PromptMessage>, PromptError>,
     {
+        let arguments = H::input_schema().map(|schema| arguments_of(&schema)).filter(|a| !a.is_empty());
+        let get: GetFn = Arc::new(move |request| match handler.call(request) {
+            Ok(messages) => Box::pin(async move { messages.await.into_output().map_err(ErrorObject::from) }),
+            Err(Rejection::Invalid(why)) => {
+                Box::pin(std::future::ready(Err(ErrorObject::invalid_params(why))))
+            }
+            Err(rejection) => Box::pin(std::future::ready(Err(rejection.internal()))),
+        });
         Self {
-            prompt: Prompt { name: name.into(), ..Prompt::default() },
-            get: Arc::new(move |request| Box::pin(handler(request))),
+            prompt: Prompt { name: name.into(), arguments, ..Prompt::default() },
+            get,
             completers: BTreeMap::new(),
             layers: Layered::default(),
         }
@@ -104,10 +135,9 @@ impl PromptDef {
     }
 
     /// Completes values of the argument `argument`.
-    pub fn complete<F, Fut>(mut self, argument: impl Into<String>, handler: F) -> Self
+    pub fn complete<H, M>(mut self, argument: impl Into<String>, handler: H) -> Self
     where
-        F: Fn(super::CompletionRequest) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Vec<String>> + Send + 'static,
+        H: Handler<super::CompletionRequest, M, Output = Vec<String>>,
     {
         self.completers.insert(argument.into(), completer(handler));
         self
@@ -152,6 +182,6 @@ impl PromptDef {
                 missing.join(", ")
             )));
         }
-        (self.get)(PromptRequest { ctx, arguments }).await.map_err(ErrorObject::from)
+        (self.get)(PromptRequest { ctx, arguments }).await
     }
 }

@@ -1,7 +1,6 @@
 //! Resources: fixed URIs and RFC 6570 URI templates, read through async handlers.
 
 use std::collections::BTreeMap;
-use std::future::Future;
 use std::sync::Arc;
 
 use base64::Engine;
@@ -14,9 +13,11 @@ use modelctx_protocol::uri_template::UriTemplate;
 use super::completion::Completer;
 use super::context::RequestContext;
 use super::error::RegistrationError;
+use super::extract::{Handler, IntoOutput, Rejection};
 use super::middleware::{Layered, layer_setter};
 
 /// A `resources/read` as a handler sees it.
+#[derive(Clone)]
 pub struct ResourceRequest {
     /// The request context.
     pub ctx: RequestContext,
@@ -47,12 +48,18 @@ pub enum ResourceError {
 pub(crate) type ReadFn =
     Arc<dyn Fn(ResourceRequest) -> BoxFuture<'static, Result<Vec<TextOrBlob>, ResourceError>> + Send + Sync>;
 
-fn read_fn<F, Fut>(handler: F) -> ReadFn
+/// The read function of `handler`, whose parameters are extractors: variables that do not
+/// fit [`crate::server::Args<T>`] name no resource.
+fn read_fn<H, M>(handler: H) -> ReadFn
 where
-    F: Fn(ResourceRequest) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<Vec<TextOrBlob>, ResourceError>> + Send + 'static,
+    H: Handler<ResourceRequest, M>,
+    H::Output: IntoOutput<Vec<TextOrBlob>, ResourceError>,
 {
-    Arc::new(move |request| Box::pin(handler(request)))
+    Arc::new(move |request| match handler.call(request) {
+        Ok(contents) => Box::pin(async move { contents.await.into_output() }),
+        Err(Rejection::Invalid(_)) => Box::pin(std::future::ready(Err(ResourceError::NotFound))),
+        Err(rejection) => Box::pin(std::future::ready(Err(ResourceError::Failed(rejection.to_string())))),
+    })
 }
 
 /// Text contents for `uri`.
@@ -121,11 +128,12 @@ pub struct ResourceDef {
 }
 
 impl ResourceDef {
-    /// A resource at `uri`, read by `handler`.
-    pub fn new<F, Fut>(uri: impl Into<String>, name: impl Into<String>, handler: F) -> Self
+    /// A resource at `uri`, read by `handler`, whose parameters are extractors (the whole
+    /// [`ResourceRequest`], [`RequestContext`], [`crate::server::State<T>`]).
+    pub fn new<H, M>(uri: impl Into<String>, name: impl Into<String>, handler: H) -> Self
     where
-        F: Fn(ResourceRequest) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<Vec<TextOrBlob>, ResourceError>> + Send + 'static,
+        H: Handler<ResourceRequest, M>,
+        H::Output: IntoOutput<Vec<TextOrBlob>, ResourceError>,
     {
         let resource = Resource { uri: uri.into(), name: name.into(), ..Resource::default() };
         Self { resource, read: read_fn(handler), layers: Layered::default() }
@@ -165,11 +173,14 @@ pub struct ResourceTemplateDef {
 }
 
 impl ResourceTemplateDef {
-    /// A template such as `file:///{+path}`; `handler` reads the resources it matches.
-    pub fn new<F, Fut>(uri_template: impl Into<String>, name: impl Into<String>, handler: F) -> Self
+    /// A template such as `file:///{+path}`; `handler` reads the resources it matches. Its
+    /// parameters are extractors: [`crate::server::Args<T>`] takes the template's variables
+    /// (a URI whose variables do not fit `T` names no resource), or the whole
+    /// [`ResourceRequest`], [`RequestContext`], [`crate::server::State<T>`].
+    pub fn new<H, M>(uri_template: impl Into<String>, name: impl Into<String>, handler: H) -> Self
     where
-        F: Fn(ResourceRequest) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<Vec<TextOrBlob>, ResourceError>> + Send + 'static,
+        H: Handler<ResourceRequest, M>,
+        H::Output: IntoOutput<Vec<TextOrBlob>, ResourceError>,
     {
         let template = ResourceTemplate {
             uri_template: uri_template.into(),
@@ -183,10 +194,9 @@ impl ResourceTemplateDef {
 
     /// Completes values of the template variable `variable` (`completion/complete` with a
     /// `ref/resource` reference).
-    pub fn complete<F, Fut>(mut self, variable: impl Into<String>, completer: F) -> Self
+    pub fn complete<H, M>(mut self, variable: impl Into<String>, completer: H) -> Self
     where
-        F: Fn(super::CompletionRequest) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Vec<String>> + Send + 'static,
+        H: Handler<super::CompletionRequest, M, Output = Vec<String>>,
     {
         self.completers.insert(variable.into(), super::completion::completer(completer));
         self

@@ -199,7 +199,7 @@ impl RegisteredTool {
             return Ok(error_result(format!("Invalid arguments for tool {}: {problems}", self.tool.name)));
         }
         let Value::Object(arguments) = arguments else { unreachable!("built as an object above") };
-        let result = self.handler.call(ToolCallParts { ctx, arguments }).await;
+        let result = self.handler.call(ToolCallParts { ctx, arguments }).await?;
         if let (Some(validator), false) = (&self.output, result.is_error == Some(true)) {
             let problem = match &result.structured_content {
                 None => Some("no structuredContent".to_owned()),
