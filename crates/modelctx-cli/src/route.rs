@@ -105,7 +105,6 @@ fn describe(message: &Message) -> String {
         Message::Request(r) => format!("request {} {}", r.id, r.method),
         Message::Notification(n) => format!("notification {}", n.method),
         Message::Response(r) => format!("response {}", r.id),
-        Message::Prepared(r) => format!("response {}", r.id),
         Message::Error(e) => {
             format!("error response {}", e.id.as_ref().map_or("-".into(), ToString::to_string))
         }

@@ -30,7 +30,6 @@ fn accepts_the_four_message_kinds() {
             Message::Notification(_) => "notification",
             Message::Response(_) => "response",
             Message::Error(_) => "error",
-            Message::Prepared(_) => "prepared (parsing never makes one)",
         };
         assert_eq!(actual, kind, "{text}");
     }
@@ -320,7 +319,7 @@ fn a_prepared_response_is_written_as_the_response_it_stands_for() {
     result.insert("tools".into(), serde_json::json!("replaced by the prepared member"));
     let result = PreparedResult { result, key: "tools", value: std::sync::Arc::from(items) };
     let prepared = PreparedResponse { id: RequestId::Number(3), result };
-    let line = Message::Prepared(prepared.clone()).to_json();
+    let line = prepared.to_json();
     let read = parse_message(line.as_bytes()).unwrap();
     let expected = Message::Response(prepared.into_response());
     assert_eq!(read, expected, "{line}");

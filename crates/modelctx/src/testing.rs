@@ -95,10 +95,7 @@ impl TestClient {
         let reader_pending = pending.clone();
         tokio::spawn(async move {
             while let Some(message) = output.recv().await {
-                let message = match message {
-                    Message::Prepared(prepared) => Message::Response(prepared.into_response()),
-                    other => other,
-                };
+                let message = message.into_message();
                 match message {
                     answer @ (Message::Response(_) | Message::Error(_)) => {
                         if let Some(unclaimed) = resolve(&reader_pending, answer) {

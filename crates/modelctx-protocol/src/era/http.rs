@@ -171,11 +171,9 @@ fn route_sessionless(
 ) -> Result<ProtocolVersion, ErrorObject> {
     match (message, header) {
         (Message::Notification(_), header) => Ok(notification_version(header, versions)),
-        (Message::Response(_) | Message::Prepared(_) | Message::Error(_), _) => {
-            Err(ErrorObject::invalid_request(
-                "JSON-RPC responses are accepted only inside a legacy session (send Mcp-Session-Id)",
-            ))
-        }
+        (Message::Response(_) | Message::Error(_), _) => Err(ErrorObject::invalid_request(
+            "JSON-RPC responses are accepted only inside a legacy session (send Mcp-Session-Id)",
+        )),
         (Message::Request(_), Some((text, None))) => Err(ErrorObject::header_mismatch(format!(
             "MCP-Protocol-Version {text:?} is not a protocol version (YYYY-MM-DD)"
         ))),

@@ -39,7 +39,7 @@ pub(super) fn route(message: &Message, peer: &PeerState, versions: &ServerVersio
             Some(version) => Route::Modern(*version),
             None => Route::Ignore("a notification before initialize on a legacy-only server"),
         },
-        (Message::Response(_) | Message::Prepared(_) | Message::Error(_), None) => Route::Ignore(
+        (Message::Response(_) | Message::Error(_), None) => Route::Ignore(
             "a response with no legacy session to route it to (2026-07-28 clients send no responses)",
         ),
     }

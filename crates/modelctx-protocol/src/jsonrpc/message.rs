@@ -62,14 +62,11 @@ pub enum Message {
     Response(Response),
     /// An error response.
     Error(ErrorResponse),
-    /// A successful response whose result carries a member already serialised: what a
-    /// server sends for a large listing it keeps as JSON. Never produced by parsing (it reads
-    /// back as [`Message::Response`]).
-    Prepared(PreparedResponse),
 }
 
-/// A successful response with one result member already serialised (see
-/// [`Message::Prepared`]).
+/// A successful response with one result member already serialised: what a server writes
+/// for a large listing it keeps as JSON. It is written, never parsed: it reads back as a
+/// [`Message::Response`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct PreparedResponse {
     /// The id of the request being answered.
@@ -82,6 +79,21 @@ impl PreparedResponse {
     /// The plain response: the serialised member parsed back into the result.
     pub fn into_response(self) -> Response {
         Response { id: self.id, result: self.result.into_object() }
+    }
+
+    /// Serialises to one line of JSON, as [`Message::to_json`] does.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a PreparedResponse always serialises")
+    }
+}
+
+impl Serialize for PreparedResponse {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(3))?;
+        map.serialize_entry("jsonrpc", JSONRPC_VERSION)?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("result", &self.result)?;
+        map.end()
     }
 }
 
@@ -132,7 +144,7 @@ impl Message {
         match self {
             Self::Request(r) => Some(&r.method),
             Self::Notification(n) => Some(&n.method),
-            Self::Response(_) | Self::Prepared(_) | Self::Error(_) => None,
+            Self::Response(_) | Self::Error(_) => None,
         }
     }
 
@@ -141,7 +153,7 @@ impl Message {
         match self {
             Self::Request(r) => r.params.as_ref(),
             Self::Notification(n) => n.params.as_ref(),
-            Self::Response(_) | Self::Prepared(_) | Self::Error(_) => None,
+            Self::Response(_) | Self::Error(_) => None,
         }
     }
 
@@ -150,7 +162,6 @@ impl Message {
         match self {
             Self::Request(r) => Some(&r.id),
             Self::Response(r) => Some(&r.id),
-            Self::Prepared(r) => Some(&r.id),
             Self::Error(e) => e.id.as_ref(),
             Self::Notification(_) => None,
         }
@@ -205,10 +216,6 @@ impl Serialize for Message {
                 }
             }
             Self::Response(r) => {
-                map.serialize_entry("id", &r.id)?;
-                map.serialize_entry("result", &r.result)?;
-            }
-            Self::Prepared(r) => {
                 map.serialize_entry("id", &r.id)?;
                 map.serialize_entry("result", &r.result)?;
             }

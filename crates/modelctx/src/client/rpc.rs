@@ -233,10 +233,6 @@ async fn read_messages<R: AsyncRead + Unpin>(
         }
         match parse_message_with(text, &limits) {
             Ok(Message::Response(response)) => settle(inner, &response.id, Ok(response.result)),
-            Ok(Message::Prepared(prepared)) => {
-                let response = prepared.into_response();
-                settle(inner, &response.id, Ok(response.result));
-            }
             Ok(Message::Error(error)) => match error.id {
                 Some(id) => settle(inner, &id, Err(error.error)),
                 None => tracing::warn!(error = %error.error.message, "the server reported an error"),

@@ -3,6 +3,8 @@
 use modelctx_protocol::JsonObject;
 use modelctx_protocol::jsonrpc::{Message, PreparedResponse, PreparedResult, RequestId, Response};
 
+use super::outgoing::Outgoing;
+
 /// The result of a request in its era's wire shape, as a layer sees it on the way back.
 ///
 /// Large listings stay the JSON text the server keeps of them until they are written;
@@ -39,10 +41,10 @@ impl Answer {
     }
 
     /// The response to request `id`.
-    pub(crate) fn into_message(self, id: RequestId) -> Message {
+    pub(crate) fn into_response(self, id: RequestId) -> Outgoing {
         match self.0 {
-            Repr::Object(result) => Message::Response(Response { id, result }),
-            Repr::Prepared(result) => Message::Prepared(PreparedResponse { id, result }),
+            Repr::Object(result) => Outgoing::Message(Message::Response(Response { id, result })),
+            Repr::Prepared(result) => Outgoing::Prepared(PreparedResponse { id, result }),
         }
     }
 }

@@ -16,11 +16,12 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::input::InputChannel;
+use super::outgoing::Outgoing;
 use super::{CacheDefaults, Server};
 
 /// Where a request's notifications go: the connection's writer (stdio) or the request's
 /// own response stream (HTTP).
-pub type NotificationSink = mpsc::Sender<Message>;
+pub(crate) type NotificationSink = mpsc::Sender<Outgoing>;
 
 /// Shared state handed to handlers through [`crate::server::State`], by type.
 #[derive(Clone, Default)]
@@ -222,7 +223,7 @@ impl RequestContext {
             _ => Some(JsonObject::new()),
         };
         let message = Message::Notification(Notification { method: method.to_owned(), params });
-        if self.inner.sink.send(message).await.is_err() {
+        if self.inner.sink.send(message.into()).await.is_err() {
             tracing::debug!(method, "the connection closed before a notification could be sent");
         }
     }

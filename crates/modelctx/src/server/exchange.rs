@@ -33,6 +33,7 @@ use super::answer::Answer;
 use super::dispatch::parse_params;
 use super::input::{LegacyPeer, PendingAnswers};
 use super::middleware::McpRequest;
+use super::outgoing::Outgoing;
 use super::telemetry::RequestTelemetry;
 use super::{Limits, RequestContext, Server, Tokens};
 
@@ -274,7 +275,7 @@ impl Exchange {
 
     /// The way a legacy request's handler asks the client: live requests written to
     /// `outbox`, answered through [`Exchange::deliver`].
-    pub(crate) fn legacy_peer(&self, outbox: mpsc::Sender<Message>) -> LegacyPeer {
+    pub(crate) fn legacy_peer(&self, outbox: mpsc::Sender<Outgoing>) -> LegacyPeer {
         LegacyPeer {
             outbox,
             pending: self.inner.answers.clone(),
@@ -394,9 +395,11 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
 }
 
 /// The message that answers request `id` with `result`.
-pub(crate) fn response(id: RequestId, result: Result<Answer, ErrorObject>) -> Message {
+pub(crate) fn response(id: RequestId, result: Result<Answer, ErrorObject>) -> Outgoing {
     match result {
-        Ok(answer) => answer.into_message(id),
-        Err(error) => Message::Error(modelctx_protocol::jsonrpc::ErrorResponse { id: Some(id), error }),
+        Ok(answer) => answer.into_response(id),
+        Err(error) => {
+            Message::Error(modelctx_protocol::jsonrpc::ErrorResponse { id: Some(id), error }).into()
+        }
     }
 }

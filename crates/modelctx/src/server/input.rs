@@ -36,6 +36,7 @@ use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 
 use super::context::RequestContext;
+use super::outgoing::Outgoing;
 
 /// Why a question to the client got no answer.
 #[derive(Clone, Debug, PartialEq)]
@@ -142,7 +143,7 @@ impl Round {
 /// The session side of live server-to-client requests (2025-11-25).
 #[derive(Clone)]
 pub(crate) struct LegacyPeer {
-    pub(crate) outbox: mpsc::Sender<Message>,
+    pub(crate) outbox: mpsc::Sender<Outgoing>,
     pub(crate) pending: PendingAnswers,
     pub(crate) next_id: Arc<AtomicU64>,
     pub(crate) timeout: Duration,
@@ -162,7 +163,7 @@ impl LegacyPeer {
             _ => None,
         };
         let request = Message::Request(Request { id: id.clone(), method: method.to_owned(), params });
-        if self.outbox.send(request).await.is_err() {
+        if self.outbox.send(request.into()).await.is_err() {
             self.pending.lock().expect("pending lock").remove(&id);
             return Err(InputError::Closed);
         }

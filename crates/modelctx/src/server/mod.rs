@@ -31,6 +31,7 @@ pub(crate) mod input;
 mod listen;
 pub mod middleware;
 mod options;
+pub(crate) mod outgoing;
 mod pagination;
 mod prompt;
 mod registry;
@@ -51,7 +52,7 @@ use tokio::sync::broadcast;
 
 pub use answer::Answer;
 pub use completion::CompletionRequest;
-pub use context::{NotificationSink, RequestContext};
+pub use context::RequestContext;
 pub use error::RegistrationError;
 pub use extract::{
     Args, FromRequest, Handler, HandlerRequest, IntoOutput, Rejection, State, ToolCallParts, ToolHandler,

@@ -20,6 +20,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::server::exchange::{Admission, Exchange, Lifecycle, response};
 use crate::server::middleware::McpRequest;
+use crate::server::outgoing::Outgoing;
 use crate::server::{LegacySession, RequestContext, Server, ServerEvent};
 
 /// One message as the adapter read it, or why it could not be read (answered with the error).
@@ -30,7 +31,7 @@ pub(crate) type Inbound = Result<Message, ParseFailure>;
 pub(crate) async fn serve_messages(
     exchange: Exchange,
     input: impl Stream<Item = Inbound>,
-    outbox: mpsc::Sender<Message>,
+    outbox: mpsc::Sender<Outgoing>,
     shutdown: impl Future<Output = ()>,
 ) {
     let server = exchange.lifecycle().server().clone();
@@ -55,7 +56,7 @@ pub(crate) async fn serve_messages(
 pub(crate) async fn serve_endpoint(
     server: Server,
     input: impl Stream<Item = Inbound>,
-    outbox: mpsc::Sender<Message>,
+    outbox: mpsc::Sender<Outgoing>,
     shutdown: impl Future<Output = ()>,
 ) {
     let lifecycle = Lifecycle::new(server);
@@ -69,12 +70,12 @@ struct Connection {
     server: Server,
     session: Option<LegacySession>,
     exchange: Exchange,
-    outbox: mpsc::Sender<Message>,
+    outbox: mpsc::Sender<Outgoing>,
 }
 
 impl Connection {
-    async fn send(&self, message: Message) {
-        if self.outbox.send(message).await.is_err() {
+    async fn send(&self, message: impl Into<Outgoing>) {
+        if self.outbox.send(message.into()).await.is_err() {
             tracing::debug!("the writer has stopped");
         }
     }
@@ -94,13 +95,16 @@ impl Connection {
     async fn on_message(&mut self, message: Inbound) {
         let message = match message {
             Ok(message) => message,
-            Err(ParseFailure { id, error }) => return self.send(ErrorResponse { id, error }.into()).await,
+            Err(ParseFailure { id, error }) => {
+                return self.send(Message::Error(ErrorResponse { id, error })).await;
+            }
         };
         let route = era::route(&message, &Transport::Stdio, &self.peer(), self.server.versions());
         match (route, message) {
             (Route::Reject(rejection), message) => {
                 if let Message::Request(_) = message {
-                    self.send(ErrorResponse { id: rejection.id, error: rejection.error }.into()).await;
+                    self.send(Message::Error(ErrorResponse { id: rejection.id, error: rejection.error }))
+                        .await;
                 } else {
                     tracing::debug!(error = %rejection.error, "dropping a refused notification or response");
                 }
@@ -119,15 +123,11 @@ impl Connection {
             (Route::Legacy(_), Message::Response(answer)) => {
                 self.exchange.deliver(answer.id, Ok(answer.result))
             }
-            (Route::Legacy(_), Message::Prepared(prepared)) => {
-                let answer = prepared.into_response();
-                self.exchange.deliver(answer.id, Ok(answer.result));
-            }
             (Route::Legacy(_), Message::Error(error)) => match error.id {
                 Some(id) => self.exchange.deliver(id, Err(error.error)),
                 None => tracing::warn!(error = %error.error, "the client sent an error without an id"),
             },
-            (_, Message::Response(_) | Message::Prepared(_) | Message::Error(_)) => {
+            (_, Message::Response(_) | Message::Error(_)) => {
                 tracing::debug!("a response that answers no request of this server");
             }
             (Route::Initialize(_), _) => unreachable!("only requests are routed to Initialize"),
@@ -211,7 +211,7 @@ impl Connection {
         match event {
             Ok(event) => {
                 if let Some(notification) = session.notification_for(&event) {
-                    self.send(notification.into()).await;
+                    self.send(notification).await;
                 }
             }
             Err(broadcast::error::RecvError::Lagged(missed)) => {

@@ -42,6 +42,7 @@ use super::http::sessions::fresh_id;
 use super::http::{HttpOptions, McpBody, guard};
 use crate::server::Server;
 use crate::server::exchange::Lifecycle;
+use crate::server::outgoing::Outgoing;
 
 /// Where [`super::http::serve_http`] serves the SSE stream (GET).
 pub const SSE_PATH: &str = "/sse";
@@ -252,7 +253,7 @@ async fn run_session(
     shared: Arc<Shared>,
     id: String,
     mut inbox: mpsc::Receiver<Message>,
-    outbox: mpsc::Sender<Message>,
+    outbox: mpsc::Sender<Outgoing>,
     gone: CancellationToken,
 ) {
     let exchange = shared.lifecycle.exchange();

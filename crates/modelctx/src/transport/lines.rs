@@ -5,7 +5,7 @@
 use std::future::Future;
 
 use futures::StreamExt;
-use modelctx_protocol::jsonrpc::{ErrorObject, Message, ParseFailure, ParseLimits, parse_message_with};
+use modelctx_protocol::jsonrpc::{ErrorObject, ParseFailure, ParseLimits, parse_message_with};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufWriter};
 use tokio::sync::mpsc;
 use tokio_util::bytes::BytesMut;
@@ -13,6 +13,7 @@ use tokio_util::codec::{Decoder, FramedRead, LinesCodec, LinesCodecError};
 
 use super::connection::{Inbound, serve_endpoint};
 use crate::server::Server;
+use crate::server::outgoing::Outgoing;
 
 /// Messages waiting for the writer; handlers wait (not the reader) when it is full.
 const OUTBOX: usize = 256;
@@ -108,7 +109,7 @@ impl Decoder for Lines {
 
 async fn write_messages<W: AsyncWrite + Unpin>(
     writer: W,
-    mut inbox: mpsc::Receiver<Message>,
+    mut inbox: mpsc::Receiver<Outgoing>,
 ) -> std::io::Result<()> {
     let mut writer = BufWriter::new(writer);
     // One buffer for every line: a message is serialised into it once, newline included.

@@ -13,6 +13,7 @@ use tokio_util::sync::DropGuard;
 
 use super::McpBody;
 use super::events::LiveFrame;
+use crate::server::outgoing::Outgoing;
 
 /// Reads the whole body, refusing more than `limit` bytes with 413 as soon as the limit is
 /// passed (also for chunked bodies without a length).
@@ -51,7 +52,7 @@ where
 }
 
 /// A JSON response with `status`.
-pub(crate) fn json_response(status: u16, message: &Message) -> Response<McpBody> {
+pub(crate) fn json_response(status: u16, message: &Outgoing) -> Response<McpBody> {
     Response::builder()
         .status(status)
         .header(header::CONTENT_TYPE, "application/json")
@@ -61,7 +62,7 @@ pub(crate) fn json_response(status: u16, message: &Message) -> Response<McpBody>
 
 /// A JSON-RPC error response with `status`.
 pub(crate) fn error_response(status: u16, id: Option<RequestId>, error: ErrorObject) -> Response<McpBody> {
-    json_response(status, &Message::Error(ErrorResponse { id, error }))
+    json_response(status, &Message::Error(ErrorResponse { id, error }).into())
 }
 
 /// An empty response (202 for accepted notifications and answers, 200 for DELETE).
@@ -70,7 +71,7 @@ pub(crate) fn empty(status: StatusCode) -> Response<McpBody> {
 }
 
 /// One SSE event carrying a message.
-pub(crate) fn sse_event(message: &Message) -> Bytes {
+pub(crate) fn sse_event(message: &Outgoing) -> Bytes {
     Bytes::from(format!("event: message\ndata: {}\n\n", message.to_json()))
 }
 
@@ -79,7 +80,7 @@ pub(crate) fn sse_event(message: &Message) -> Bytes {
 /// the stream (HTTP-16).
 pub(super) fn sse_response(
     first: Vec<Bytes>,
-    messages: mpsc::Receiver<Message>,
+    messages: mpsc::Receiver<Outgoing>,
     guard: Option<DropGuard>,
 ) -> Response<McpBody> {
     let rest = futures::stream::unfold((messages, guard), |(mut messages, guard)| async move {

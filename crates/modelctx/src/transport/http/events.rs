@@ -9,11 +9,11 @@ use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use bytes::Bytes;
-use modelctx_protocol::jsonrpc::Message;
 use tokio::sync::mpsc;
 
 use super::sessions::Session;
 use super::store::EventStore;
+use crate::server::outgoing::Outgoing;
 
 /// Frames buffered toward a live client before it counts as too slow (it may resume).
 pub(super) const LIVE_BUFFER: usize = 256;
@@ -85,7 +85,7 @@ pub(super) async fn record(
     session: &Session,
     stream: u64,
     event: u64,
-    message: &Message,
+    message: &Outgoing,
 ) {
     let data = message.to_json();
     if let Err(e) = store.append(&session.id, stream, event, data.clone()).await {

@@ -21,6 +21,7 @@ use super::events::{self, LIVE_BUFFER};
 use super::sessions::{Session, store_failure};
 use super::{McpBody, Shared};
 use crate::server::exchange::{Admission, Outcome, Refusal, response};
+use crate::server::outgoing::Outgoing;
 use crate::server::{LegacySession, RequestContext};
 
 /// Messages a request's handler sends while it runs (progress, logs, server-to-client
@@ -88,7 +89,8 @@ async fn initialize(shared: &Shared, version: ProtocolVersion, request: Request)
     let created = shared.sessions.create(state).await.map(|session| (session, result));
     match created {
         Ok((session, result)) => {
-            let mut response = json_response(200, &Message::Response(Answer { id: request.id, result }));
+            let mut response =
+                json_response(200, &Message::Response(Answer { id: request.id, result }).into());
             let id = HeaderValue::from_str(&session.id).expect("session ids are visible ASCII");
             response.headers_mut().insert(MCP_SESSION_ID, id);
             response
@@ -193,11 +195,6 @@ async fn legacy(
             session.exchange.deliver(answer.id, Ok(answer.result));
             empty(StatusCode::ACCEPTED)
         }
-        Message::Prepared(prepared) => {
-            let answer = prepared.into_response();
-            session.exchange.deliver(answer.id, Ok(answer.result));
-            empty(StatusCode::ACCEPTED)
-        }
         Message::Error(error) => {
             if let Some(id) = error.id {
                 session.exchange.deliver(id, Err(error.error));
@@ -251,7 +248,7 @@ fn logged_stream(
     tokio::spawn(async move {
         let mut released = false;
         let mut event = 0;
-        let mut record = async |message: &Message| {
+        let mut record = async |message: &Outgoing| {
             event += 1;
             events::record(&*store, &session, number, event, message).await;
         };
@@ -288,7 +285,7 @@ fn logged_stream(
 struct Call {
     ctx: RequestContext,
     request: Request,
-    messages: mpsc::Receiver<Message>,
+    messages: mpsc::Receiver<Outgoing>,
     admission: Admission,
 }
 
@@ -313,7 +310,7 @@ async fn answer(call: Call, era: Era, token: CancellationToken) -> Response<McpB
     let id = request.id.clone();
     let mut handler = admission.spawn(ctx, request);
     enum Start {
-        First(Message),
+        First(Outgoing),
         SinkDropped,
         Finished(Outcome),
     }
@@ -340,8 +337,8 @@ async fn answer(call: Call, era: Era, token: CancellationToken) -> Response<McpB
 /// its final response. Dropping the body cancels the handler.
 fn stream(
     initial: Vec<Bytes>,
-    first: Option<Message>,
-    mut messages: mpsc::Receiver<Message>,
+    first: Option<Outgoing>,
+    mut messages: mpsc::Receiver<Outgoing>,
     mut handler: JoinHandle<Outcome>,
     id: RequestId,
     token: CancellationToken,
@@ -382,8 +379,8 @@ fn stream(
 
 /// An SSE answer for messages that arrived with the handler's end.
 fn finish_streaming(
-    early: Message,
-    mut messages: mpsc::Receiver<Message>,
+    early: Outgoing,
+    mut messages: mpsc::Receiver<Outgoing>,
     outcome: Outcome,
     id: RequestId,
     token: CancellationToken,
@@ -401,7 +398,7 @@ fn finish_streaming(
 
 fn json_answer(id: RequestId, outcome: Outcome, era: Era) -> Response<McpBody> {
     match outcome {
-        Some(Ok(answer)) => json_response(200, &answer.into_message(id)),
+        Some(Ok(answer)) => json_response(200, &answer.into_response(id)),
         Some(Err(error)) => error_response(dispatch_error_status(era, &error), Some(id), error),
         // Cancelled (a DELETE of the session, or shutdown): nothing to say for it.
         None => empty(StatusCode::ACCEPTED),
