@@ -190,8 +190,11 @@ pub trait Handler<R, M>: Clone + Send + Sync + 'static {
     /// What the handler's future yields.
     type Output: Send + 'static;
 
+    /// The handler's future.
+    type Future: Future<Output = Self::Output> + Send + 'static;
+
     /// Extracts the parameters and starts the handler, or refuses the request.
-    fn call(&self, request: R) -> Result<BoxFuture<'static, Self::Output>, Rejection>;
+    fn call(&self, request: R) -> Result<Self::Future, Rejection>;
 
     /// The input schema the parameters imply ([`Args<T>`]'s).
     fn input_schema() -> Option<JsonObject>;
@@ -208,11 +211,12 @@ macro_rules! impl_handler {
             $($param: FromRequest<R>,)*
         {
             type Output = Fut::Output;
+            type Future = Fut;
 
             #[allow(non_snake_case, unused_variables)]
-            fn call(&self, request: R) -> Result<BoxFuture<'static, Self::Output>, Rejection> {
+            fn call(&self, request: R) -> Result<Fut, Rejection> {
                 $(let $param = $param::from_request(&request)?;)*
-                Ok(Box::pin((self)($($param),*)))
+                Ok((self)($($param),*))
             }
 
             fn input_schema() -> Option<JsonObject> {
