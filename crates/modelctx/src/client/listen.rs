@@ -2,10 +2,11 @@
 
 use futures::Stream;
 use modelctx_protocol::jsonrpc::Notification;
-use modelctx_protocol::{Era, v2026};
+use modelctx_protocol::v2026;
 use serde_json::{Value, json};
 use tokio::sync::broadcast;
 
+use super::dialect::Dialect;
 use super::{Client, ClientError, UNBOUNDED};
 
 /// The notifications a subscription asked for.
@@ -53,8 +54,8 @@ impl Client {
     ) -> Result<impl Stream<Item = Notification> + Send + '_, ClientError> {
         let mut notes = self.notifications();
         let wanted = Wanted::from(&filter);
-        let listen = match self.era() {
-            Era::Modern => {
+        let listen = match self.dialect {
+            Dialect::Modern => {
                 let params = json!({"notifications": filter});
                 let params = params.as_object().cloned().unwrap_or_default();
                 let mut call = Box::pin(self.request_within("subscriptions/listen", params, UNBOUNDED));
@@ -79,7 +80,7 @@ impl Client {
                 }
                 Some(call)
             }
-            Era::Legacy => {
+            Dialect::Legacy => {
                 for uri in filter.resource_subscriptions.iter().flatten() {
                     self.request("resources/subscribe", json!({"uri": uri})).await?;
                 }

@@ -24,6 +24,7 @@
 
 mod auth;
 mod cache;
+mod dialect;
 mod error;
 mod handlers;
 mod http;
@@ -50,7 +51,7 @@ use modelctx_protocol::model::{CallToolResult, Tool};
 use modelctx_protocol::types::{
     Completion, LoggingLevel, Prompt, PromptMessage, Resource, ResourceTemplate, TextOrBlob,
 };
-use modelctx_protocol::{Era, JsonObject, v2025, v2026};
+use modelctx_protocol::{Era, JsonObject};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use tokio::sync::broadcast;
@@ -64,6 +65,7 @@ pub use progress::Progress;
 pub use stdio::StdioCommand;
 
 use cache::Cache;
+use dialect::Dialect;
 use http::HttpLink;
 use link::Link;
 use negotiate::negotiate;
@@ -71,7 +73,7 @@ use rpc::Rpc;
 use stdio::Process;
 use telemetry::RequestTelemetry;
 use tracing::Instrument as _;
-use wire::{member, parse, with_meta};
+use wire::{member, with_meta};
 
 use crate::schema::Validator;
 
@@ -96,6 +98,8 @@ pub struct Client {
     session: Option<DropGuard>,
     options: ClientOptions,
     server: ServerDescription,
+    /// How to speak to this server, decided when the connection was made.
+    dialect: Dialect,
     process: Option<Process>,
 }
 
@@ -195,6 +199,7 @@ impl Client {
         Ok(Self {
             link,
             options,
+            dialect: server.version.era().into(),
             server,
             process,
             output_schemas: Mutex::default(),
@@ -273,9 +278,9 @@ impl Client {
         let telemetry = RequestTelemetry::start(method, &params, self.server.version);
         telemetry.inject(&mut params);
         let answered = async {
-            match self.era() {
-                Era::Modern => self.request_modern(method, params, timeout).await,
-                Era::Legacy => {
+            match self.dialect {
+                Dialect::Modern => self.request_modern(method, params, timeout).await,
+                Dialect::Legacy => {
                     let result = self.link.request(method, Some(params), timeout).await?;
                     Ok(Answered { result, rounds: 0 })
                 }
@@ -337,28 +342,16 @@ impl Client {
     /// Checks that the server answers: `ping`, or in 2026-07-28 (which has no `ping`)
     /// `server/discover`.
     pub async fn ping(&self) -> Result<(), ClientError> {
-        let method = match self.era() {
-            Era::Modern => "server/discover",
-            Era::Legacy => "ping",
-        };
-        self.request(method, Value::Null).await.map(drop)
+        self.request(self.dialect.ping_method(), Value::Null).await.map(drop)
     }
 
     /// Every tool of the server, following `nextCursor` to the last page.
     pub async fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
         let mut tools = Vec::new();
-        self.paginate("tools/list", |page| match self.era() {
-            Era::Modern => {
-                let mut page: v2026::ListToolsResult = parse("tools/list", page)?;
-                self.link.learn_param_headers(&mut page.tools);
-                tools.extend(page.tools);
-                Ok(page.next_cursor)
-            }
-            Era::Legacy => {
-                let page: v2025::ListToolsResult = parse("tools/list", page)?;
-                tools.extend(page.tools.into_iter().map(Tool::from));
-                Ok(page.next_cursor)
-            }
+        self.paginate("tools/list", |page| {
+            let (page, next_cursor) = self.dialect.tools_page(&self.link, page)?;
+            tools.extend(page);
+            Ok(next_cursor)
         })
         .await?;
         self.learn_output_schemas(&tools);
@@ -482,10 +475,7 @@ impl Client {
 
     /// A `tools/call` result in the neutral model, checked against the tool's output schema.
     fn tool_result(&self, name: &str, result: JsonObject) -> Result<CallToolResult, ClientError> {
-        let result = match self.era() {
-            Era::Modern => parse::<v2026::CallToolResult>("tools/call", result).map(CallToolResult::from),
-            Era::Legacy => parse::<v2025::CallToolResult>("tools/call", result).map(CallToolResult::from),
-        }?;
+        let result = self.dialect.call_result(result)?;
         self.check_output(name, &result)?;
         Ok(result)
     }
@@ -494,8 +484,8 @@ impl Client {
     /// 2026-07-28 the level travels in every request's `_meta`, in 2025-11-25 it is set once
     /// with `logging/setLevel`.
     pub async fn set_log_level(&self, level: LoggingLevel) -> Result<(), ClientError> {
-        if self.era() == Era::Legacy {
-            self.request("logging/setLevel", json!({"level": level})).await?;
+        if let Some((method, params)) = self.dialect.log_level_request(level) {
+            self.request(method, params).await?;
         }
         *self.log_level.lock().unwrap_or_else(PoisonError::into_inner) = Some(level);
         Ok(())

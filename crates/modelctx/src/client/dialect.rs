@@ -1,0 +1,84 @@
+//! What differs between the eras on the client side, decided once when the connection is
+//! made: the rest of the client asks its [`Dialect`] rather than matching on the era.
+
+use modelctx_protocol::jsonrpc::MethodName as _;
+use modelctx_protocol::model::{CallToolResult, Tool};
+use modelctx_protocol::types::LoggingLevel;
+use modelctx_protocol::{Era, JsonObject, v2025, v2026};
+use serde_json::{Value, json};
+
+use super::ClientError;
+use super::link::Link;
+use super::wire::parse;
+
+/// How the client speaks to one server: 2026-07-28 (stateless, per-request `_meta`) or a
+/// 2025-11-25 session.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Dialect {
+    /// 2026-07-28.
+    Modern,
+    /// 2025-11-25 and older, in a session.
+    Legacy,
+}
+
+impl From<Era> for Dialect {
+    fn from(era: Era) -> Self {
+        match era {
+            Era::Modern => Self::Modern,
+            Era::Legacy => Self::Legacy,
+        }
+    }
+}
+
+impl Dialect {
+    /// The request that checks the server answers: `ping`, or `server/discover` in
+    /// 2026-07-28, which has no `ping`.
+    pub(super) fn ping_method(self) -> &'static str {
+        match self {
+            Self::Modern => v2026::Discover::NAME,
+            Self::Legacy => v2025::Ping::NAME,
+        }
+    }
+
+    /// A `tools/list` page in the neutral model, and the cursor of the next; a modern page's
+    /// `x-mcp-header` annotations are learnt by `link` (tools whose annotations are invalid
+    /// are left out, HTTP-26).
+    pub(super) fn tools_page(
+        self,
+        link: &Link,
+        page: JsonObject,
+    ) -> Result<(Vec<Tool>, Option<String>), ClientError> {
+        match self {
+            Self::Modern => {
+                let mut page: v2026::ListToolsResult = parse(v2026::ListTools::NAME, page)?;
+                link.learn_param_headers(&mut page.tools);
+                Ok((page.tools, page.next_cursor))
+            }
+            Self::Legacy => {
+                let page: v2025::ListToolsResult = parse(v2025::ListTools::NAME, page)?;
+                Ok((page.tools.into_iter().map(Tool::from).collect(), page.next_cursor))
+            }
+        }
+    }
+
+    /// A `tools/call` result in the neutral model.
+    pub(super) fn call_result(self, result: JsonObject) -> Result<CallToolResult, ClientError> {
+        match self {
+            Self::Modern => {
+                parse::<v2026::CallToolResult>(v2026::CallTool::NAME, result).map(CallToolResult::from)
+            }
+            Self::Legacy => {
+                parse::<v2025::CallToolResult>(v2025::CallTool::NAME, result).map(CallToolResult::from)
+            }
+        }
+    }
+
+    /// The request that sets the server's log level, where there is one: 2025-11-25 sets it
+    /// once per session; 2026-07-28 sends it in every request's `_meta`.
+    pub(super) fn log_level_request(self, level: LoggingLevel) -> Option<(&'static str, Value)> {
+        match self {
+            Self::Modern => None,
+            Self::Legacy => Some((v2025::SetLevel::NAME, json!({ "level": level }))),
+        }
+    }
+}
