@@ -88,3 +88,33 @@ async fn every_request_has_a_server_span_named_and_attributed_after_the_mcp_conv
     let list = spans.named("tools/list");
     assert!(!list.contains_key("gen_ai.tool.name"), "{list:?}");
 }
+
+/// A 2025-11-25 Streamable HTTP session's id is the handler's `ctx.session_id()` and the
+/// span's `mcp.session.id`.
+#[tokio::test]
+async fn a_legacy_http_requests_span_names_its_session() {
+    use modelctx::client::{Client, ClientOptions, EraMode};
+    use modelctx::server::RequestContext;
+    use modelctx::transport::http::{HttpOptions, serve_http};
+
+    let spans = Spans::default();
+    let subscriber = tracing_subscriber::registry().with(spans.clone());
+    let _default = tracing::subscriber::set_default(subscriber);
+
+    let server = Server::builder(Implementation::new("telemetry", "1"))
+        .tool(ToolDef::new("session", |ctx: RequestContext| async move {
+            ctx.session_id().unwrap_or("none").to_owned()
+        }))
+        .build()
+        .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    tokio::spawn(serve_http(server, listener, HttpOptions::default(), std::future::pending()));
+    let options =
+        ClientOptions { mode: EraMode::Legacy, ..ClientOptions::new(Implementation::new("t", "1")) };
+    let client = Client::connect_http(&url, Default::default(), options).await.unwrap();
+    let result = client.call_tool("session", json!({})).await.unwrap();
+    let id = serde_json::to_value(&result.content).unwrap()[0]["text"].as_str().unwrap().to_owned();
+    assert_ne!(id, "none", "a legacy HTTP request knows its session");
+    assert_eq!(spans.named("tools/call session")["mcp.session.id"], id);
+}

@@ -57,6 +57,8 @@ pub(crate) struct RequestFacts {
     pub(crate) client_info: Option<Implementation>,
     pub(crate) progress_token: Option<ProgressToken>,
     pub(crate) log_level: Option<LoggingLevel>,
+    /// The transport's id of the request's session (`Mcp-Session-Id`), if it has one.
+    pub(crate) session_id: Option<String>,
 }
 
 /// The request context: era, version, client capabilities, cancellation, and the way to send
@@ -139,6 +141,12 @@ impl RequestContext {
     /// (legacy).
     pub fn client_capabilities(&self) -> &ClientCapabilities {
         &self.inner.facts.capabilities
+    }
+
+    /// The id of the request's 2025-11-25 Streamable HTTP session (`Mcp-Session-Id`); `None`
+    /// for a modern request and on stdio, whose connection is its session.
+    pub fn session_id(&self) -> Option<&str> {
+        self.inner.facts.session_id.as_deref()
     }
 
     /// The client software, as it describes itself (for display and logs, not for decisions).

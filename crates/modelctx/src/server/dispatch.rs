@@ -145,6 +145,7 @@ impl Server {
             client_info: meta.client_info,
             progress_token: meta.progress_token,
             log_level: meta.log_level,
+            session_id: None,
         };
         let input = if MAY_ASK.contains(&request.method.as_str()) {
             InputChannel::Modern(Arc::new(self.open_round(request)?))
@@ -222,6 +223,7 @@ impl Server {
         &self,
         request: &Request,
         session: &LegacySession,
+        session_id: Option<&str>,
         peer: LegacyPeer,
         tokens: Tokens,
         sink: NotificationSink,
@@ -240,6 +242,7 @@ impl Server {
             client_info: Some(session.client_info.clone()),
             progress_token,
             log_level: session.log_level,
+            session_id: session_id.map(str::to_owned),
         };
         let input = if MAY_ASK.contains(&request.method.as_str()) {
             InputChannel::Legacy(peer)

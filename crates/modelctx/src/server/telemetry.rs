@@ -67,7 +67,7 @@ fn request_span(
 ) -> tracing::Span {
     let version = ctx.protocol_version();
     let span = operation_span!(TARGET, "mcp.server", "server", method, subject, version,
-        jsonrpc.request.id = %ctx.request_id());
+        jsonrpc.request.id = %ctx.request_id(), mcp.session.id = ctx.session_id());
     #[cfg(feature = "otel")]
     if !span.is_disabled()
         && let Some(meta) = params.and_then(|p| p.get("_meta")).and_then(|m| m.as_object())

@@ -176,7 +176,7 @@ impl Connection {
         let Some(session) = &self.session else { return };
         let peer = self.exchange.legacy_peer(self.outbox.clone());
         let tokens = admission.tokens(CancellationToken::new());
-        let ctx = self.server.legacy_context(&request, session, peer, tokens, self.outbox.clone());
+        let ctx = self.server.legacy_context(&request, session, None, peer, tokens, self.outbox.clone());
         self.spawn(admission, ctx, request);
     }
 

@@ -178,8 +178,14 @@ async fn legacy(
             let release = CancellationToken::new();
             let tokens = admission.tokens(release.clone());
             // Read under the session's lock, not copied.
-            let ctx =
-                shared.lifecycle.server().legacy_context(&request, &session.state(), peer, tokens, sink);
+            let ctx = shared.lifecycle.server().legacy_context(
+                &request,
+                &session.state(),
+                Some(&session.id),
+                peer,
+                tokens,
+                sink,
+            );
             let call = Call { ctx, request, messages, admission };
             if accepts_sse(headers) {
                 logged_stream(shared, call, session, release)
