@@ -347,3 +347,19 @@ async fn cache_05_a_result_reached_through_input_rounds_is_never_cached() {
     }
     assert_eq!(reads.load(Ordering::SeqCst), 4, "both reads went to the server, each in two rounds");
 }
+
+/// A server line over the client's limit is discarded as it is read (never buffered whole),
+/// and the answers after it still arrive.
+#[tokio::test]
+async fn a_server_line_over_the_limit_is_discarded_and_the_client_goes_on() {
+    let mut client_options = options();
+    client_options.limits.max_message_bytes = 16 * 1024;
+    let client = scripted_with(json!({"tools": {}}), client_options, |_| {
+        let flood = json!({"jsonrpc": "2.0", "method": "notifications/message",
+                           "params": {"level": "info", "data": "x".repeat(200 * 1024)}});
+        (vec![flood], json!({"resultType": "complete", "content": [{"type": "text", "text": "after"}]}))
+    })
+    .await;
+    let result = client.call_tool("any", json!({})).await.expect("the answer after the flood");
+    assert_eq!(serde_json::to_value(&result.content).unwrap()[0]["text"], "after");
+}

@@ -7,17 +7,20 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
+use futures::StreamExt as _;
 use modelctx_protocol::JsonObject;
 use modelctx_protocol::jsonrpc::{
     ErrorObject, ErrorResponse, Message, Notification, ParseLimits, Request, RequestId, Response,
     parse_message_with,
 };
 use serde_json::json;
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio_util::codec::FramedRead;
 use tokio_util::sync::CancellationToken;
 
 use super::{ClientError, ClientHandlers};
+use crate::transport::lines::{Line, Lines};
 use modelctx_protocol::Era;
 
 /// Lines waiting to be written before a sender waits.
@@ -217,21 +220,27 @@ async fn read_messages<R: AsyncRead + Unpin>(
     inner: &Arc<Inner>,
     limits: ParseLimits,
 ) -> Option<String> {
-    let mut lines = BufReader::new(reader);
-    let mut line = Vec::new();
+    // Bounded lines: a server that never sends a newline cannot make the client buffer
+    // without end.
+    let mut lines = FramedRead::new(reader, Lines::new(limits));
     let rpc = Rpc { inner: Arc::clone(inner) };
     loop {
-        line.clear();
-        match lines.read_until(b'\n', &mut line).await {
-            Ok(0) => return None,
-            Ok(_) => {}
-            Err(e) => return Some(format!("reading from the server failed: {e}")),
-        }
-        let text = line.trim_ascii();
-        if text.is_empty() {
+        let text = match lines.next().await {
+            None => return None,
+            Some(Err(e)) => return Some(format!("reading from the server failed: {e}")),
+            Some(Ok(Line::Oversize)) => {
+                tracing::warn!(
+                    limit = limits.max_message_bytes,
+                    "the server sent a line over the limit; discarded"
+                );
+                continue;
+            }
+            Some(Ok(Line::Bytes(line))) => line,
+        };
+        if text.trim_ascii().is_empty() {
             continue;
         }
-        match parse_message_with(text, &limits) {
+        match parse_message_with(&text, &limits) {
             Ok(Message::Response(response)) => settle(inner, &response.id, Ok(response.result)),
             Ok(Message::Error(error)) => match error.id {
                 Some(id) => settle(inner, &id, Err(error.error)),

@@ -1,6 +1,7 @@
 //! Newline-delimited JSON-RPC (stdio, or any byte stream): the framing adapter around the
 //! message core. Each line is parsed strictly and within the server's [`ParseLimits`]; a line
-//! over the size limit is answered with `-32600` and discarded, and the stream goes on.
+//! over the size limit is answered with `-32600` and discarded, a line that is not UTF-8 with
+//! `-32700`, and the stream goes on.
 
 use std::future::Future;
 
@@ -8,8 +9,8 @@ use futures::StreamExt;
 use modelctx_protocol::jsonrpc::{ErrorObject, ParseFailure, ParseLimits, parse_message_with};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufWriter};
 use tokio::sync::mpsc;
-use tokio_util::bytes::BytesMut;
-use tokio_util::codec::{Decoder, FramedRead, LinesCodec, LinesCodecError};
+use tokio_util::bytes::{Bytes, BytesMut};
+use tokio_util::codec::{AnyDelimiterCodec, AnyDelimiterCodecError, Decoder, FramedRead};
 
 use super::connection::{Inbound, serve_endpoint};
 use crate::server::Server;
@@ -59,8 +60,9 @@ pub(crate) fn decode(text: &str, limits: &ParseLimits) -> Vec<Inbound> {
 /// A line as the message core takes it; `None` for a blank line.
 fn inbound(line: Line, limits: &ParseLimits) -> Option<Inbound> {
     match line {
-        Line::Text(text) if text.trim().is_empty() => None,
-        Line::Text(text) => Some(parse_message_with(text.as_bytes(), limits)),
+        Line::Bytes(bytes) if bytes.trim_ascii().is_empty() => None,
+        // Bytes, not text: a line that is not UTF-8 is a parse error for that line alone.
+        Line::Bytes(bytes) => Some(parse_message_with(&bytes, limits)),
         Line::Oversize => Some(Err(ParseFailure {
             id: None,
             error: ErrorObject::invalid_request(format!(
@@ -71,38 +73,49 @@ fn inbound(line: Line, limits: &ParseLimits) -> Option<Inbound> {
     }
 }
 
-/// One line of input, or the news that a line over the size limit was discarded.
-enum Line {
-    Text(String),
+/// One line of input (its bytes, without the newline), or the news that a line over the size
+/// limit was discarded.
+pub(crate) enum Line {
+    Bytes(Bytes),
     Oversize,
 }
 
-/// [`LinesCodec`] with an oversize line as an item rather than an error: `FramedRead` ends
-/// the stream after any decoder error, which would close the connection over one long line.
-struct Lines(LinesCodec);
+/// Newline framing with a bound on each line, over bytes: a line is never decoded as text
+/// here (the JSON parser says what is wrong with one that is not UTF-8), and an oversize line
+/// is an item, not an error — `FramedRead` ends the stream after any decoder error, which
+/// would close the connection over one bad line.
+pub(crate) struct Lines(AnyDelimiterCodec);
 
 impl Lines {
-    fn new(limits: ParseLimits) -> Self {
-        Self(LinesCodec::new_with_max_length(limits.max_message_bytes))
+    /// Lines of at most `limits.max_message_bytes`.
+    pub(crate) fn new(limits: ParseLimits) -> Self {
+        Self(AnyDelimiterCodec::new_with_max_length(b"\n".to_vec(), b"\n".to_vec(), limits.max_message_bytes))
     }
 
-    fn map(decoded: Result<Option<String>, LinesCodecError>) -> Result<Option<Line>, LinesCodecError> {
+    fn map(decoded: Result<Option<Bytes>, AnyDelimiterCodecError>) -> Result<Option<Line>, std::io::Error> {
         match decoded {
-            Err(LinesCodecError::MaxLineLengthExceeded) => Ok(Some(Line::Oversize)),
-            other => other.map(|line| line.map(Line::Text)),
+            Ok(Some(mut line)) => {
+                if line.last() == Some(&b'\r') {
+                    line.truncate(line.len() - 1);
+                }
+                Ok(Some(Line::Bytes(line)))
+            }
+            Ok(None) => Ok(None),
+            Err(AnyDelimiterCodecError::MaxChunkLengthExceeded) => Ok(Some(Line::Oversize)),
+            Err(AnyDelimiterCodecError::Io(e)) => Err(e),
         }
     }
 }
 
 impl Decoder for Lines {
     type Item = Line;
-    type Error = LinesCodecError;
+    type Error = std::io::Error;
 
-    fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Line>, LinesCodecError> {
+    fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Line>, std::io::Error> {
         Self::map(self.0.decode(buf))
     }
 
-    fn decode_eof(&mut self, buf: &mut BytesMut) -> Result<Option<Line>, LinesCodecError> {
+    fn decode_eof(&mut self, buf: &mut BytesMut) -> Result<Option<Line>, std::io::Error> {
         Self::map(self.0.decode_eof(buf))
     }
 }
