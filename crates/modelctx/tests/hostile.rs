@@ -57,3 +57,77 @@ async fn a_line_that_is_not_utf8_is_answered_and_the_stream_goes_on() {
     assert_eq!(answers[2]["id"], 3);
     assert_eq!(answers[2]["result"]["content"][0]["text"], "still here");
 }
+
+/// Serves a server over HTTP on loopback with `options`; returns its address.
+async fn serve_http_with(options: modelctx::transport::http::HttpOptions) -> std::net::SocketAddr {
+    let server = Server::builder(Implementation::new("hostile", "1"))
+        .tool(ToolDef::new("echo", || async { "still here" }))
+        .build()
+        .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(modelctx::transport::http::serve_http(server, listener, options, std::future::pending()));
+    address
+}
+
+/// The head of a `POST /mcp` of a 2026-07-28 `tools/call echo` whose body is `length` bytes.
+fn post_head(address: std::net::SocketAddr, length: usize) -> String {
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: tools/call\r\nMcp-Name: echo\r\nContent-Length: {length}\r\n\r\n"
+    )
+}
+
+/// Sends one whole `tools/call echo` on `stream` and reads its status line.
+async fn call_over(stream: &mut tokio::net::TcpStream, address: std::net::SocketAddr) -> String {
+    let body = modern_call(1);
+    let body = &body[..body.len() - 1];
+    stream.write_all(post_head(address, body.len()).as_bytes()).await.unwrap();
+    stream.write_all(body).await.unwrap();
+    status_line(stream).await
+}
+
+async fn status_line(stream: &mut tokio::net::TcpStream) -> String {
+    let mut reader = BufReader::new(stream);
+    let mut line = String::new();
+    reader.read_line(&mut line).await.unwrap();
+    line.trim_end().to_owned()
+}
+
+/// A body that never finishes arriving is answered 408 once `body_read_timeout` passes (it
+/// used to hold the connection and its request forever).
+#[tokio::test]
+async fn a_body_that_never_arrives_is_answered_408() {
+    let options = modelctx::transport::http::HttpOptions {
+        body_read_timeout: std::time::Duration::from_millis(200),
+        ..Default::default()
+    };
+    let address = serve_http_with(options).await;
+    let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
+    stream.write_all(post_head(address, 100).as_bytes()).await.unwrap();
+    stream.write_all(b"{\"jsonrpc\":").await.unwrap();
+    let status = within(status_line(&mut stream)).await;
+    assert_eq!(status, "HTTP/1.1 408 Request Timeout");
+}
+
+/// At `max_connections` the listener stops accepting: a further connection is served only
+/// once an earlier one closes (there used to be no bound at all).
+#[tokio::test]
+async fn connections_past_the_bound_wait_for_a_place() {
+    let options = modelctx::transport::http::HttpOptions { max_connections: 2, ..Default::default() };
+    let address = serve_http_with(options).await;
+    let mut first = tokio::net::TcpStream::connect(address).await.unwrap();
+    let mut second = tokio::net::TcpStream::connect(address).await.unwrap();
+    assert_eq!(within(call_over(&mut first, address)).await, "HTTP/1.1 200 OK");
+    assert_eq!(within(call_over(&mut second, address)).await, "HTTP/1.1 200 OK");
+    let mut third = tokio::net::TcpStream::connect(address).await.unwrap();
+    let waiting =
+        tokio::time::timeout(std::time::Duration::from_millis(300), call_over(&mut third, address)).await;
+    assert!(waiting.is_err(), "a third connection was served past the bound of two");
+    drop(first);
+    let mut reader = BufReader::new(&mut third);
+    let mut line = String::new();
+    within(reader.read_line(&mut line)).await.unwrap();
+    assert_eq!(line.trim_end(), "HTTP/1.1 200 OK", "served once a place is free");
+}

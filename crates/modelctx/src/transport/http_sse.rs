@@ -217,7 +217,13 @@ impl McpSse {
         let Some(input) = shared.sessions().get(id).cloned() else {
             return unknown_session();
         };
-        let bytes = match read_limited(request.into_body(), shared.options.max_body_bytes).await {
+        let bytes = match read_limited(
+            request.into_body(),
+            shared.options.max_body_bytes,
+            shared.options.body_read_timeout,
+        )
+        .await
+        {
             Ok(bytes) => bytes,
             Err(response) => return response,
         };

@@ -1,6 +1,7 @@
 //! Request bodies (bounded) and response bodies (JSON, empty, SSE).
 
 use std::convert::Infallible;
+use std::time::Duration;
 
 use bytes::Bytes;
 use futures::StreamExt;
@@ -15,9 +16,32 @@ use super::McpBody;
 use super::events::LiveFrame;
 use crate::server::outgoing::Outgoing;
 
-/// Reads the whole body, refusing more than `limit` bytes with 413 as soon as the limit is
-/// passed (also for chunked bodies without a length).
-pub(crate) async fn read_limited<B>(body: B, limit: usize) -> Result<Bytes, Response<McpBody>>
+/// Reads the whole body within `timeout` (else 408), refusing more than `limit` bytes with
+/// 413 as soon as the limit is passed (also for chunked bodies without a length).
+pub(crate) async fn read_limited<B>(
+    body: B,
+    limit: usize,
+    timeout: Duration,
+) -> Result<Bytes, Response<McpBody>>
+where
+    B: http_body::Body<Data = Bytes>,
+    B::Error: std::fmt::Display,
+{
+    match tokio::time::timeout(timeout, read_within(body, limit)).await {
+        Ok(read) => read,
+        Err(_) => Err(error_response(
+            StatusCode::REQUEST_TIMEOUT.as_u16(),
+            None,
+            ErrorObject::invalid_request(format!(
+                "the request body did not arrive within {}s",
+                timeout.as_secs_f64()
+            )),
+        )),
+    }
+}
+
+/// [`read_limited`] without the time limit.
+async fn read_within<B>(body: B, limit: usize) -> Result<Bytes, Response<McpBody>>
 where
     B: http_body::Body<Data = Bytes>,
     B::Error: std::fmt::Display,

@@ -97,10 +97,13 @@ impl McpHttp {
                 return guard::forbidden();
             }
             let (parts, body) = request.into_parts();
-            let bytes = match read_limited(body, shared.options.max_body_bytes).await {
-                Ok(bytes) => bytes,
-                Err(response) => return response,
-            };
+            let bytes =
+                match read_limited(body, shared.options.max_body_bytes, shared.options.body_read_timeout)
+                    .await
+                {
+                    Ok(bytes) => bytes,
+                    Err(response) => return response,
+                };
             return post::handle(shared, &parts.headers, &bytes).await;
         }
         let session = match shared.sessions.lookup(request.headers()).await {

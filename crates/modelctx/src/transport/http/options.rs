@@ -19,6 +19,12 @@ pub struct HttpOptions {
     pub max_body_bytes: usize,
     /// Time a client has to send its request headers. Default 10 s.
     pub header_read_timeout: Duration,
+    /// Time a client has to send a request's body once its headers are in; a slower one
+    /// gets 408. Default 30 s.
+    pub body_read_timeout: Duration,
+    /// Most connections open at once; past it the listener stops accepting until one
+    /// closes (the kernel's backlog holds the rest). Default 1024.
+    pub max_connections: usize,
     /// Legacy sessions idle longer than this are forgotten (then 404). Default 30 minutes.
     pub session_idle_timeout: Duration,
     /// Most legacy sessions at once; `initialize` beyond that gets 503. Default 1024.
@@ -36,6 +42,8 @@ impl Default for HttpOptions {
             allowed_hosts: Vec::new(),
             max_body_bytes: 4 * 1024 * 1024,
             header_read_timeout: Duration::from_secs(10),
+            body_read_timeout: Duration::from_secs(30),
+            max_connections: 1024,
             session_idle_timeout: Duration::from_secs(30 * 60),
             max_sessions: 1024,
             stores: None,

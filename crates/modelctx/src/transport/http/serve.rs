@@ -4,6 +4,8 @@
 
 use std::convert::Infallible;
 use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
 
 use http::{Request, Response, StatusCode};
 use hyper::body::Incoming;
@@ -11,12 +13,19 @@ use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
 
 use super::body::empty;
 use super::{HttpOptions, McpBody, McpHttp};
 use crate::server::Server;
 #[cfg(feature = "http-sse")]
 use crate::transport::http_sse::{MESSAGES_PATH, McpSse, SSE_PATH};
+
+/// The first wait after a failed `accept`; it doubles up to [`ACCEPT_BACKOFF_MAX`].
+const ACCEPT_BACKOFF_MIN: Duration = Duration::from_millis(10);
+
+/// The longest wait after failed `accept`s in a row.
+const ACCEPT_BACKOFF_MAX: Duration = Duration::from_secs(1);
 
 /// The path the endpoint is served at.
 pub const MCP_PATH: &str = "/mcp";
@@ -79,20 +88,36 @@ pub async fn serve_http(
     let grace = server.options().limits.shutdown_grace;
     let mut builder = http1::Builder::new();
     builder.timer(TokioTimer::new()).header_read_timeout(options.header_read_timeout).keep_alive(true);
+    let connections = Arc::new(Semaphore::new(options.max_connections.max(1)));
     let endpoint = Endpoints::new(server, options);
     let graceful = GracefulShutdown::new();
     tokio::pin!(shutdown);
+    let mut backoff = ACCEPT_BACKOFF_MIN;
     loop {
+        // A place first: at the connection bound the listener waits, and the kernel's
+        // backlog holds new connections until one closes.
+        let place = tokio::select! {
+            place = connections.clone().acquire_owned() => place.expect("the semaphore is never closed"),
+            () = &mut shutdown => break,
+        };
         let (stream, _) = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok(accepted) => accepted,
                 Err(e) => {
-                    tracing::warn!(error = %e, "accepting a connection failed");
+                    // Out of file descriptors (EMFILE) or the like: wait before trying again,
+                    // rather than spin.
+                    tracing::warn!(error = %e, retry_in = ?backoff, "accepting a connection failed");
+                    tokio::select! {
+                        () = tokio::time::sleep(backoff) => {}
+                        () = &mut shutdown => break,
+                    }
+                    backoff = (backoff * 2).min(ACCEPT_BACKOFF_MAX);
                     continue;
                 }
             },
             () = &mut shutdown => break,
         };
+        backoff = ACCEPT_BACKOFF_MIN;
         let _ = stream.set_nodelay(true);
         let endpoint = endpoint.clone();
         let service = hyper::service::service_fn(move |request: Request<Incoming>| {
@@ -104,6 +129,7 @@ pub async fn serve_http(
             if let Err(e) = connection.await {
                 tracing::debug!(error = %e, "a connection ended with an error");
             }
+            drop(place);
         });
     }
     endpoint.close_streams();
