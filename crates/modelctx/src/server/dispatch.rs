@@ -66,11 +66,15 @@ impl ToolPages {
         self.pages().get(key).cloned()
     }
 
+    /// Keeps `page`. When [`ToolPages::MAX`] pages are kept already, they are all forgotten
+    /// first: cursors come from clients, and pages kept for cursors nobody asks again must
+    /// not keep out the ones asked for now.
     fn put(&self, key: PageKey, page: Page) {
         let mut pages = self.pages();
-        if pages.len() < Self::MAX {
-            pages.insert(key, page);
+        if pages.len() >= Self::MAX && !pages.contains_key(&key) {
+            pages.clear();
         }
+        pages.insert(key, page);
     }
 
     /// Forgets every page (the tools changed).
@@ -599,5 +603,28 @@ impl Server {
             None => Vec::new(),
         };
         Ok(completion(values))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn page(text: &str) -> Page {
+        (Arc::from(RawValue::from_string(format!("{text:?}")).unwrap()), None)
+    }
+
+    /// Client-chosen cursors cannot fill the page cache for good (it used to stop keeping
+    /// pages once 64 were kept).
+    #[test]
+    fn a_full_page_cache_makes_room_for_the_page_asked_now() {
+        let pages = ToolPages::default();
+        for i in 0..ToolPages::MAX {
+            pages.put((Era::Modern, Some(format!("cursor-{i}"))), page("old"));
+        }
+        let first = (Era::Modern, None);
+        pages.put(first.clone(), page("first"));
+        assert_eq!(pages.get(&first).map(|(json, _)| json.get().to_owned()), Some("\"first\"".to_owned()));
+        assert!(pages.pages().len() <= ToolPages::MAX);
     }
 }
