@@ -131,3 +131,24 @@ async fn connections_past_the_bound_wait_for_a_place() {
     within(reader.read_line(&mut line)).await.unwrap();
     assert_eq!(line.trim_end(), "HTTP/1.1 200 OK", "served once a place is free");
 }
+
+/// A legacy session's `resources/subscribe` URIs are bounded by `Limits::max_subscriptions`
+/// (they used to grow without bound, each kept in the session state).
+#[tokio::test]
+async fn a_sessions_subscriptions_are_bounded() {
+    use modelctx::server::{Limits, ResourceDef, ServerOptions};
+    let limits = Limits { max_subscriptions: 2, ..Limits::default() };
+    let server = Server::builder(Implementation::new("hostile", "1"))
+        .options(ServerOptions { limits, ..ServerOptions::default() })
+        .resource(ResourceDef::text("test://a", "a", "a"))
+        .build()
+        .unwrap();
+    let client = common::Era::Legacy.connect(server).await;
+    for uri in ["test://a", "test://b", "test://a"] {
+        common::raw(&client, "resources/subscribe", json!({"uri": uri})).await.expect("within the bound");
+    }
+    let refused = common::raw(&client, "resources/subscribe", json!({"uri": "test://c"})).await.unwrap_err();
+    assert!(refused.message.contains("already holds 2 subscriptions"), "{}", refused.message);
+    common::raw(&client, "resources/unsubscribe", json!({"uri": "test://b"})).await.unwrap();
+    common::raw(&client, "resources/subscribe", json!({"uri": "test://c"})).await.expect("room again");
+}

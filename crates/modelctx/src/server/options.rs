@@ -38,7 +38,8 @@ pub struct Limits {
     pub request_timeout: Option<Duration>,
     /// `subscriptions/listen` requests one client may hold open: per connection or legacy
     /// session, and per endpoint for the stateless HTTP requests. They take no turn of
-    /// `max_in_flight` and do not count toward `max_queued`. Default 1024.
+    /// `max_in_flight` and do not count toward `max_queued`. The same bound holds the URIs
+    /// one legacy session may `resources/subscribe` to. Default 1024.
     pub max_subscriptions: usize,
     /// How long in-flight requests may finish after the input ends, SIGTERM arrives or the
     /// HTTP server shuts down, before they are cancelled. Default 5 s.

@@ -83,6 +83,12 @@ impl LegacySession {
                 Err(ErrorObject::method_not_found(method))
             }
             v2025::Subscribe::NAME => params_of::<v2025::Subscribe>(params).and_then(|p| {
+                let bound = server.options().limits.max_subscriptions;
+                if self.subscriptions.len() >= bound && !self.subscriptions.contains(&p.uri) {
+                    return Err(ErrorObject::internal(format!(
+                        "server busy: this session already holds {bound} subscriptions; unsubscribe from one first"
+                    )));
+                }
                 self.subscriptions.insert(p.uri);
                 empty()
             }),

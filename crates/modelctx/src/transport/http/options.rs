@@ -27,7 +27,8 @@ pub struct HttpOptions {
     pub max_connections: usize,
     /// Legacy sessions idle longer than this are forgotten (then 404). Default 30 minutes.
     pub session_idle_timeout: Duration,
-    /// Most legacy sessions at once; `initialize` beyond that gets 503. Default 1024.
+    /// Most legacy sessions at once; an `initialize` beyond that evicts the least recently
+    /// used session (its client gets 404 and opens a new one). Default 1024.
     pub max_sessions: usize,
     /// Where legacy sessions and their stream events are kept; `None` for in-memory stores
     /// bounded by `session_idle_timeout` and `max_sessions`. Instances given the same stores

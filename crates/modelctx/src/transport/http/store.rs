@@ -115,7 +115,8 @@ pub struct MemorySessionStore {
 }
 
 impl MemorySessionStore {
-    /// A store whose sessions expire after `idle` without use, holding at most `max`.
+    /// A store whose sessions expire after `idle` without use, holding at most `max` (a new
+    /// one past it evicts the least recently used).
     pub fn new(idle: Duration, max: usize) -> Self {
         Self { map: Mutex::new(HashMap::new()), idle, max }
     }
@@ -126,11 +127,15 @@ impl SessionStore for MemorySessionStore {
         Box::pin(async move {
             let mut map = locked(&self.map);
             map.retain(|_, (_, seen)| seen.elapsed() <= self.idle);
-            if map.len() >= self.max {
-                return Err(StoreError(format!(
-                    "this server holds its maximum of {} sessions; try again later",
-                    self.max
-                )));
+            // At the bound the least recently used session makes room: its client gets 404
+            // and opens a new one, as the spec has it, rather than every new client 503.
+            while map.len() >= self.max.max(1) {
+                let Some(oldest) = map.iter().min_by_key(|(_, (_, seen))| *seen).map(|(id, _)| id.clone())
+                else {
+                    break;
+                };
+                tracing::info!(session = %oldest, "evicting the least recently used session to make room");
+                map.remove(&oldest);
             }
             map.insert(id.to_owned(), (session, Instant::now()));
             Ok(())
@@ -326,8 +331,6 @@ mod tests {
     async fn sessions_expire_when_idle_and_stay_within_the_limit() {
         let store = MemorySessionStore::new(Duration::from_millis(30), 1);
         store.create("a", session()).await.unwrap();
-        let full = store.create("b", session()).await.unwrap_err();
-        assert!(full.0.contains("maximum of 1 sessions"), "{full}");
         assert!(store.get("a").await.unwrap().is_some());
         tokio::time::sleep(Duration::from_millis(60)).await;
         assert!(store.get("a").await.unwrap().is_none(), "expired");
@@ -335,5 +338,20 @@ mod tests {
         assert!(store.update("a", session()).await.is_err(), "an ended session is not revived");
         store.remove("b").await.unwrap();
         assert!(store.get("b").await.unwrap().is_none());
+    }
+
+    /// At the bound the least recently used session makes room (new clients used to get 503
+    /// for as long as the idle ones lived, so idle sessions could lock every legacy client out).
+    #[tokio::test]
+    async fn a_new_session_past_the_bound_evicts_the_least_recently_used() {
+        let store = MemorySessionStore::new(Duration::from_secs(60), 2);
+        store.create("old", session()).await.unwrap();
+        store.create("used", session()).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        assert!(store.get("old").await.unwrap().is_some(), "used just now");
+        store.create("new", session()).await.unwrap();
+        assert!(store.get("used").await.unwrap().is_none(), "the least recently used made room");
+        assert!(store.get("old").await.unwrap().is_some());
+        assert!(store.get("new").await.unwrap().is_some());
     }
 }
