@@ -182,11 +182,15 @@ pub struct EventLimits {
     pub streams: usize,
     /// Sessions whose streams are kept; the least recently written go first. Default 1024.
     pub sessions: usize,
+    /// Bytes of event data kept in all; past it the least recently written sessions' logs go
+    /// first, then the oldest events of the stream being written (its newest always stays).
+    /// Default 64 MiB.
+    pub max_bytes: usize,
 }
 
 impl Default for EventLimits {
     fn default() -> Self {
-        Self { per_stream: 256, streams: 32, sessions: 1024 }
+        Self { per_stream: 256, streams: 32, sessions: 1024, max_bytes: 64 * 1024 * 1024 }
     }
 }
 
@@ -194,33 +198,82 @@ impl Default for EventLimits {
 struct StreamLog {
     events: VecDeque<(u64, String)>,
     finished: bool,
+    /// The bytes of `events`' data.
+    bytes: usize,
+}
+
+impl StreamLog {
+    fn push(&mut self, event: u64, message: String) {
+        self.bytes += message.len();
+        self.events.push_back((event, message));
+    }
+
+    fn pop_oldest(&mut self) {
+        if let Some((_, message)) = self.events.pop_front() {
+            self.bytes -= message.len();
+        }
+    }
+}
+
+/// One session's streams.
+type Streams = HashMap<u64, StreamLog>;
+
+fn bytes_of(streams: &Streams) -> usize {
+    streams.values().map(|log| log.bytes).sum()
+}
+
+/// Every session's streams, least recently written first, and their bytes in all.
+#[derive(Default)]
+struct Logs {
+    sessions: VecDeque<(String, Streams)>,
+    bytes: usize,
+}
+
+impl Logs {
+    fn drop_oldest_session(&mut self) {
+        if let Some((_, streams)) = self.sessions.pop_front() {
+            self.bytes -= bytes_of(&streams);
+        }
+    }
 }
 
 /// Stream events in this process's memory, bounded by [`EventLimits`].
 pub struct MemoryEventStore {
-    /// Sessions, least recently written first.
-    sessions: Mutex<VecDeque<(String, HashMap<u64, StreamLog>)>>,
+    logs: Mutex<Logs>,
     limits: EventLimits,
 }
 
 impl MemoryEventStore {
     /// An empty log within `limits`.
     pub fn new(limits: EventLimits) -> Self {
-        Self { sessions: Mutex::new(VecDeque::new()), limits }
+        Self { logs: Mutex::new(Logs::default()), limits }
     }
 
-    /// Runs `write` on `session`'s streams, making it the most recently written session.
-    fn write(&self, session: &str, write: impl FnOnce(&mut HashMap<u64, StreamLog>)) {
-        let mut sessions = locked(&self.sessions);
-        let mut streams = match sessions.iter().position(|(id, _)| id == session) {
-            Some(at) => sessions.remove(at).map(|(_, streams)| streams).unwrap_or_default(),
-            None => HashMap::new(),
+    /// Runs `write` on `session`'s streams, making it the most recently written session, then
+    /// keeps the log within its bounds (`stream` is the one written).
+    fn write(&self, session: &str, stream: u64, write: impl FnOnce(&mut Streams)) {
+        let mut logs = locked(&self.logs);
+        let mut streams = match logs.sessions.iter().position(|(id, _)| id == session) {
+            Some(at) => logs.sessions.remove(at).map(|(_, streams)| streams).unwrap_or_default(),
+            None => Streams::new(),
         };
+        let before = bytes_of(&streams);
         write(&mut streams);
-        if sessions.len() >= self.limits.sessions.max(1) {
-            sessions.pop_front();
+        logs.bytes = logs.bytes - before + bytes_of(&streams);
+        if logs.sessions.len() >= self.limits.sessions.max(1) {
+            logs.drop_oldest_session();
         }
-        sessions.push_back((session.to_owned(), streams));
+        while logs.bytes > self.limits.max_bytes && !logs.sessions.is_empty() {
+            logs.drop_oldest_session();
+        }
+        if let Some(log) = streams.get_mut(&stream) {
+            while logs.bytes > self.limits.max_bytes && log.events.len() > 1 {
+                let before = log.bytes;
+                log.pop_oldest();
+                logs.bytes -= before - log.bytes;
+            }
+        }
+        logs.sessions.push_back((session.to_owned(), streams));
     }
 }
 
@@ -233,7 +286,7 @@ impl EventStore for MemoryEventStore {
         message: String,
     ) -> StoreFuture<'a, ()> {
         Box::pin(async move {
-            self.write(session, |streams| {
+            self.write(session, stream, |streams| {
                 if !streams.contains_key(&stream) && streams.len() >= self.limits.streams.max(1) {
                     let finished = streams.iter().filter(|(_, log)| log.finished).map(|(n, _)| *n).min();
                     if let Some(oldest) = finished.or_else(|| streams.keys().min().copied()) {
@@ -242,9 +295,9 @@ impl EventStore for MemoryEventStore {
                 }
                 let log = streams.entry(stream).or_default();
                 if log.events.len() >= self.limits.per_stream.max(1) {
-                    log.events.pop_front();
+                    log.pop_oldest();
                 }
-                log.events.push_back((event, message));
+                log.push(event, message);
             });
             Ok(())
         })
@@ -252,16 +305,19 @@ impl EventStore for MemoryEventStore {
 
     fn finish<'a>(&'a self, session: &'a str, stream: u64) -> StoreFuture<'a, ()> {
         Box::pin(async move {
-            self.write(session, |streams| streams.entry(stream).or_default().finished = true);
+            self.write(session, stream, |streams| streams.entry(stream).or_default().finished = true);
             Ok(())
         })
     }
 
     fn replay<'a>(&'a self, session: &'a str, stream: u64, after: u64) -> StoreFuture<'a, Option<Replay>> {
         Box::pin(async move {
-            let sessions = locked(&self.sessions);
-            let log =
-                sessions.iter().find(|(id, _)| id == session).and_then(|(_, streams)| streams.get(&stream));
+            let logs = locked(&self.logs);
+            let log = logs
+                .sessions
+                .iter()
+                .find(|(id, _)| id == session)
+                .and_then(|(_, streams)| streams.get(&stream));
             Ok(log.map(|log| Replay {
                 events: log.events.iter().filter(|(n, _)| *n > after).cloned().collect(),
                 finished: log.finished,
@@ -271,7 +327,12 @@ impl EventStore for MemoryEventStore {
 
     fn forget<'a>(&'a self, session: &'a str) -> StoreFuture<'a, ()> {
         Box::pin(async move {
-            locked(&self.sessions).retain(|(id, _)| id != session);
+            let mut logs = locked(&self.logs);
+            if let Some(at) = logs.sessions.iter().position(|(id, _)| id == session)
+                && let Some((_, streams)) = logs.sessions.remove(at)
+            {
+                logs.bytes -= bytes_of(&streams);
+            }
             Ok(())
         })
     }
@@ -301,7 +362,12 @@ mod tests {
 
     #[tokio::test]
     async fn the_event_log_stays_within_its_limits() {
-        let store = MemoryEventStore::new(EventLimits { per_stream: 2, streams: 2, sessions: 2 });
+        let store = MemoryEventStore::new(EventLimits {
+            per_stream: 2,
+            streams: 2,
+            sessions: 2,
+            ..EventLimits::default()
+        });
         for n in 1..=5 {
             store.append("s", 1, n, format!("m{n}")).await.unwrap();
         }
@@ -353,5 +419,32 @@ mod tests {
         assert!(store.get("used").await.unwrap().is_none(), "the least recently used made room");
         assert!(store.get("old").await.unwrap().is_some());
         assert!(store.get("new").await.unwrap().is_some());
+    }
+
+    /// The log is bounded in bytes, not only in events (it used to keep 256 events per stream
+    /// of any size, for every stream of every session).
+    #[tokio::test]
+    async fn the_event_log_stays_within_its_bytes() {
+        let store = MemoryEventStore::new(EventLimits { max_bytes: 1000, ..EventLimits::default() });
+        store.append("old", 1, 1, "o".repeat(600)).await.unwrap();
+        store.append("new", 1, 1, "n".repeat(300)).await.unwrap();
+        assert!(store.replay("old", 1, 0).await.unwrap().is_some(), "900 bytes fit");
+        store.append("new", 1, 2, "n".repeat(300)).await.unwrap();
+        assert_eq!(store.replay("old", 1, 0).await.unwrap(), None, "the least recently written went");
+        for n in 3..=6 {
+            store.append("new", 1, n, "n".repeat(300)).await.unwrap();
+        }
+        let kept = store.replay("new", 1, 0).await.unwrap().unwrap().events;
+        assert_eq!(
+            kept.iter().map(|(n, _)| *n).collect::<Vec<_>>(),
+            [4, 5, 6],
+            "the newest within 1000 bytes"
+        );
+        store.append("new", 1, 7, "n".repeat(5000)).await.unwrap();
+        let kept = store.replay("new", 1, 0).await.unwrap().unwrap().events;
+        assert_eq!(kept.iter().map(|(n, _)| *n).collect::<Vec<_>>(), [7], "the newest always stays");
+        store.forget("new").await.unwrap();
+        store.append("again", 1, 1, "a".repeat(900)).await.unwrap();
+        assert!(store.replay("again", 1, 0).await.unwrap().is_some(), "forgetting returned the bytes");
     }
 }
