@@ -152,3 +152,74 @@ async fn a_sessions_subscriptions_are_bounded() {
     common::raw(&client, "resources/unsubscribe", json!({"uri": "test://b"})).await.unwrap();
     common::raw(&client, "resources/subscribe", json!({"uri": "test://c"})).await.expect("room again");
 }
+
+/// A hand-written HTTP server on loopback answering each request with `answer(request line)`
+/// and closing the connection: a peer that says what a test needs it to.
+async fn raw_http(answer: fn(&str) -> Vec<u8>) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let mut reader = BufReader::new(stream);
+                let mut request_line = String::new();
+                reader.read_line(&mut request_line).await.unwrap_or(0);
+                let mut length = 0;
+                loop {
+                    let mut header = String::new();
+                    if reader.read_line(&mut header).await.unwrap_or(0) == 0 || header.trim().is_empty() {
+                        break;
+                    }
+                    if let Some(value) = header.to_ascii_lowercase().strip_prefix("content-length:") {
+                        length = value.trim().parse().unwrap_or(0);
+                    }
+                }
+                let mut body = vec![0; length];
+                let _ = tokio::io::AsyncReadExt::read_exact(&mut reader, &mut body).await;
+                let _ = reader.get_mut().write_all(&answer(&request_line)).await;
+                let _ = reader.get_mut().shutdown().await;
+            });
+        }
+    });
+    url
+}
+
+/// An HTTP+SSE `endpoint` event naming another origin is refused: every later POST would
+/// carry the client's headers (a bearer token) there (the client used to follow it).
+#[tokio::test]
+async fn an_endpoint_on_another_origin_is_refused() {
+    let url = raw_http(|request| {
+        if request.starts_with("GET") {
+            b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\nevent: endpoint\ndata: http://attacker.example/messages\n\n".to_vec()
+        } else {
+            b"HTTP/1.1 405 Method Not Allowed\r\ncontent-length: 0\r\n\r\n".to_vec()
+        }
+    })
+    .await;
+    let options = modelctx::client::ClientOptions::new(Implementation::new("t", "1"));
+    let refused = within(modelctx::client::Client::connect_http(&url, Default::default(), options)).await;
+    let error = refused.err().expect("no connection to an endpoint on another origin");
+    assert!(error.is_invalid_result(), "{error:?}");
+    assert!(error.to_string().contains("not on the origin"), "{error}");
+}
+
+/// An HTTP answer longer than the client's limit is refused as it arrives, not read whole.
+#[tokio::test]
+async fn an_http_answer_over_the_limit_is_refused() {
+    let url = raw_http(|_| {
+        let body =
+            format!("{{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{\"x\":\"{}\"}}}}", "x".repeat(64 * 1024));
+        format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .into_bytes()
+    })
+    .await;
+    let mut options = modelctx::client::ClientOptions::new(Implementation::new("t", "1"));
+    options.limits.max_message_bytes = 16 * 1024;
+    options.mode = modelctx::client::EraMode::Modern;
+    let refused = within(modelctx::client::Client::connect_http(&url, Default::default(), options)).await;
+    let error = refused.err().expect("an answer over the limit");
+    assert!(error.to_string().contains("longer than the limit of 16384 bytes"), "{error}");
+}

@@ -200,10 +200,7 @@ impl HttpLink {
             let answer = self.read_stream(response, &id).await?;
             return Ok(Posted { status, answer: Some(answer), body: Bytes::new() });
         }
-        let body = response
-            .bytes()
-            .await
-            .map_err(|e| ClientError::transport(format!("reading the answer failed: {e}"), e))?;
+        let body = read_capped(response, self.limits.max_message_bytes).await?;
         let answer = match parse_message_with(&body, &self.limits) {
             Ok(Message::Response(response)) => Some(Ok(response.result)),
             Ok(Message::Error(error)) => Some(Err(error.error)),
@@ -312,7 +309,7 @@ impl HttpLink {
         id: &RequestId,
         cursor: &mut Cursor,
     ) -> Option<Answer> {
-        let mut events = SseReader::new(response);
+        let mut events = SseReader::new(response, &self.limits);
         while let Some(event) = events.next().await {
             if let Some(event_id) = event.id.clone() {
                 cursor.last_event_id = Some(event_id);
@@ -351,10 +348,10 @@ impl HttpLink {
             Ok(Err(e)) => return tracing::debug!(error = %e, "the server offers no session stream"),
             Err(_) => return tracing::debug!("the session stream did not open in time"),
         };
+        let mut events = SseReader::new(response, &self.limits);
         let link = Arc::downgrade(self);
         let closing = self.closing.clone();
         tokio::spawn(async move {
-            let mut events = SseReader::new(response);
             loop {
                 let event = tokio::select! {
                     () = closing.cancelled() => return,
@@ -485,4 +482,22 @@ fn authorize(request: &mut reqwest::Request, token: Option<String>) -> Result<()
         request.headers_mut().insert(AUTHORIZATION, bearer_value(&token)?);
     }
     Ok(())
+}
+
+/// The body of `response`, refused once it passes `limit` bytes rather than read whole.
+async fn read_capped(response: reqwest::Response, limit: usize) -> Result<Bytes, ClientError> {
+    let mut chunks = response.bytes_stream();
+    let mut body = bytes::BytesMut::new();
+    while let Some(chunk) = futures::StreamExt::next(&mut chunks).await {
+        let chunk =
+            chunk.map_err(|e| ClientError::transport(format!("reading the answer failed: {e}"), e))?;
+        if body.len() + chunk.len() > limit {
+            return Err(ClientError::InvalidResult {
+                method: "(any)".into(),
+                detail: format!("the server's answer is longer than the limit of {limit} bytes"),
+            });
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body.freeze())
 }

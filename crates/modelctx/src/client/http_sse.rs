@@ -3,6 +3,7 @@
 //! server's messages arrive as `message` events on the stream. Both directions are turned into
 //! JSON lines, so the stdio peer ([`super::rpc::Rpc`]) runs over them unchanged.
 
+use modelctx_protocol::jsonrpc::ParseLimits;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, ReadHalf, WriteHalf};
 use tokio_util::sync::CancellationToken;
@@ -22,6 +23,7 @@ pub(super) async fn open(
     http: reqwest::Client,
     url: reqwest::Url,
     headers: HeaderMap,
+    limits: &ParseLimits,
     closing: CancellationToken,
 ) -> Result<Lines, ClientError> {
     let transport =
@@ -38,16 +40,26 @@ pub(super) async fn open(
         let status = response.status().as_u16();
         return Err(ClientError::Http { status, detail: "no HTTP+SSE event stream here either".into() });
     }
-    let mut events = SseReader::new(response);
+    let mut events = SseReader::new(response, limits);
     let endpoint = loop {
         let Some(event) = events.next().await else {
             return Err(ClientError::Closed("the event stream ended before its endpoint event".into()));
         };
         if event.event.as_deref() == Some("endpoint") {
-            break url.join(event.data.trim()).map_err(|e| ClientError::InvalidResult {
+            let endpoint = url.join(event.data.trim()).map_err(|e| ClientError::InvalidResult {
                 method: "endpoint".into(),
                 detail: format!("{:?}: {e}", event.data),
             })?;
+            // Every POST carries this client's headers (a bearer token): never to another origin.
+            if endpoint.origin() != url.origin() {
+                return Err(ClientError::InvalidResult {
+                    method: "endpoint".into(),
+                    detail: format!(
+                        "{endpoint} is not on the origin of the event stream {url}; its messages would carry this client's headers there"
+                    ),
+                });
+            }
+            break endpoint;
         }
     };
     let (ours, theirs) = tokio::io::duplex(PIPE);

@@ -106,7 +106,7 @@ pub struct Client {
 impl Client {
     /// Starts `command` as a stdio server and connects to it.
     pub async fn spawn(command: &StdioCommand, options: ClientOptions) -> Result<Self, ClientError> {
-        let spawned = Process::spawn(command, options.shutdown_grace)?;
+        let spawned = Process::spawn(command, options.shutdown_grace, options.limits)?;
         let process = spawned.process;
         // The output ends when the server exits, so its exit status follows shortly.
         let exit = process.exited(Duration::from_secs(2));
@@ -182,7 +182,7 @@ impl Client {
         {
             headers.insert(reqwest::header::AUTHORIZATION, auth::bearer_value(&token)?);
         }
-        let lines = http_sse::open(http, url, headers, closing.clone()).await?;
+        let lines = http_sse::open(http, url, headers, &options.limits, closing.clone()).await?;
         let options = ClientOptions { mode: EraMode::Legacy, ..options };
         let ended = async { "the HTTP+SSE event stream closed".to_owned() };
         let link =

@@ -8,6 +8,10 @@ use bytes::{Bytes, BytesMut};
 use futures::{Stream, StreamExt};
 use modelctx_protocol::jsonrpc::{Message, ParseLimits, parse_message_with};
 
+/// Room in an event for its fields besides the message (`event:`, `id:`, `retry:`, the
+/// `data:` prefixes).
+const EVENT_FIELDS: usize = 4096;
+
 /// The longest reconnection delay (`retry:`) the client honours.
 const MAX_RETRY: Duration = Duration::from_secs(30);
 
@@ -15,20 +19,38 @@ const MAX_RETRY: Duration = Duration::from_secs(30);
 pub(super) struct SseReader {
     chunks: Pin<Box<dyn Stream<Item = reqwest::Result<Bytes>> + Send>>,
     buffer: BytesMut,
+    /// How much of `buffer` is known to hold no event boundary: each chunk is scanned once.
+    scanned: usize,
+    /// The largest event the reader holds; a longer one ends the stream.
+    max_event_bytes: usize,
 }
 
 impl SseReader {
-    /// Reads `response`'s body as an event stream.
-    pub(super) fn new(response: reqwest::Response) -> Self {
-        Self { chunks: Box::pin(response.bytes_stream()), buffer: BytesMut::new() }
+    /// Reads `response`'s body as an event stream whose events carry messages within
+    /// `limits` (plus room for the event's own fields).
+    pub(super) fn new(response: reqwest::Response, limits: &ParseLimits) -> Self {
+        let max_event_bytes = limits.max_message_bytes.saturating_add(EVENT_FIELDS);
+        Self {
+            chunks: Box::pin(response.bytes_stream()),
+            buffer: BytesMut::new(),
+            scanned: 0,
+            max_event_bytes,
+        }
     }
 
-    /// The next complete event; `None` once the stream ends or breaks. Cancel-safe: what was
-    /// read stays buffered for the next call.
+    /// The next complete event; `None` once the stream ends or breaks, or an event grows past
+    /// the bound. Cancel-safe: what was read stays buffered for the next call.
     pub(super) async fn next(&mut self) -> Option<SseEvent> {
         loop {
-            if let Some(event) = take_event(&mut self.buffer) {
+            if let Some(event) = take_event(&mut self.buffer, &mut self.scanned) {
                 return Some(SseEvent::parse(&event));
+            }
+            if self.buffer.len() > self.max_event_bytes {
+                tracing::warn!(
+                    limit = self.max_event_bytes,
+                    "the server sent an event over the limit; the stream is dropped"
+                );
+                return None;
             }
             match self.chunks.next().await {
                 Some(Ok(chunk)) => self.buffer.extend_from_slice(&chunk),
@@ -42,15 +64,22 @@ impl SseReader {
     }
 }
 
-/// Takes one complete event (up to a blank line) off the front of `buffer`.
-fn take_event(buffer: &mut BytesMut) -> Option<Bytes> {
-    let text = &buffer[..];
-    let (end, gap) = [(b"\n\n".as_slice(), 2), (b"\r\n\r\n".as_slice(), 4)]
+/// Takes one complete event (up to a blank line) off the front of `buffer`, searching only
+/// past `scanned` (less the length of a marker, which may straddle two chunks).
+fn take_event(buffer: &mut BytesMut, scanned: &mut usize) -> Option<Bytes> {
+    let from = scanned.saturating_sub(3);
+    let text = &buffer[from..];
+    let found = [(b"\n\n".as_slice(), 2), (b"\r\n\r\n".as_slice(), 4)]
         .iter()
         .filter_map(|(marker, gap)| {
-            text.windows(marker.len()).position(|w| w == *marker).map(|at| (at, *gap))
+            text.windows(marker.len()).position(|w| w == *marker).map(|at| (from + at, *gap))
         })
-        .min()?;
+        .min();
+    let Some((end, gap)) = found else {
+        *scanned = buffer.len();
+        return None;
+    };
+    *scanned = 0;
     let event = buffer.split_to(end + gap).freeze();
     Some(event.slice(..end))
 }
@@ -114,13 +143,27 @@ mod tests {
         let mut buffer = BytesMut::from(
             "id: 1-0\nretry: 1000\ndata: \n\nevent: message\r\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"n\"}\r\n\r\npartial",
         );
-        let priming = SseEvent::parse(&take_event(&mut buffer).unwrap());
+        let priming = SseEvent::parse(&take_event(&mut buffer, &mut 0).unwrap());
         assert_eq!((priming.id.as_deref(), priming.retry), (Some("1-0"), Some(Duration::from_millis(1000))));
         assert!(priming.message(&ParseLimits::default()).is_none());
-        let note = SseEvent::parse(&take_event(&mut buffer).unwrap());
+        let note = SseEvent::parse(&take_event(&mut buffer, &mut 0).unwrap());
         let message = note.message(&ParseLimits::default()).unwrap();
         assert!(matches!(message, Message::Notification(n) if n.method == "n"));
-        assert!(take_event(&mut buffer).is_none(), "an incomplete event waits for more");
+        assert!(take_event(&mut buffer, &mut 0).is_none(), "an incomplete event waits for more");
         assert_eq!(&buffer[..], b"partial");
+    }
+
+    /// Each chunk is scanned once (the reader used to rescan its whole buffer on every chunk),
+    /// and a boundary split across two chunks is still found.
+    #[test]
+    fn a_boundary_across_chunks_is_found_scanning_each_chunk_once() {
+        let mut buffer = BytesMut::from("data: {\"a\":1}\r\n");
+        let mut scanned = 0;
+        assert!(take_event(&mut buffer, &mut scanned).is_none());
+        assert_eq!(scanned, buffer.len(), "what was scanned is remembered");
+        buffer.extend_from_slice(b"\r\ndata: next");
+        let event = take_event(&mut buffer, &mut scanned).expect("the boundary straddling the chunks");
+        assert_eq!(SseEvent::parse(&event).data, "{\"a\":1}");
+        assert_eq!(&buffer[..], b"data: next");
     }
 }

@@ -7,12 +7,15 @@ use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
 
-use tokio::io::{AsyncBufReadExt, BufReader};
+use futures::StreamExt as _;
+use modelctx_protocol::jsonrpc::ParseLimits;
 use tokio::process::{Child, ChildStderr, Command};
 use tokio::sync::watch;
+use tokio_util::codec::FramedRead;
 use tokio_util::sync::CancellationToken;
 
 use super::ClientError;
+use crate::transport::lines::{Line, Lines};
 
 /// How to start a server: program, arguments, environment, working directory.
 #[derive(Clone, Debug)]
@@ -73,7 +76,11 @@ pub(crate) struct Spawned {
 
 impl Process {
     /// Starts `command`; it is shut down (within `grace` per step) when `stop` trips.
-    pub(crate) fn spawn(command: &StdioCommand, grace: Duration) -> Result<Spawned, ClientError> {
+    pub(crate) fn spawn(
+        command: &StdioCommand,
+        grace: Duration,
+        limits: ParseLimits,
+    ) -> Result<Spawned, ClientError> {
         let mut child = Command::new(&command.program);
         child
             .args(&command.args)
@@ -96,7 +103,7 @@ impl Process {
             ));
         };
         let name = command.describe();
-        tokio::spawn(log_stderr(stderr, name.clone()));
+        tokio::spawn(log_stderr(stderr, name.clone(), limits));
         let stop = CancellationToken::new();
         let (report, exited) = watch::channel(None);
         let pid = child.id();
@@ -122,10 +129,22 @@ impl Drop for Process {
     }
 }
 
-async fn log_stderr(stderr: ChildStderr, server: String) {
-    let mut lines = BufReader::new(stderr).lines();
-    while let Ok(Some(line)) = lines.next_line().await {
-        tracing::info!(target: "modelctx::client::stderr", %server, "{line}");
+async fn log_stderr(stderr: ChildStderr, server: String, limits: ParseLimits) {
+    // Bounded lines: a server writing without a newline cannot make the host buffer it all.
+    let mut lines = FramedRead::new(stderr, Lines::new(limits));
+    while let Some(Ok(line)) = lines.next().await {
+        match line {
+            Line::Bytes(line) => {
+                let line = String::from_utf8_lossy(&line);
+                tracing::info!(target: "modelctx::client::stderr", %server, "{line}");
+            }
+            Line::Oversize => tracing::info!(
+                target: "modelctx::client::stderr",
+                %server,
+                "(a line over {} bytes, not shown)",
+                limits.max_message_bytes
+            ),
+        }
     }
 }
 
