@@ -223,3 +223,34 @@ async fn an_http_answer_over_the_limit_is_refused() {
     let error = refused.err().expect("an answer over the limit");
     assert!(error.to_string().contains("longer than the limit of 16384 bytes"), "{error}");
 }
+
+/// Requests that reached the server a redirect pointed to, in [`a_redirect_to_another_origin_is_not_followed`].
+static ELSEWHERE_HITS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+/// Where the redirecting server points.
+static ELSEWHERE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// A redirect to another origin is not followed: it would carry the client's configured
+/// headers there (reqwest follows it by default and drops only its own sensitive headers).
+#[tokio::test]
+async fn a_redirect_to_another_origin_is_not_followed() {
+    let elsewhere = raw_http(|_| {
+        ELSEWHERE_HITS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n".to_vec()
+    })
+    .await;
+    ELSEWHERE.set(elsewhere.replace("127.0.0.1", "localhost")).unwrap();
+    let url = raw_http(|_| {
+        format!(
+            "HTTP/1.1 307 Temporary Redirect\r\nlocation: {}\r\ncontent-length: 0\r\n\r\n",
+            ELSEWHERE.get().unwrap()
+        )
+        .into_bytes()
+    })
+    .await;
+    let mut headers = reqwest::header::HeaderMap::new();
+    headers.insert("x-api-key", "secret".parse().unwrap());
+    let options = modelctx::client::ClientOptions::new(Implementation::new("t", "1"));
+    let refused = within(modelctx::client::Client::connect_http(&url, headers, options)).await;
+    assert!(refused.is_err(), "a redirect is no server");
+    assert_eq!(ELSEWHERE_HITS.load(std::sync::atomic::Ordering::SeqCst), 0, "the other origin heard nothing");
+}

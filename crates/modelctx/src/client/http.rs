@@ -85,9 +85,7 @@ impl HttpLink {
         handlers: ClientHandlers,
         bearer: Option<Arc<dyn BearerAuth>>,
     ) -> Result<Self, ClientError> {
-        let http = reqwest::Client::builder()
-            .build()
-            .map_err(|e| ClientError::transport(format!("the HTTP client could not be built: {e}"), e))?;
+        let http = http_client()?;
         Ok(Self {
             http,
             url,
@@ -500,4 +498,22 @@ async fn read_capped(response: reqwest::Response, limit: usize) -> Result<Bytes,
         body.extend_from_slice(&chunk);
     }
     Ok(body.freeze())
+}
+
+/// The HTTP client of every MCP connection. It follows redirects only within the origin it
+/// was sent to (at most 10): a redirect elsewhere would carry the configured headers — a
+/// bearer token, an API key — to another origin, so the redirect answer itself is returned.
+pub(crate) fn http_client() -> Result<reqwest::Client, ClientError> {
+    let same_origin = reqwest::redirect::Policy::custom(|attempt| {
+        let origin = attempt.previous().first().map(reqwest::Url::origin);
+        if attempt.previous().len() > 10 || origin.as_ref() != Some(&attempt.url().origin()) {
+            attempt.stop()
+        } else {
+            attempt.follow()
+        }
+    });
+    reqwest::Client::builder()
+        .redirect(same_origin)
+        .build()
+        .map_err(|e| ClientError::transport(format!("the HTTP client could not be built: {e}"), e))
 }

@@ -171,9 +171,7 @@ impl Client {
         headers: reqwest::header::HeaderMap,
         options: ClientOptions,
     ) -> Result<Self, ClientError> {
-        let http = reqwest::Client::builder()
-            .build()
-            .map_err(|e| ClientError::transport(format!("the HTTP client could not be built: {e}"), e))?;
+        let http = http::http_client()?;
         let closing = CancellationToken::new();
         // This old transport gets the token of the moment it connects.
         let mut headers = headers;
