@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::inspect::exit::{EXIT_STATUS_HELP, Failure};
 use crate::inspect::interactive::is_interactive;
-use crate::inspect::output::{DIM, OutputArgs, first_line, print_listing};
+use crate::inspect::output::{DIM, OutputArgs, first_line, print_listing, shown};
 use crate::inspect::tools::{argument_summary, hints, print_result};
 use crate::inspect::{arguments, interactive};
 
@@ -79,18 +79,24 @@ fn ask_approval(request: &ApprovalRequest) -> Approval {
     if request.risk.open_world {
         risks.push("open-world");
     }
-    let prompt = format!(
-        "Call {} on server {} ({}) with {}?",
-        request.tool,
-        request.server,
-        risks.join(", "),
-        request.arguments
-    );
+    let prompt = approval_question(request, &risks);
     let theme = dialoguer::theme::ColorfulTheme::default();
     match dialoguer::Confirm::with_theme(&theme).with_prompt(prompt).default(false).interact() {
         Ok(true) => Approval::Approve,
         _ => Approval::Deny("the user said no".into()),
     }
+}
+
+/// The question asked before a risky call; the server's names are shown escaped, so a tool
+/// name cannot rewrite the question.
+fn approval_question(request: &ApprovalRequest, risks: &[&str]) -> String {
+    format!(
+        "Call {} on server {} ({}) with {}?",
+        shown(&request.tool, false),
+        shown(&request.server, false),
+        risks.join(", "),
+        shown(&request.arguments.to_string(), false)
+    )
 }
 
 /// The approval hook: --yes approves, a terminal asks, anything else denies with the way out.
@@ -199,5 +205,27 @@ pub fn run(args: &HostArgs) -> ExitCode {
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => failure.exit(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tool name with escape sequences cannot rewrite the approval question (it used to
+    /// reach the terminal as it was).
+    #[test]
+    fn the_approval_question_shows_server_text_escaped() {
+        let request = ApprovalRequest {
+            server: "files".into(),
+            tool: "read\u{1b}[2K\rdelete_everything".into(),
+            name: "files__read".into(),
+            arguments: serde_json::json!({"path": "a"}),
+            annotations: None,
+            risk: modelctx::host::Risk { destructive: true, open_world: false },
+        };
+        let question = approval_question(&request, &["destructive"]);
+        assert!(!question.contains('\u{1b}') && !question.contains('\r'), "{question}");
+        assert!(question.contains("read\\u{1b}[2K\\u{d}delete_everything"), "{question}");
     }
 }

@@ -4,7 +4,7 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use modelctx::protocol::types::{ContentBlock, TextOrBlob};
 
-use super::output::DIM;
+use super::output::{DIM, shown};
 
 /// The size of base64 `data`, decoded.
 fn decoded_len(data: &str) -> usize {
@@ -14,7 +14,7 @@ fn decoded_len(data: &str) -> usize {
 /// Resource contents as text: the text itself, or a line describing binary contents.
 pub fn contents_text(contents: &TextOrBlob) -> String {
     match contents {
-        TextOrBlob::Text(text) => text.text.clone(),
+        TextOrBlob::Text(text) => shown(&text.text, true).into_owned(),
         TextOrBlob::Blob(blob) => {
             let mime = blob.mime_type.as_deref().unwrap_or("binary");
             format!("{DIM}[{mime}, {} bytes, {}]{DIM:#}", decoded_len(&blob.blob), blob.uri)
@@ -25,7 +25,7 @@ pub fn contents_text(contents: &TextOrBlob) -> String {
 /// One content block as text: text as it is, anything else as a line describing it.
 pub fn block_text(block: &ContentBlock) -> String {
     match block {
-        ContentBlock::Text(text) => text.text.clone(),
+        ContentBlock::Text(text) => shown(&text.text, true).into_owned(),
         ContentBlock::Image(image) => {
             format!("{DIM}[image {}, {} bytes]{DIM:#}", image.mime_type, decoded_len(&image.data))
         }
@@ -33,7 +33,11 @@ pub fn block_text(block: &ContentBlock) -> String {
             format!("{DIM}[audio {}, {} bytes]{DIM:#}", audio.mime_type, decoded_len(&audio.data))
         }
         ContentBlock::ResourceLink(link) => {
-            format!("{DIM}[link]{DIM:#} {} ({})", link.resource.uri, link.resource.name)
+            format!(
+                "{DIM}[link]{DIM:#} {} ({})",
+                shown(&link.resource.uri, false),
+                shown(&link.resource.name, false)
+            )
         }
         ContentBlock::Resource(embedded) => contents_text(&embedded.resource),
     }

@@ -14,7 +14,7 @@ use modelctx::protocol::types::{ElicitAction, ElicitValue};
 use modelctx::protocol::v2026::ElicitResult;
 use serde_json::Value;
 
-use super::output::BOLD;
+use super::output::{BOLD, shown};
 
 /// Whether a person is at the keyboard: stdin and stderr are terminals.
 pub fn is_interactive() -> bool {
@@ -42,6 +42,7 @@ fn ask(request: ElicitRequest) -> ElicitResult {
     let theme = ColorfulTheme::default();
     match request {
         ElicitRequest::Url { message, url, .. } => {
+            let (message, url) = (shown(&message, true), shown(&url, false));
             anstream::eprintln!("{BOLD}The server asks you to visit a page:{BOLD:#} {message}\n  {url}");
             match Confirm::with_theme(&theme).with_prompt("Done (no declines)?").interact() {
                 Ok(true) => answer(ElicitAction::Accept, None),
@@ -50,7 +51,7 @@ fn ask(request: ElicitRequest) -> ElicitResult {
             }
         }
         ElicitRequest::Form { message, requested_schema } => {
-            anstream::eprintln!("{BOLD}The server asks:{BOLD:#} {message}");
+            anstream::eprintln!("{BOLD}The server asks:{BOLD:#} {}", shown(&message, true));
             match Confirm::with_theme(&theme).with_prompt("Answer (no declines)?").default(true).interact() {
                 Ok(true) => {}
                 Ok(false) => return answer(ElicitAction::Decline, None),

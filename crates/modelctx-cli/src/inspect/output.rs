@@ -38,6 +38,27 @@ pub fn write_line(line: fmt::Arguments<'_>) {
     }
 }
 
+/// Text a server controls, made safe to show a person: control characters (the start of a
+/// terminal escape sequence, a carriage return that overwrites the line, the bidirectional
+/// overrides that reorder it) become visible `\u{…}` escapes, so a tool name or a message
+/// cannot rewrite what the terminal shows. Newlines and tabs stay when `multiline`.
+pub fn shown(text: &str, multiline: bool) -> std::borrow::Cow<'_, str> {
+    let unsafe_char = |c: char| {
+        let kept = multiline && (c == '\n' || c == '\t');
+        (c.is_control() && !kept)
+            || ('\u{202a}'..='\u{202e}').contains(&c)
+            || ('\u{2066}'..='\u{2069}').contains(&c)
+    };
+    if !text.chars().any(unsafe_char) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    std::borrow::Cow::Owned(
+        text.chars()
+            .map(|c| if unsafe_char(c) { c.escape_unicode().to_string() } else { c.to_string() })
+            .collect(),
+    )
+}
+
 /// `println!` through [`write_line`].
 macro_rules! out {
     ($($arg:tt)*) => {
@@ -73,7 +94,7 @@ pub fn print_table(header: &[&str], rows: Vec<Vec<String>>) {
         }
     }
     for row in rows {
-        table.add_row(row);
+        table.add_row(row.iter().map(|cell| shown(cell, true).into_owned()));
     }
     for line in table.lines() {
         out!("{}", line.trim_end());
@@ -97,4 +118,18 @@ pub fn print_listing<T: Serialize>(
 /// The first line of `text`, for a table cell.
 pub fn first_line(text: Option<&str>) -> String {
     text.and_then(|t| t.lines().next()).unwrap_or_default().to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shown;
+
+    #[test]
+    fn server_text_cannot_drive_the_terminal() {
+        assert_eq!(shown("read_file", false), "read_file");
+        assert_eq!(shown("ok\x1b[2K\rrm -rf", false), "ok\\u{1b}[2K\\u{d}rm -rf");
+        assert_eq!(shown("a\u{202e}txt.exe", false), "a\\u{202e}txt.exe");
+        assert_eq!(shown("two\nlines\tok", true), "two\nlines\tok");
+        assert_eq!(shown("two\nlines", false), "two\\u{a}lines");
+    }
 }
