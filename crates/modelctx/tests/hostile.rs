@@ -254,3 +254,22 @@ async fn a_redirect_to_another_origin_is_not_followed() {
     assert!(refused.is_err(), "a redirect is no server");
     assert_eq!(ELSEWHERE_HITS.load(std::sync::atomic::Ordering::SeqCst), 0, "the other origin heard nothing");
 }
+
+/// A probe that times out does not pin the endpoint to the legacy era: the next connection
+/// probes again (one slow answer used to make every later connection of the process legacy).
+#[tokio::test]
+async fn a_probe_that_times_out_does_not_pin_the_endpoint_to_legacy() {
+    use modelctx::client::{Client, ClientOptions};
+    use modelctx_protocol::Era;
+    let address = serve_http_with(Default::default()).await;
+    let url = format!("http://{address}/mcp");
+    let impatient = ClientOptions {
+        probe_timeout: std::time::Duration::ZERO,
+        ..ClientOptions::new(Implementation::new("t", "1"))
+    };
+    let first = within(Client::connect_http(&url, Default::default(), impatient)).await.unwrap();
+    assert_eq!(first.era(), Era::Legacy, "no answer in time: the handshake of old");
+    let patient = ClientOptions::new(Implementation::new("t", "1"));
+    let second = within(Client::connect_http(&url, Default::default(), patient)).await.unwrap();
+    assert_eq!(second.era(), Era::Modern, "probed again, and answered");
+}

@@ -1,9 +1,9 @@
 //! How a client reaches its server: a stdio stream pair or a Streamable HTTP endpoint, behind
 //! one set of calls.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use modelctx_protocol::era::client::{EraVerdict, ProbeOutcome, http_probe_verdict, stdio_probe_verdict};
 use modelctx_protocol::headers::validate_x_mcp_headers;
@@ -66,14 +66,24 @@ impl Link {
     pub(super) fn known_legacy(&self) -> bool {
         match self {
             Self::Stdio(_) => false,
-            Self::Http(http) => legacy_endpoints().contains(http.url().as_str()),
+            Self::Http(http) => legacy_endpoints()
+                .get(http.url().as_str())
+                .is_some_and(|found| found.elapsed() < LEGACY_MEMORY),
         }
     }
 
     /// Remembers that this server turned out legacy.
     pub(super) fn found_legacy(&self) {
         if let Self::Http(http) = self {
-            legacy_endpoints().insert(http.url().to_string());
+            let mut endpoints = legacy_endpoints();
+            endpoints.retain(|_, found| found.elapsed() < LEGACY_MEMORY);
+            if endpoints.len() >= LEGACY_ENDPOINTS_KEPT
+                && let Some(oldest) =
+                    endpoints.iter().min_by_key(|(_, found)| **found).map(|(url, _)| url.clone())
+            {
+                endpoints.remove(&oldest);
+            }
+            endpoints.insert(http.url().to_string(), Instant::now());
         }
     }
 
@@ -101,13 +111,14 @@ impl Link {
     }
 
     /// Sends the `server/discover` probe at `version` and reads the verdict (CHECKLIST
-    /// §10.1), with the result when there is one.
+    /// §10.1), with the result when there is one. `answered` says whether the verdict came
+    /// from the server's answer, not from the probe's time running out.
     pub(super) async fn probe(
         &self,
         params: JsonObject,
         version: ProtocolVersion,
         timeout: Duration,
-    ) -> Result<(EraVerdict, Option<JsonObject>), ClientError> {
+    ) -> Result<Probed, ClientError> {
         match self {
             Self::Stdio(rpc) => {
                 let probe = rpc.request("server/discover", Some(params), timeout).await;
@@ -123,7 +134,8 @@ impl Link {
                     }
                     Err(other) => return Err(other.clone()),
                 };
-                Ok((verdict, probe.ok()))
+                let answered = !matches!(probe, Err(ClientError::Timeout { .. }));
+                Ok(Probed { verdict, result: probe.ok(), answered })
             }
             Self::Http(http) => {
                 http.settle(version);
@@ -132,6 +144,7 @@ impl Link {
                     http.post_request(http.fresh_id(), "server/discover", Some(params)),
                 )
                 .await;
+                let answered = posted.is_ok();
                 let verdict = match posted {
                     Err(_) => (EraVerdict::Legacy { try_http_sse: false }, None),
                     Ok(posted) => {
@@ -158,15 +171,32 @@ impl Link {
                 if !matches!(verdict.0, EraVerdict::Modern(_)) {
                     http.unsettle();
                 }
-                Ok(verdict)
+                Ok(Probed { verdict: verdict.0, result: verdict.1, answered })
             }
         }
     }
 }
 
-/// HTTP endpoints found legacy by a probe in this process.
-static LEGACY_ENDPOINTS: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
+/// How a `server/discover` probe ended.
+pub(super) struct Probed {
+    /// What it says of the era.
+    pub(super) verdict: EraVerdict,
+    /// The result, when the server answered with one.
+    pub(super) result: Option<JsonObject>,
+    /// Whether the server answered (rather than the probe's time running out).
+    pub(super) answered: bool,
+}
 
-fn legacy_endpoints() -> MutexGuard<'static, BTreeSet<String>> {
+/// HTTP endpoints whose answer to a probe showed them legacy, and when: remembered for
+/// [`LEGACY_MEMORY`], at most [`LEGACY_ENDPOINTS_KEPT`] of them.
+static LEGACY_ENDPOINTS: Mutex<BTreeMap<String, Instant>> = Mutex::new(BTreeMap::new());
+
+/// How long a legacy verdict spares later connections the probe: a server may be upgraded.
+const LEGACY_MEMORY: Duration = Duration::from_secs(600);
+
+/// At most this many endpoints are remembered; the oldest verdict goes first.
+const LEGACY_ENDPOINTS_KEPT: usize = 1024;
+
+fn legacy_endpoints() -> MutexGuard<'static, BTreeMap<String, Instant>> {
     LEGACY_ENDPOINTS.lock().unwrap_or_else(PoisonError::into_inner)
 }

@@ -25,11 +25,15 @@ pub(super) async fn negotiate(
     };
     if probe {
         let mut version = ProtocolVersion::V2026_07_28;
+        // Only the server's own answer makes a legacy verdict worth remembering: a probe that
+        // timed out says nothing lasting about the server.
+        let mut answered = false;
         // A refused probe may name the version to retry with; one retry is enough.
         for _ in 0..2 {
             let params = with_meta(JsonObject::new(), version, options, None);
-            let (verdict, result) = link.probe(params, version, options.probe_timeout).await?;
-            match (verdict, result) {
+            let probed = link.probe(params, version, options.probe_timeout).await?;
+            answered = probed.answered;
+            match (probed.verdict, probed.result) {
                 (EraVerdict::Modern(chosen), Some(result)) if chosen == version => {
                     link.settle(version);
                     return discovered(version, result);
@@ -46,7 +50,9 @@ pub(super) async fn negotiate(
             return Err(ClientError::Incompatible { supported: Vec::new() });
         }
         let server = initialize(link, options).await?;
-        link.found_legacy();
+        if answered {
+            link.found_legacy();
+        }
         return Ok(server);
     }
     initialize(link, options).await
