@@ -273,3 +273,95 @@ async fn a_probe_that_times_out_does_not_pin_the_endpoint_to_legacy() {
     let second = within(Client::connect_http(&url, Default::default(), patient)).await.unwrap();
     assert_eq!(second.era(), Era::Modern, "probed again, and answered");
 }
+
+/// A session store that takes a moment to answer, as a remote one (Redis) does: what lets
+/// two requests of one session interleave.
+struct Remote(modelctx::transport::http::MemorySessionStore);
+
+impl modelctx::transport::http::SessionStore for Remote {
+    fn create<'a>(
+        &'a self,
+        id: &'a str,
+        session: modelctx::server::LegacySession,
+    ) -> modelctx::transport::http::StoreFuture<'a, ()> {
+        self.0.create(id, session)
+    }
+
+    fn get<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> modelctx::transport::http::StoreFuture<'a, Option<modelctx::server::LegacySession>> {
+        Box::pin(async move {
+            tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+            self.0.get(id).await
+        })
+    }
+
+    fn update<'a>(
+        &'a self,
+        id: &'a str,
+        session: modelctx::server::LegacySession,
+    ) -> modelctx::transport::http::StoreFuture<'a, ()> {
+        Box::pin(async move {
+            tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+            self.0.update(id, session).await
+        })
+    }
+
+    fn remove<'a>(&'a self, id: &'a str) -> modelctx::transport::http::StoreFuture<'a, ()> {
+        self.0.remove(id)
+    }
+}
+
+/// Concurrent changes to one 2025-11-25 session over HTTP are all kept (two requests used to
+/// read the same state, and the second to write lost the first's change). Observed through
+/// the subscription bound: with room for exactly 40, 40 concurrent subscriptions fill it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_changes_to_one_session_are_all_kept() {
+    use modelctx::server::{Limits, ResourceDef, ServerOptions};
+    let limits = Limits { max_subscriptions: 40, ..Limits::default() };
+    let server = Server::builder(Implementation::new("hostile", "1"))
+        .options(ServerOptions { limits, ..ServerOptions::default() })
+        .resource(ResourceDef::text("test://a", "a", "a"))
+        .build()
+        .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let defaults = modelctx::transport::http::HttpStores::in_memory(std::time::Duration::from_secs(60), 16);
+    let remote = std::time::Duration::from_secs(60);
+    let stores = modelctx::transport::http::HttpStores {
+        sessions: std::sync::Arc::new(Remote(modelctx::transport::http::MemorySessionStore::new(remote, 16))),
+        events: defaults.events,
+    };
+    let options = modelctx::transport::http::HttpOptions { stores: Some(stores), ..Default::default() };
+    tokio::spawn(modelctx::transport::http::serve_http(server, listener, options, std::future::pending()));
+    let http = reqwest::Client::new();
+    let post = |session: Option<String>, body: Value| {
+        let mut request = http
+            .post(&url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-11-25")
+            .body(body.to_string());
+        if let Some(session) = session {
+            request = request.header("mcp-session-id", session);
+        }
+        request.send()
+    };
+    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let opened = within(post(None, initialize)).await.unwrap();
+    let session = opened.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+    let subscribe = |n: usize| json!({"jsonrpc": "2.0", "id": n + 1, "method": "resources/subscribe", "params": {"uri": format!("test://{n}")}});
+    let all = futures::future::join_all((0..40).map(|n| post(Some(session.clone()), subscribe(n))));
+    for answer in within(all).await {
+        let answer: Value = serde_json::from_slice(&answer.unwrap().bytes().await.unwrap()).unwrap();
+        assert!(answer.get("result").is_some(), "{answer}");
+    }
+    let past = within(post(Some(session.clone()), subscribe(40))).await.unwrap().bytes().await.unwrap();
+    let past: Value = serde_json::from_slice(&past).unwrap();
+    assert!(
+        past["error"]["message"].as_str().is_some_and(|m| m.contains("already holds 40")),
+        "every one of the 40 was kept: {past}"
+    );
+}

@@ -150,19 +150,10 @@ async fn legacy(
     match message {
         Message::Request(request) => {
             if LegacySession::serves(&request.method) {
-                let before = session.state().clone();
-                let served = session.state().handle(
-                    shared.lifecycle.server(),
-                    &request.method,
-                    request.params.clone(),
-                );
-                if let Some(result) = served {
-                    let after = session.state().clone();
-                    let result = if after == before {
-                        result
-                    } else {
-                        shared.sessions.save(&session, after).await.and(result)
-                    };
+                let server = shared.lifecycle.server();
+                let served =
+                    shared.sessions.serve_own(&session, server, &request.method, request.params.clone());
+                if let Some(result) = served.await {
                     return json_response(
                         200,
                         &response(request.id, result.map(crate::server::Answer::from)),

@@ -3,6 +3,7 @@
 //! awaiting answers, attached streams — with the instance that runs them.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -31,6 +32,13 @@ pub(super) struct Session {
     /// The session's request streams running here.
     pub(super) live: LiveStreams,
     last_used: Mutex<Instant>,
+    /// Bumped as a change to the state starts (odd: being written) and once it is in the
+    /// store (even): a lookup puts the store's copy in place of ours only if no change was
+    /// being written when it read the store, nor started since.
+    generation: AtomicU64,
+    /// Held while a change is written to the store, so changes on this instance do not
+    /// overtake each other.
+    writing: tokio::sync::Mutex<()>,
 }
 
 impl Session {
@@ -41,6 +49,8 @@ impl Session {
             exchange,
             live: LiveStreams::default(),
             last_used: Mutex::new(Instant::now()),
+            generation: AtomicU64::new(0),
+            writing: tokio::sync::Mutex::new(()),
         }
     }
 
@@ -98,6 +108,23 @@ pub(super) fn store_failure(error: &StoreError) -> ErrorObject {
     ErrorObject::internal(format!("the session store failed: {error}"))
 }
 
+/// A change to a session's state being written: the generation is odd from its start to its
+/// end, however the end comes (the request may be dropped mid-write).
+struct Changing<'a>(&'a AtomicU64);
+
+impl<'a> Changing<'a> {
+    fn start(generation: &'a AtomicU64) -> Self {
+        generation.fetch_add(1, Ordering::AcqRel);
+        Self(generation)
+    }
+}
+
+impl Drop for Changing<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::AcqRel);
+    }
+}
+
 impl Sessions {
     pub(super) fn new(options: &HttpOptions, lifecycle: Arc<Lifecycle>) -> Self {
         let stores = options
@@ -115,17 +142,51 @@ impl Sessions {
     pub(super) async fn lookup(&self, headers: &HeaderMap) -> Lookup {
         let Some(id) = headers.get(MCP_SESSION_ID) else { return Ok(Err(Missing::NoHeader)) };
         let Ok(id) = id.to_str() else { return Ok(Err(Missing::Unknown)) };
+        let seen = self.local().get(id).map(|session| session.generation.load(Ordering::Acquire));
         let Some(state) = self.stores.sessions.get(id).await? else {
             self.local().remove(id);
             return Ok(Err(Missing::Unknown));
         };
-        let mut local = self.local();
-        let session = local.entry(id.to_owned()).or_insert_with(|| {
-            Arc::new(Session::new(id.to_owned(), state.clone(), self.lifecycle.exchange()))
-        });
-        *session.state() = state;
+        let session = self
+            .local()
+            .entry(id.to_owned())
+            .or_insert_with(|| {
+                Arc::new(Session::new(id.to_owned(), state.clone(), self.lifecycle.exchange()))
+            })
+            .clone();
+        {
+            let mut current = session.state();
+            if seen.is_some_and(|seen| seen % 2 == 0 && seen == session.generation.load(Ordering::Acquire)) {
+                *current = state;
+            }
+        }
         *session.last_used.lock().unwrap_or_else(PoisonError::into_inner) = Instant::now();
-        Ok(Ok(session.clone()))
+        Ok(Ok(session))
+    }
+
+    /// Serves a request that reads or changes the session state (`ping`, `logging/setLevel`,
+    /// `resources/subscribe`, …) and writes a change to the store before answering; `None`
+    /// when `method` is not one. Changes on one instance are applied one after the other, so
+    /// none is lost to a concurrent one.
+    pub(super) async fn serve_own(
+        &self,
+        session: &Session,
+        server: &crate::server::Server,
+        method: &str,
+        params: Option<modelctx_protocol::JsonObject>,
+    ) -> Option<Result<modelctx_protocol::JsonObject, ErrorObject>> {
+        let _writing = session.writing.lock().await;
+        let (served, changed, _written) = {
+            let mut state = session.state();
+            let written = Changing::start(&session.generation);
+            let before = state.clone();
+            let served = state.handle(server, method, params);
+            (served, (*state != before).then(|| state.clone()), written)
+        };
+        match (served, changed) {
+            (Some(served), Some(after)) => Some(self.save(session, after).await.and(served)),
+            (served, _) => served,
+        }
     }
 
     /// Stores a new session; this instance forgets the live parts of those idle too long.
