@@ -476,3 +476,107 @@ fn s10_3_step9_http_sse_is_reached_only_through_the_client_fallback() {
         EraVerdict::Modern(V26)
     );
 }
+
+// ---- properties: whatever a peer sends, the router decides without panicking ------------
+
+mod properties {
+    use super::*;
+    use modelctx_protocol::era::PeerState;
+    use proptest::prelude::*;
+
+    /// A JSON value a hostile peer might put anywhere: strings that look like versions and
+    /// methods, numbers, nesting.
+    fn value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            prop_oneof![
+                Just("2026-07-28".to_owned()),
+                Just("2025-11-25".to_owned()),
+                Just("initialize".to_owned()),
+                Just("tools/call".to_owned()),
+                ".{0,12}"
+            ]
+            .prop_map(Value::from),
+        ];
+        leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
+                prop::collection::btree_map(
+                    prop_oneof![
+                        Just("_meta".to_owned()),
+                        Just("io.modelcontextprotocol/protocolVersion".to_owned()),
+                        Just("io.modelcontextprotocol/clientCapabilities".to_owned()),
+                        Just("protocolVersion".to_owned()),
+                        "[a-z]{1,6}"
+                    ],
+                    inner,
+                    0..4
+                )
+                .prop_map(|map| Value::Object(map.into_iter().collect())),
+            ]
+        })
+    }
+
+    /// A message: a request or notification with any method and params.
+    fn message() -> impl Strategy<Value = Message> {
+        let method = prop_oneof![
+            Just("initialize"),
+            Just("tools/list"),
+            Just("server/discover"),
+            Just("ping"),
+            Just("x")
+        ];
+        (method, prop::option::of(value()), any::<bool>()).prop_filter_map(
+            "a parsable message",
+            |(method, params, request)| {
+                let mut message = json!({"jsonrpc": "2.0", "method": method});
+                if request {
+                    message["id"] = json!(1);
+                }
+                if let Some(params) = params.filter(Value::is_object) {
+                    message["params"] = params;
+                }
+                parse_message(message.to_string().as_bytes()).ok()
+            },
+        )
+    }
+
+    fn peer() -> impl Strategy<Value = PeerState> {
+        prop_oneof![Just(PeerState::NoSession), Just(PeerState::Session(V25)), Just(PeerState::Session(V26))]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 512, .. ProptestConfig::default() })]
+
+        #[test]
+        fn any_message_on_stdio_routes_without_panicking(message in message(), peer in peer()) {
+            let _ = stdio(&message, peer);
+        }
+
+        #[test]
+        fn any_message_and_headers_on_http_route_to_a_decision(
+            message in message(),
+            peer in peer(),
+            origin_allowed in any::<bool>(),
+            version in prop::option::of(prop_oneof![Just("2026-07-28"), Just("2025-11-25"), Just("x")]),
+            mcp_method in prop::option::of(prop_oneof![Just("tools/list"), Just("initialize"), Just("x")]),
+            mcp_name in prop::option::of(".{0,8}"),
+        ) {
+            let facts = HttpRequestFacts {
+                origin_allowed,
+                protocol_version: version,
+                mcp_method,
+                mcp_name: mcp_name.as_deref(),
+            };
+            let routed = http(&message, facts, peer);
+            if !origin_allowed {
+                prop_assert_eq!(routed.rejection().map(|r| r.status), Some(403), "{:?}", routed);
+            }
+            if let Some(rejection) = routed.rejection() {
+                prop_assert!((400..500).contains(&rejection.status), "{:?}", rejection);
+            }
+        }
+    }
+}

@@ -48,6 +48,8 @@ pub mod otel;
 pub(crate) mod schema;
 pub mod server;
 mod telemetry;
+#[cfg(test)]
+mod test_support;
 pub mod testing;
 pub mod transport;
 

@@ -224,4 +224,23 @@ mod tests {
         assert_eq!(header_value_for_argument(&json!([1])), None);
         assert_eq!(header_value_for_argument(&json!({ "a": 1 })), None);
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 512, .. Default::default() })]
+
+        /// Every value a client encodes decodes back to itself, and what it sends is a valid
+        /// header value (visible ASCII, space and tab only).
+        #[test]
+        fn an_encoded_value_decodes_back(value in "\\PC{0,24}|=\\?base64\\?.{0,8}|\\s.{0,4}\\s") {
+            let encoded = encode_header_value(&value);
+            proptest::prop_assert!(encoded.chars().all(|c| c == '\t' || (' '..='~').contains(&c)), "{encoded:?}");
+            proptest::prop_assert_eq!(decode_header_value(&encoded), Ok(value));
+        }
+
+        /// Whatever a peer sends as a header value, decoding answers without panicking.
+        #[test]
+        fn any_received_value_decodes_or_is_refused(value in ".{0,40}|=\\?base64\\?.{0,12}\\?=") {
+            let _ = decode_header_value(&value);
+        }
+    }
 }

@@ -166,4 +166,33 @@ mod tests {
         assert_eq!(SseEvent::parse(&event).data, "{\"a\":1}");
         assert_eq!(&buffer[..], b"data: next");
     }
+
+    /// The events of `chunks`, fed one after the other as the body delivers them.
+    fn events_of(chunks: &[Vec<u8>]) -> Vec<String> {
+        let (mut buffer, mut scanned, mut events) = (BytesMut::new(), 0, Vec::new());
+        for chunk in chunks {
+            buffer.extend_from_slice(chunk);
+            while let Some(event) = take_event(&mut buffer, &mut scanned) {
+                events.push(SseEvent::parse(&event).data);
+            }
+        }
+        events
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 512, .. Default::default() })]
+
+        /// However a body splits its bytes, the same events come out, and no input panics.
+        #[test]
+        fn events_do_not_depend_on_how_the_bytes_arrive(
+            bytes in proptest::collection::vec(
+                proptest::prop_oneof![proptest::strategy::Just(b'\n'), proptest::strategy::Just(b'\r'), proptest::strategy::Just(b':'), proptest::prelude::any::<u8>()],
+                0..300,
+            ),
+            cuts in proptest::collection::vec(0usize..300, 0..8),
+        ) {
+            let chunks = crate::test_support::chunks_at(&bytes, cuts);
+            proptest::prop_assert_eq!(events_of(&chunks), events_of(std::slice::from_ref(&bytes)));
+        }
+    }
 }

@@ -138,3 +138,53 @@ async fn write_messages<W: AsyncWrite + Unpin>(
     }
     writer.flush().await
 }
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// What `chunks` decode to, fed one after the other as a stream delivers them.
+    fn decoded(chunks: &[Vec<u8>], limits: ParseLimits) -> Vec<Option<Vec<u8>>> {
+        let mut lines = Lines::new(limits);
+        let mut buffer = BytesMut::new();
+        let mut out = Vec::new();
+        let mut take = |line: Line| match line {
+            Line::Bytes(bytes) => out.push(Some(bytes.to_vec())),
+            Line::Oversize => out.push(None),
+        };
+        for chunk in chunks {
+            buffer.extend_from_slice(chunk);
+            while let Some(line) = lines.decode(&mut buffer).unwrap() {
+                take(line);
+            }
+        }
+        while let Some(line) = lines.decode_eof(&mut buffer).unwrap() {
+            take(line);
+        }
+        out
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 512, .. ProptestConfig::default() })]
+
+        /// However a stream splits its bytes, the same lines come out, none over the limit, and
+        /// no input makes the decoder fail or panic.
+        #[test]
+        fn lines_do_not_depend_on_how_the_bytes_arrive(
+            bytes in prop::collection::vec(prop_oneof![Just(b'\n'), Just(b'\r'), Just(b'{'), any::<u8>()], 0..400),
+            cuts in prop::collection::vec(0usize..400, 0..8),
+            max in 1usize..64,
+        ) {
+            let limits = ParseLimits { max_message_bytes: max, ..ParseLimits::default() };
+            let chunks = crate::test_support::chunks_at(&bytes, cuts);
+            let whole = decoded(std::slice::from_ref(&bytes), limits);
+            prop_assert_eq!(&decoded(&chunks, limits), &whole);
+            for line in whole.iter().flatten() {
+                prop_assert!(line.len() <= max, "a line of {} bytes passed a limit of {}", line.len(), max);
+                prop_assert!(!line.contains(&b'\n'));
+            }
+        }
+    }
+}

@@ -97,4 +97,23 @@ mod tests {
         assert_eq!(run("${}"), Err(ExpandError::Unsupported(String::new())));
         assert_eq!(run("${1X}"), Err(ExpandError::Unsupported("1X".into())));
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 512, .. Default::default() })]
+
+        /// Text without `${` comes back as written; any text expands or fails with a reason,
+        /// never a panic; and a value is never expanded again (it may hold `${…}` itself).
+        #[test]
+        fn expansion_is_total_and_never_rescans(
+            text in "[a-z$:{}\\-]{0,24}",
+            value in "[a-z${}]{0,8}",
+        ) {
+            let lookup = |name: &str| (name == "a").then(|| value.clone());
+            match expand(&text, &lookup) {
+                Ok(expanded) if !text.contains("${") => proptest::prop_assert_eq!(expanded, text),
+                Ok(_) | Err(_) => {}
+            }
+            proptest::prop_assert_eq!(expand("${a}", &lookup), Ok(value.clone()));
+        }
+    }
 }
