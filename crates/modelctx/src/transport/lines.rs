@@ -9,8 +9,8 @@ use futures::StreamExt;
 use modelctx_protocol::jsonrpc::{ErrorObject, ParseFailure, ParseLimits, parse_message_with};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufWriter};
 use tokio::sync::mpsc;
-use tokio_util::bytes::{Bytes, BytesMut};
-use tokio_util::codec::{AnyDelimiterCodec, AnyDelimiterCodecError, Decoder, FramedRead};
+use tokio_util::bytes::{Buf, Bytes, BytesMut};
+use tokio_util::codec::{Decoder, FramedRead};
 
 use super::connection::{Inbound, serve_endpoint};
 use crate::server::Server;
@@ -83,27 +83,30 @@ pub(crate) enum Line {
 /// Newline framing with a bound on each line, over bytes: a line is never decoded as text
 /// here (the JSON parser says what is wrong with one that is not UTF-8), and an oversize line
 /// is an item, not an error — `FramedRead` ends the stream after any decoder error, which
-/// would close the connection over one bad line.
-pub(crate) struct Lines(AnyDelimiterCodec);
+/// would close the connection over one bad line. (`LinesCodec` decodes UTF-8;
+/// `AnyDelimiterCodec` tests every byte against a list of delimiters, a cost per byte on the
+/// hottest path.)
+pub(crate) struct Lines {
+    /// The longest line, without its newline.
+    max: usize,
+    /// How far the buffer is known to hold no newline.
+    next_index: usize,
+    /// Whether the rest of an oversize line is being skipped.
+    discarding: bool,
+}
 
 impl Lines {
     /// Lines of at most `limits.max_message_bytes`.
     pub(crate) fn new(limits: ParseLimits) -> Self {
-        Self(AnyDelimiterCodec::new_with_max_length(b"\n".to_vec(), b"\n".to_vec(), limits.max_message_bytes))
+        Self { max: limits.max_message_bytes, next_index: 0, discarding: false }
     }
 
-    fn map(decoded: Result<Option<Bytes>, AnyDelimiterCodecError>) -> Result<Option<Line>, std::io::Error> {
-        match decoded {
-            Ok(Some(mut line)) => {
-                if line.last() == Some(&b'\r') {
-                    line.truncate(line.len() - 1);
-                }
-                Ok(Some(Line::Bytes(line)))
-            }
-            Ok(None) => Ok(None),
-            Err(AnyDelimiterCodecError::MaxChunkLengthExceeded) => Ok(Some(Line::Oversize)),
-            Err(AnyDelimiterCodecError::Io(e)) => Err(e),
+    /// `line` without a trailing `\r` (CRLF framing).
+    fn line(mut line: BytesMut) -> Line {
+        if line.last() == Some(&b'\r') {
+            line.truncate(line.len() - 1);
         }
+        Line::Bytes(line.freeze())
     }
 }
 
@@ -112,11 +115,53 @@ impl Decoder for Lines {
     type Error = std::io::Error;
 
     fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Line>, std::io::Error> {
-        Self::map(self.0.decode(buf))
+        loop {
+            // Never look further than one byte past the longest line.
+            let read_to = self.max.saturating_add(1).min(buf.len());
+            let newline = buf[self.next_index.min(read_to)..read_to].iter().position(|b| *b == b'\n');
+            match (self.discarding, newline) {
+                (true, Some(offset)) => {
+                    // The end of the oversize line: skip through it and go on.
+                    buf.advance(self.next_index + offset + 1);
+                    (self.discarding, self.next_index) = (false, 0);
+                }
+                (true, None) => {
+                    buf.advance(read_to);
+                    self.next_index = 0;
+                    if buf.is_empty() {
+                        return Ok(None);
+                    }
+                }
+                (false, Some(offset)) => {
+                    let end = self.next_index + offset;
+                    self.next_index = 0;
+                    let mut line = buf.split_to(end + 1);
+                    line.truncate(end);
+                    return Ok(Some(Self::line(line)));
+                }
+                (false, None) if buf.len() > self.max => {
+                    self.discarding = true;
+                    self.next_index = 0;
+                    return Ok(Some(Line::Oversize));
+                }
+                (false, None) => {
+                    self.next_index = read_to;
+                    return Ok(None);
+                }
+            }
+        }
     }
 
     fn decode_eof(&mut self, buf: &mut BytesMut) -> Result<Option<Line>, std::io::Error> {
-        Self::map(self.0.decode_eof(buf))
+        if let Some(line) = self.decode(buf)? {
+            return Ok(Some(line));
+        }
+        self.next_index = 0;
+        if self.discarding || buf.is_empty() {
+            buf.clear();
+            return Ok(None);
+        }
+        Ok(Some(Self::line(buf.split_to(buf.len()))))
     }
 }
 
@@ -181,6 +226,16 @@ mod tests {
             let chunks = crate::test_support::chunks_at(&bytes, cuts);
             let whole = decoded(std::slice::from_ref(&bytes), limits);
             prop_assert_eq!(&decoded(&chunks, limits), &whole);
+            // What the framing means: each newline ends a line; one longer than the limit is
+            // reported, not kept; a trailing `\r` is CRLF framing; the end of input ends the last.
+            let mut meant: Vec<Option<Vec<u8>>> = bytes
+                .split(|b| *b == b'\n')
+                .map(|line| (line.len() <= max).then(|| line.strip_suffix(b"\r").unwrap_or(line).to_vec()))
+                .collect();
+            if bytes.last().is_none_or(|b| *b == b'\n') {
+                meant.pop();
+            }
+            prop_assert_eq!(&whole, &meant);
             for line in whole.iter().flatten() {
                 prop_assert!(line.len() <= max, "a line of {} bytes passed a limit of {}", line.len(), max);
                 prop_assert!(!line.contains(&b'\n'));
