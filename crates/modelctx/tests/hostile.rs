@@ -365,3 +365,48 @@ async fn concurrent_changes_to_one_session_are_all_kept() {
         "every one of the 40 was kept: {past}"
     );
 }
+
+/// A listener that does not read is never waited on: what it has yet to hear of is kept
+/// coalesced, and once more than `max_listener_backlog` distinct changes wait, it is ended
+/// with an error telling it to listen again (its notifications used to queue without bound).
+#[tokio::test]
+async fn a_listener_that_does_not_read_is_ended_once_too_far_behind() {
+    use modelctx::server::{Limits, ResourceTemplateDef, ServerOptions, text_contents};
+    let limits = Limits { max_listener_backlog: 3, ..Limits::default() };
+    let server = Server::builder(Implementation::new("hostile", "1"))
+        .options(ServerOptions { limits, ..ServerOptions::default() })
+        .resource_template(ResourceTemplateDef::new(
+            "test://items/{id}",
+            "item",
+            |r: modelctx::server::ResourceRequest| async move { vec![text_contents(r.uri, None, "x")] },
+        ))
+        .build()
+        .unwrap();
+    // A narrow pipe the test does not read from until the end.
+    let (ours, theirs) = tokio::io::duplex(256);
+    let (read, write) = tokio::io::split(theirs);
+    tokio::spawn(serve_connection(server.clone(), read, write, std::future::pending()));
+    let (from_server, mut to_server) = tokio::io::split(ours);
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                      "io.modelcontextprotocol/clientCapabilities": {}});
+    let listen = json!({"jsonrpc": "2.0", "id": 9, "method": "subscriptions/listen", "params": {
+        "notifications": {"resourceSubscriptions": ["test://items/"]}, "_meta": meta}});
+    to_server.write_all(format!("{listen}\n").as_bytes()).await.unwrap();
+    for n in 0..2000 {
+        server.resource_updated(format!("test://items/{n}"));
+        tokio::task::yield_now().await;
+    }
+    let mut lines = BufReader::new(from_server).lines();
+    let ended = within(async {
+        loop {
+            let line = lines.next_line().await.unwrap().expect("the listen's answer");
+            let message: Value = serde_json::from_str(&line).unwrap();
+            if message["id"] == 9 {
+                break message;
+            }
+        }
+    })
+    .await;
+    let message = ended["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("fell more than 3 changes behind"), "{ended}");
+}

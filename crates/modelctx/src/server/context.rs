@@ -211,6 +211,12 @@ impl RequestContext {
         set.unwrap_or(self.inner.server.options().cache)
     }
 
+    /// A place for one notification on this request's way out, once the peer has read enough
+    /// to make room; `None` when the way out is closed.
+    pub(crate) async fn room(&self) -> Option<mpsc::Permit<'_, Outgoing>> {
+        self.inner.sink.reserve().await.ok()
+    }
+
     /// Shared state registered with [`crate::server::ServerBuilder::state`].
     pub fn state<T: Clone + Send + Sync + 'static>(&self) -> Option<T> {
         self.inner.server.state().get()
@@ -226,13 +232,17 @@ impl RequestContext {
         if self.is_cancelled() {
             return; // STDIO-08: nothing more for a cancelled request
         }
-        let params = match serde_json::to_value(params) {
-            Ok(Value::Object(params)) => Some(params),
-            _ => Some(JsonObject::new()),
-        };
-        let message = Message::Notification(Notification { method: method.to_owned(), params });
-        if self.inner.sink.send(message.into()).await.is_err() {
+        if self.inner.sink.send(notification(method, params)).await.is_err() {
             tracing::debug!(method, "the connection closed before a notification could be sent");
         }
     }
+}
+
+/// The notification `method` with `params`.
+pub(crate) fn notification(method: &str, params: &impl serde::Serialize) -> Outgoing {
+    let params = match serde_json::to_value(params) {
+        Ok(Value::Object(params)) => Some(params),
+        _ => Some(JsonObject::new()),
+    };
+    Message::Notification(Notification { method: method.to_owned(), params }).into()
 }

@@ -12,7 +12,7 @@ use modelctx_protocol::{JsonObject, meta, tasks};
 use serde_json::json;
 use tokio::sync::broadcast::error::RecvError;
 
-use super::context::RequestContext;
+use super::context::{RequestContext, notification};
 use super::dispatch::to_object;
 use super::{Server, ServerEvent};
 
@@ -67,38 +67,47 @@ impl Server {
             meta: Some(serde_json::from_value(tag.clone()).expect("a notification _meta")),
         };
         ctx.notify(v2026::SubscriptionsAcknowledged::NAME, &ack).await;
+        // What is still to be told, coalesced: a listener that reads slowly gets each kind of
+        // change once, however often it happened, and the server never waits on it.
+        let mut backlog = Backlog::default();
+        let bound = self.options().limits.max_listener_backlog;
         loop {
-            let event = tokio::select! {
-                () = ctx.closing().cancelled() => break,
-                event = events.recv() => event,
+            let event = if backlog.is_empty() {
+                tokio::select! {
+                    () = ctx.closing().cancelled() => break,
+                    event = events.recv() => event,
+                }
+            } else {
+                tokio::select! {
+                    biased;
+                    () = ctx.closing().cancelled() => break,
+                    event = events.recv() => event,
+                    room = ctx.room() => {
+                        let Some(room) = room else { break };
+                        let (method, uri) = backlog.pop().expect("not empty");
+                        let params = match uri {
+                            Some(uri) => json!({"uri": uri, "_meta": tag}),
+                            None => json!({"_meta": tag}),
+                        };
+                        room.send(notification(method, &params));
+                        continue;
+                    }
+                }
             };
-            let (method, uri) = match event {
-                Ok(ServerEvent::ToolsChanged) if honoured.tools_list_changed.is_some() => {
-                    ("notifications/tools/list_changed", None)
-                }
-                Ok(ServerEvent::PromptsChanged) if honoured.prompts_list_changed.is_some() => {
-                    ("notifications/prompts/list_changed", None)
-                }
-                Ok(ServerEvent::ResourcesChanged) if honoured.resources_list_changed.is_some() => {
-                    ("notifications/resources/list_changed", None)
-                }
-                Ok(ServerEvent::ResourceUpdated(uri))
-                    if honoured.resource_subscriptions.iter().flatten().any(|s| covers(s, &uri)) =>
-                {
-                    (v2026::ResourceUpdated::NAME, Some(uri))
-                }
-                Ok(_) => continue,
+            match event {
+                Ok(event) => backlog.add(&honoured, event),
+                // Changes were missed: tell everything the filter covers, to be safe.
                 Err(RecvError::Lagged(missed)) => {
-                    tracing::warn!(missed, "a subscription missed server events");
-                    continue;
+                    tracing::warn!(missed, "a subscription missed server events; telling it of every kind");
+                    backlog.add_everything(&honoured);
                 }
                 Err(RecvError::Closed) => break,
-            };
-            let params = match uri {
-                Some(uri) => json!({"uri": uri, "_meta": tag}),
-                None => json!({"_meta": tag}),
-            };
-            ctx.notify(method, &params).await;
+            }
+            if backlog.len() > bound {
+                return Err(ErrorObject::internal(format!(
+                    "this subscription fell more than {bound} changes behind; listen again and re-read what it covers"
+                )));
+            }
         }
         Ok(to_object(&SubscriptionsListenResult {
             result_type: ResultType::Complete,
@@ -108,5 +117,90 @@ impl Server {
                 other: JsonObject::new(),
             },
         }))
+    }
+}
+
+/// The changes a listener has yet to hear of, each once: list changes by kind, resource
+/// updates by URI, in the order they first happened.
+#[derive(Default)]
+struct Backlog {
+    pending: std::collections::VecDeque<(&'static str, Option<String>)>,
+}
+
+impl Backlog {
+    fn is_empty(&self) -> bool {
+        self.pending.is_empty()
+    }
+
+    fn len(&self) -> usize {
+        self.pending.len()
+    }
+
+    fn pop(&mut self) -> Option<(&'static str, Option<String>)> {
+        self.pending.pop_front()
+    }
+
+    fn push(&mut self, method: &'static str, uri: Option<String>) {
+        if !self.pending.iter().any(|(m, u)| *m == method && *u == uri) {
+            self.pending.push_back((method, uri));
+        }
+    }
+
+    /// Keeps `event` when the filter asked for it.
+    fn add(&mut self, honoured: &SubscriptionFilter, event: ServerEvent) {
+        match event {
+            ServerEvent::ToolsChanged if honoured.tools_list_changed.is_some() => {
+                self.push(v2026::ToolListChanged::NAME, None)
+            }
+            ServerEvent::PromptsChanged if honoured.prompts_list_changed.is_some() => {
+                self.push(v2026::PromptListChanged::NAME, None)
+            }
+            ServerEvent::ResourcesChanged if honoured.resources_list_changed.is_some() => {
+                self.push(v2026::ResourceListChanged::NAME, None)
+            }
+            ServerEvent::ResourceUpdated(uri)
+                if honoured.resource_subscriptions.iter().flatten().any(|s| covers(s, &uri)) =>
+            {
+                self.push(v2026::ResourceUpdated::NAME, Some(uri))
+            }
+            _ => {}
+        }
+    }
+
+    /// Every change the filter covers: what a listener that missed some must assume.
+    fn add_everything(&mut self, honoured: &SubscriptionFilter) {
+        for event in [ServerEvent::ToolsChanged, ServerEvent::PromptsChanged, ServerEvent::ResourcesChanged] {
+            self.add(honoured, event);
+        }
+        for uri in honoured.resource_subscriptions.iter().flatten() {
+            self.push(v2026::ResourceUpdated::NAME, Some(uri.clone()));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// However often a change happens while the listener is behind, it waits in the backlog
+    /// once, in the order it first happened.
+    #[test]
+    fn a_backlog_keeps_each_change_once() {
+        let honoured = SubscriptionFilter {
+            tools_list_changed: Some(true),
+            resource_subscriptions: Some(vec!["test://a".into()]),
+            ..SubscriptionFilter::default()
+        };
+        let mut backlog = Backlog::default();
+        for _ in 0..1000 {
+            backlog.add(&honoured, ServerEvent::ToolsChanged);
+            backlog.add(&honoured, ServerEvent::ResourceUpdated("test://a/1".into()));
+            backlog.add(&honoured, ServerEvent::PromptsChanged);
+            backlog.add(&honoured, ServerEvent::ResourceUpdated("test://b".into()));
+        }
+        assert_eq!(backlog.len(), 2, "prompts and test://b were not asked for");
+        assert_eq!(backlog.pop(), Some((v2026::ToolListChanged::NAME, None)));
+        assert_eq!(backlog.pop(), Some((v2026::ResourceUpdated::NAME, Some("test://a/1".into()))));
+        assert!(backlog.is_empty());
     }
 }

@@ -41,6 +41,10 @@ pub struct Limits {
     /// `max_in_flight` and do not count toward `max_queued`. The same bound holds the URIs
     /// one legacy session may `resources/subscribe` to. Default 1024.
     pub max_subscriptions: usize,
+    /// Changes one `subscriptions/listen` may have yet to deliver, coalesced (each kind of
+    /// list change once, each updated URI once): a listener further behind is ended with
+    /// `-32603` telling it to listen again. Default 1024.
+    pub max_listener_backlog: usize,
     /// How long in-flight requests may finish after the input ends, SIGTERM arrives or the
     /// HTTP server shuts down, before they are cancelled. Default 5 s.
     pub shutdown_grace: Duration,
@@ -57,6 +61,7 @@ impl Default for Limits {
             max_queued: 1024,
             request_timeout: Some(Duration::from_secs(300)),
             max_subscriptions: 1024,
+            max_listener_backlog: 1024,
             shutdown_grace: Duration::from_secs(5),
             client_request_timeout: Duration::from_secs(300),
         }
