@@ -43,15 +43,29 @@ impl Pattern {
 }
 
 /// Whether the path segments `parts` match the glob segments `globs` (`**` spans any
-/// number of segments, including none).
+/// number of segments, including none). One pass per glob segment over the path, so
+/// `globs.len() × parts.len()` steps at most, however many `**` a pattern holds (trying every
+/// split of the path for every `**` was exponential).
 fn path(globs: &[String], parts: &[&str]) -> bool {
-    match globs.split_first() {
-        None => parts.is_empty(),
-        Some((first, rest)) if first == "**" => (0..=parts.len()).any(|skip| path(rest, &parts[skip..])),
-        Some((first, rest)) => parts
-            .split_first()
-            .is_some_and(|(part, others)| segment(first.as_bytes(), part.as_bytes()) && path(rest, others)),
+    // `reached[j]`: the glob segments so far match the first `j` path segments.
+    let mut reached = vec![false; parts.len() + 1];
+    reached[0] = true;
+    for glob in globs {
+        let mut next = vec![false; parts.len() + 1];
+        if glob == "**" {
+            let mut any = false;
+            for (j, slot) in next.iter_mut().enumerate() {
+                any |= reached[j];
+                *slot = any;
+            }
+        } else {
+            for j in 1..=parts.len() {
+                next[j] = reached[j - 1] && segment(glob.as_bytes(), parts[j - 1].as_bytes());
+            }
+        }
+        reached = next;
     }
+    reached[parts.len()]
 }
 
 /// Whether one name matches one glob segment.
@@ -166,5 +180,50 @@ mod tests {
         assert!(m("src/*.rs", "src/lib.rs"));
         assert!(!m("src/*.rs", "src/a/lib.rs"));
         assert!(!m("src/**", "lib/src.rs"));
+    }
+
+    /// Many `**` against a deep path that does not match: answered at once (each `**` used
+    /// to try every split of the rest of the path, so this pattern never finished). The
+    /// thread bound only keeps a regression from hanging the suite.
+    #[test]
+    fn many_double_stars_cost_little() {
+        let pattern = format!("{}/x.txt", vec!["**"; 40].join("/"));
+        let deep = format!("{}/y.txt", vec!["d"; 40].join("/"));
+        let (done, answer) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = done.send(m(&pattern, &deep));
+        });
+        assert_eq!(answer.recv_timeout(std::time::Duration::from_secs(10)), Ok(false));
+        assert!(m("**/d/**/*.txt", "d/d/y.txt"));
+        assert!(m("a/**", "a/b/c"));
+        assert!(!m("a/**/c", "a/b/d"));
+    }
+
+    /// The segment-by-segment reading of `**`, trying every split: the meaning the single
+    /// pass must keep (fine on small inputs).
+    fn every_split(globs: &[String], parts: &[&str]) -> bool {
+        match globs.split_first() {
+            None => parts.is_empty(),
+            Some((first, rest)) if first == "**" => {
+                (0..=parts.len()).any(|skip| every_split(rest, &parts[skip..]))
+            }
+            Some((first, rest)) => parts.split_first().is_some_and(|(part, others)| {
+                segment(first.as_bytes(), part.as_bytes()) && every_split(rest, others)
+            }),
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 512, .. Default::default() })]
+
+        /// Any pattern against any path: matched as every split would, without panicking.
+        #[test]
+        fn the_single_pass_means_what_every_split_means(
+            globs in proptest::collection::vec("\\*\\*|\\*|[ab?]{1,2}|\\[a-b\\]|\\[!a\\]", 0..6),
+            parts in proptest::collection::vec("[ab]{1,2}", 0..6),
+        ) {
+            let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
+            proptest::prop_assert_eq!(path(&globs, &parts), every_split(&globs, &parts));
+        }
     }
 }

@@ -114,22 +114,27 @@ pub fn read_text(fs: &Fs, raw: &str, range: TextRange) -> Result<String, FsError
             "head and tail count lines, offset and length count bytes: give one kind of range".into(),
         ));
     }
-    let readable = open_regular(fs, raw)?;
+    text_of(&open_regular(fs, raw)?, raw, range)
+}
+
+/// The text of the file `readable`, opened as `raw`, in the range asked: at most the size it
+/// had when it was opened, however it grows meanwhile.
+fn text_of(readable: &Readable, raw: &str, range: TextRange) -> Result<String, FsError> {
     let limit = MAX_READ_BYTES as u64;
     let window = readable.size.min(limit + 1);
     let bytes = if let Some(count) = range.head {
-        let bytes = read_at(&readable, raw, 0, window)?;
+        let bytes = read_at(readable, raw, 0, window)?;
         first_lines(&bytes, count, bytes.len() as u64 >= readable.size)
             .ok_or_else(|| too_many_lines(raw, "first", count))?
             .to_vec()
     } else if let Some(count) = range.tail {
-        let bytes = read_at(&readable, raw, readable.size - window, window)?;
+        let bytes = read_at(readable, raw, readable.size - window, window)?;
         last_lines(&bytes, count, window >= readable.size)
             .ok_or_else(|| too_many_lines(raw, "last", count))?
             .to_vec()
     } else {
         let (offset, length) = byte_range(raw, readable.size, range.offset, range.length)?;
-        let bytes = read_at(&readable, raw, offset, length)?;
+        let bytes = read_at(readable, raw, offset, length)?;
         if range.offset.is_some() || range.length.is_some() {
             trim_partial_characters(&bytes).to_vec()
         } else {
@@ -340,7 +345,11 @@ pub fn read_multiple(fs: &Fs, paths: &[String]) -> Result<CallToolResult, FsErro
                     readable.size
                 )));
             }
-            read_text(fs, raw, TextRange::default()).inspect(|text| budget -= text.len() as u64)
+            // Read from the same open file the size was checked on: a file that grows between
+            // the two cannot take more than the budget (nor make it underflow).
+            let text = text_of(&readable, raw, TextRange::default())?;
+            budget = budget.saturating_sub(text.len() as u64);
+            Ok(text)
         });
         files.push(match read {
             Ok(text) => FileText { path: raw.clone(), content: Some(text), error: None },
@@ -393,5 +402,22 @@ mod tests {
         assert_eq!(file_uri(Path::new("/a b/ü.png")), "file:///a%20b/%C3%BC.png");
         assert_eq!(mime_type(Path::new("x.PNG")), "image/png");
         assert_eq!(mime_type(Path::new("x")), "application/octet-stream");
+    }
+
+    /// A file that grows after it was opened and measured is read only to the size measured:
+    /// what keeps `read_multiple_files` within its budget (it used to measure one open and read
+    /// another, so a growing file could take more than the budget left and underflow it).
+    #[test]
+    fn a_file_growing_after_it_was_measured_is_read_to_its_measured_size() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("growing.txt");
+        std::fs::write(&path, "abc").unwrap();
+        let fs = crate::servers::filesystem::resolve::Fs {
+            roots: crate::servers::filesystem::roots::Roots::open(&[dir.path().to_owned()]).unwrap(),
+        };
+        let raw = path.to_str().unwrap();
+        let readable = open_regular(&fs, raw).unwrap();
+        std::fs::write(&path, "abc".repeat(100)).unwrap();
+        assert_eq!(text_of(&readable, raw, TextRange::default()).unwrap(), "abc");
     }
 }

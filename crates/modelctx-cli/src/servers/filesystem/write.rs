@@ -22,9 +22,52 @@ use super::roots::shorten;
 /// Distinguishes the temporary files of concurrent writes in one process.
 static TEMPORARY: AtomicU64 = AtomicU64::new(0);
 
+/// The mode a temporary file is created with. Replacing a file, it is the owner's alone
+/// until the file's own mode is set: the new contents of a file others may not read are
+/// never readable by them, not even for the moment of the write (the temporary file used to
+/// be 0644 whatever the file's mode). A new file gets what any new file gets (0666 less the
+/// umask).
+fn temporary_mode(existing: Option<u32>) -> u32 {
+    match existing {
+        Some(_) => 0o600,
+        None => 0o666,
+    }
+}
+
+/// Which contents a file holds, as far as its metadata tells: the same file (inode), size
+/// and modification time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Version {
+    inode: u64,
+    size: u64,
+    modified: (i64, i64),
+}
+
+impl Version {
+    fn of_metadata(metadata: &std::fs::Metadata) -> Self {
+        use std::os::unix::fs::MetadataExt;
+        Self {
+            inode: metadata.ino(),
+            size: metadata.size(),
+            modified: (metadata.mtime(), metadata.mtime_nsec()),
+        }
+    }
+
+    fn of_stat(stat: &rustix::fs::Stat) -> Self {
+        #[allow(clippy::useless_conversion, clippy::unnecessary_cast)] // the field types vary by target
+        Self {
+            inode: stat.st_ino as u64,
+            size: stat.st_size as u64,
+            modified: (stat.st_mtime as i64, stat.st_mtime_nsec as i64),
+        }
+    }
+}
+
 /// Replaces the file at `entry` with `bytes`, keeping an existing file's permissions. A
-/// symbolic link, a directory or anything but a regular file at the name is refused.
-fn replace_file(entry: &Entry, raw: &str, bytes: &[u8]) -> Result<(), FsError> {
+/// symbolic link, a directory or anything but a regular file at the name is refused. With
+/// `expected`, the file must still be that version when the new one takes its place (an
+/// edit of what was read): a change made meanwhile is refused, not overwritten.
+fn replace_file(entry: &Entry, raw: &str, bytes: &[u8], expected: Option<Version>) -> Result<(), FsError> {
     let raw = shorten(raw);
     let existing = match rustix::fs::statat(&entry.dir, &entry.name, AtFlags::SYMLINK_NOFOLLOW) {
         Ok(stat) => match FileType::from_raw_mode(stat.st_mode) {
@@ -46,8 +89,13 @@ fn replace_file(entry: &Entry, raw: &str, bytes: &[u8]) -> Result<(), FsError> {
     let temporary =
         format!(".modelctx-{}-{}.tmp", std::process::id(), TEMPORARY.fetch_add(1, Ordering::Relaxed));
     let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-    let fd = rustix::fs::openat(&entry.dir, temporary.as_str(), flags, Mode::from_raw_mode(0o644))
-        .map_err(|errno| FsError::io(&raw, "write", errno))?;
+    let fd = rustix::fs::openat(
+        &entry.dir,
+        temporary.as_str(),
+        flags,
+        Mode::from_raw_mode(temporary_mode(existing)),
+    )
+    .map_err(|errno| FsError::io(&raw, "write", errno))?;
     let mut file = File::from(fd);
     let written = file
         .write_all(bytes)
@@ -57,6 +105,20 @@ fn replace_file(entry: &Entry, raw: &str, bytes: &[u8]) -> Result<(), FsError> {
         })
         .and_then(|()| file.sync_all())
         .map_err(|e| FsError::std_io(&raw, "write", &e))
+        .and_then(|()| match expected {
+            Some(expected) => {
+                let now = rustix::fs::statat(&entry.dir, &entry.name, AtFlags::SYMLINK_NOFOLLOW)
+                    .map_err(|errno| FsError::io(&raw, "write", errno))?;
+                if Version::of_stat(&now) == expected {
+                    Ok(())
+                } else {
+                    Err(FsError::Refused(format!(
+                        "{raw} changed while it was being edited; nothing was written: read it again and redo the edits"
+                    )))
+                }
+            }
+            None => Ok(()),
+        })
         .and_then(|()| {
             rustix::fs::renameat(&entry.dir, temporary.as_str(), &entry.dir, &entry.name)
                 .map_err(|errno| FsError::io(&raw, "write", errno))
@@ -71,7 +133,7 @@ fn replace_file(entry: &Entry, raw: &str, bytes: &[u8]) -> Result<(), FsError> {
 /// `write_file`: creates or replaces the file `raw` with `content`.
 pub fn write(fs: &Fs, raw: &str, content: &str) -> Result<String, FsError> {
     let entry = fs.entry(raw)?;
-    replace_file(&entry, raw, content.as_bytes())?;
+    replace_file(&entry, raw, content.as_bytes(), None)?;
     Ok(format!("Wrote {} bytes to {}", content.len(), entry.path.display()))
 }
 
@@ -163,7 +225,7 @@ pub fn edit(fs: &Fs, raw: &str, edits: &[Edit], dry_run: bool) -> Result<String,
     let display = entry.path.display().to_string();
     let diff = unified(&display, &old, &new);
     if !dry_run && new != old {
-        replace_file(&entry, raw, new.as_bytes())?;
+        replace_file(&entry, raw, new.as_bytes(), Some(Version::of_metadata(&metadata)))?;
     }
     let verdict = match (dry_run, diff.is_empty()) {
         (true, true) => "Dry run: the edits change nothing; nothing was written.".to_owned(),
@@ -224,5 +286,49 @@ mod tests {
     fn lf_edits_match_crlf_files() {
         let done = apply("f", "a\r\nb\r\n".into(), &[edit("a\nb", "c\nd")]).unwrap();
         assert_eq!(done, "c\r\nd\r\n");
+    }
+
+    /// Replacing a file others may not read keeps it theirs alone throughout: its temporary
+    /// file starts as the owner's only, and the file keeps its mode.
+    #[test]
+    fn replacing_a_private_file_never_opens_it_to_others() {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(temporary_mode(Some(0o600)), 0o600);
+        assert_eq!(temporary_mode(Some(0o644)), 0o600, "set to the file's own mode after writing");
+        let dir = tempfile::tempdir().unwrap();
+        let secret = dir.path().join("secret.txt");
+        std::fs::write(&secret, "old").unwrap();
+        std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let fs = crate::servers::filesystem::resolve::Fs {
+            roots: crate::servers::filesystem::roots::Roots::open(&[dir.path().to_owned()]).unwrap(),
+        };
+        write(&fs, secret.to_str().unwrap(), "new").unwrap();
+        assert_eq!(std::fs::read_to_string(&secret).unwrap(), "new");
+        assert_eq!(std::fs::metadata(&secret).unwrap().permissions().mode() & 0o777, 0o600);
+    }
+
+    /// A change made to a file while it is being edited is refused, not overwritten (the edit
+    /// used to write its result over whatever the file held by then).
+    #[test]
+    fn a_change_made_during_an_edit_is_not_overwritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("notes.txt");
+        std::fs::write(&path, "one").unwrap();
+        let fs = crate::servers::filesystem::resolve::Fs {
+            roots: crate::servers::filesystem::roots::Roots::open(&[dir.path().to_owned()]).unwrap(),
+        };
+        let raw = path.to_str().unwrap();
+        let read = Version::of_metadata(&std::fs::metadata(&path).unwrap());
+        std::fs::write(&path, "someone else's change").unwrap();
+        let entry = fs.entry(raw).unwrap();
+        let refused = replace_file(&entry, raw, b"the edit", Some(read)).unwrap_err();
+        assert!(refused.to_string().contains("changed while it was being edited"), "{refused}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "someone else's change");
+        let leftovers = std::fs::read_dir(dir.path()).unwrap().count();
+        assert_eq!(leftovers, 1, "no temporary file is left behind");
+        // Unchanged since it was read, it is replaced.
+        let now = Version::of_metadata(&std::fs::metadata(&path).unwrap());
+        replace_file(&entry, raw, b"the edit", Some(now)).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "the edit");
     }
 }
