@@ -410,3 +410,27 @@ async fn a_listener_that_does_not_read_is_ended_once_too_far_behind() {
     let message = ended["error"]["message"].as_str().unwrap_or_default();
     assert!(message.contains("fell more than 3 changes behind"), "{ended}");
 }
+
+/// A body refused for its size is answered 413 with `Connection: close`: the rest of it is
+/// never read, so the connection cannot carry another request (found by the soak: a client
+/// reusing it lost its next request).
+#[tokio::test]
+async fn a_refused_body_closes_its_connection() {
+    let options = modelctx::transport::http::HttpOptions { max_body_bytes: 1024, ..Default::default() };
+    let address = serve_http_with(options).await;
+    let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
+    stream.write_all(post_head(address, 4096).as_bytes()).await.unwrap();
+    stream.write_all(&[b' '; 2048]).await.unwrap();
+    let mut reader = BufReader::new(&mut stream);
+    let mut head = Vec::new();
+    loop {
+        let mut line = String::new();
+        within(reader.read_line(&mut line)).await.unwrap();
+        if line.trim().is_empty() {
+            break;
+        }
+        head.push(line.trim().to_ascii_lowercase());
+    }
+    assert_eq!(head[0], "http/1.1 413 payload too large");
+    assert!(head.iter().any(|h| h == "connection: close"), "{head:?}");
+}

@@ -71,6 +71,8 @@ fn holdings() -> Holdings {
 /// id (lines whose id could not be read), and the ids that were cancelled.
 struct Heard {
     answers: HashMap<u64, usize>,
+    /// Requests refused at once because the server was busy: their one answer.
+    refused: std::collections::HashSet<u64>,
     without_id: usize,
     cancelled: Vec<u64>,
 }
@@ -83,6 +85,7 @@ async fn stdio_load(server: Server, rounds: u64) -> Heard {
     let (from_server, mut to_server) = tokio::io::split(ours);
     let reader = tokio::spawn(async move {
         let (mut answers, mut without_id) = (HashMap::<u64, usize>::new(), 0);
+        let mut refused = std::collections::HashSet::new();
         let mut lines = BufReader::new(from_server).lines();
         let mut seen = 0u64;
         while let Ok(Some(line)) = lines.next_line().await {
@@ -92,12 +95,17 @@ async fn stdio_load(server: Server, rounds: u64) -> Heard {
             }
             let Ok(message) = serde_json::from_str::<Value>(&line) else { continue };
             match message.get("id").and_then(Value::as_u64) {
-                Some(id) => *answers.entry(id).or_default() += 1,
+                Some(id) => {
+                    *answers.entry(id).or_default() += 1;
+                    if message["error"]["message"].as_str().is_some_and(|m| m.contains("server busy")) {
+                        refused.insert(id);
+                    }
+                }
                 None if message.get("error").is_some() => without_id += 1,
                 None => {}
             }
         }
-        (answers, without_id)
+        (answers, without_id, refused)
     });
     let mut cancelled = Vec::new();
     for round in 0..rounds {
@@ -134,13 +142,13 @@ async fn stdio_load(server: Server, rounds: u64) -> Heard {
     // Close our side: the server reads the end, lets its requests finish, and stops.
     to_server.shutdown().await.unwrap();
     let _ = tokio::time::timeout(DEADLINE, serving).await;
-    let (answers, without_id) = reader.await.unwrap();
-    Heard { answers, without_id, cancelled }
+    let (answers, without_id, refused) = reader.await.unwrap();
+    Heard { answers, refused, without_id, cancelled }
 }
 
-/// The HTTP side: workers posting mixed requests, some dropped mid-way; returns the count of
-/// requests that got no HTTP answer while the client waited for one (must be none).
-async fn http_load(url: String, rounds: u64) -> usize {
+/// The HTTP side: workers posting mixed requests, some dropped mid-way; returns the requests
+/// that got no HTTP answer while the client waited for one (there must be none).
+async fn http_load(url: String, rounds: u64) -> Vec<String> {
     let http = reqwest::Client::builder().timeout(Duration::from_secs(10)).build().unwrap();
     let post = |body: Vec<u8>, method: &'static str, name: Option<&'static str>| {
         let mut request = http
@@ -155,7 +163,7 @@ async fn http_load(url: String, rounds: u64) -> usize {
         }
         request.send()
     };
-    let mut unanswered = 0;
+    let mut unanswered = Vec::new();
     for round in 0..rounds {
         let id = 1_000_000 + round;
         let echo = post(call(id, "echo").to_string().into_bytes(), "tools/call", Some("echo"));
@@ -173,18 +181,21 @@ async fn http_load(url: String, rounds: u64) -> usize {
             post(call(id, "hang").to_string().into_bytes(), "tools/call", Some("hang")),
         );
         let (echo, malformed, listing, _) = tokio::join!(echo, malformed, listing, dropped);
-        for answer in [echo, malformed, listing] {
+        for (what, answer) in [("echo", echo), ("malformed", malformed), ("tools/list", listing)] {
             match answer {
                 Ok(response) => {
                     let _ = response.bytes().await;
                 }
-                Err(_) => unanswered += 1,
+                Err(e) => unanswered.push(format!("{what} of round {round}: {e:?}")),
             }
         }
         if round % 50 == 0 {
-            let oversized = post(vec![b' '; 5 * 1024 * 1024], "tools/call", Some("echo")).await;
-            if !oversized.is_ok_and(|r| r.status() == 413) {
-                unanswered += 1;
+            match post(vec![b' '; 5 * 1024 * 1024], "tools/call", Some("echo")).await {
+                Ok(response) if response.status() == 413 => {}
+                // The server answers 413 and closes as soon as the limit is passed; a client
+                // still sending the rest may see the close before the answer.
+                Err(e) if e.is_request() && format!("{e:?}").contains("BrokenPipe") => {}
+                other => unanswered.push(format!("oversized of round {round}: {other:?}")),
             }
         }
     }
@@ -207,8 +218,9 @@ async fn one_server_under_mixed_load_on_two_transports_gives_back_what_it_took()
     let (heard, unanswered) =
         tokio::time::timeout(DEADLINE, load).await.expect("the soak finishes within its bound");
 
-    // Every stdio request answered exactly once, but the cancelled ones (never); every bad
-    // line (cut short, not UTF-8, oversized) answered once without an id.
+    // Every stdio request answered exactly once (with its result, or refused as busy), but
+    // the cancelled ones (never, unless refused first); every bad line (cut short, not UTF-8,
+    // oversized) answered once without an id.
     for round in 0..rounds {
         for offset in [0, 1, 2, 3, 6] {
             let id = round * 10 + offset;
@@ -217,11 +229,13 @@ async fn one_server_under_mixed_load_on_two_transports_gives_back_what_it_took()
         }
     }
     for id in &heard.cancelled {
-        assert_eq!(heard.answers.get(id), None, "cancelled request {id} got an answer");
+        // Refused as busy before the cancellation arrived is its one answer.
+        let expected = if heard.refused.contains(id) { Some(&1) } else { None };
+        assert_eq!(heard.answers.get(id), expected, "cancelled request {id}");
     }
     let bad_lines = rounds * 2 + rounds.div_ceil(50);
     assert_eq!(heard.without_id as u64, bad_lines, "one answer per bad line");
-    assert_eq!(unanswered, 0, "HTTP requests without an answer");
+    assert!(unanswered.is_empty(), "HTTP requests without an answer: {unanswered:#?}");
 
     // What the load took is given back: tasks and descriptors to where they were (a few
     // connections may still be closing), memory within a bound.

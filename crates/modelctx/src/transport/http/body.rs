@@ -27,7 +27,7 @@ where
     B: http_body::Body<Data = Bytes>,
     B::Error: std::fmt::Display,
 {
-    match tokio::time::timeout(timeout, read_within(body, limit)).await {
+    let read = match tokio::time::timeout(timeout, read_within(body, limit)).await {
         Ok(read) => read,
         Err(_) => Err(error_response(
             StatusCode::REQUEST_TIMEOUT.as_u16(),
@@ -37,7 +37,13 @@ where
                 timeout.as_secs_f64()
             )),
         )),
-    }
+    };
+    // The rest of a refused body is never read, so the connection cannot carry another
+    // request: say so, or a client reusing it loses its next request.
+    read.map_err(|mut refused| {
+        refused.headers_mut().insert(header::CONNECTION, header::HeaderValue::from_static("close"));
+        refused
+    })
 }
 
 /// [`read_limited`] without the time limit.
