@@ -106,6 +106,12 @@ pub struct Fs {
 }
 
 impl Fs {
+    /// The files under `dir` alone, for tests.
+    #[cfg(test)]
+    pub fn beneath(dir: &Path) -> Self {
+        Self { roots: super::roots::Roots::open(&[dir.to_owned()]).expect("a test directory") }
+    }
+
     /// Opens `raw` (followed through symbolic links that stay inside the roots) as `how`.
     pub fn open(&self, raw: &str, how: How) -> Result<Opened, FsError> {
         let full = self.roots.absolute(raw)?;
