@@ -75,6 +75,22 @@ pub(crate) enum Side {
 pub(crate) struct Measure(#[cfg(feature = "otel")] Option<crate::otel::metrics::Operation>);
 
 impl Measure {
+    /// Whether operations are measured at all (metrics are exported).
+    pub(crate) fn wanted() -> bool {
+        #[cfg(feature = "otel")]
+        return crate::otel::metrics::exported();
+        #[cfg(not(feature = "otel"))]
+        false
+    }
+
+    /// No measure.
+    pub(crate) fn off() -> Self {
+        #[cfg(feature = "otel")]
+        return Self(None);
+        #[cfg(not(feature = "otel"))]
+        Self()
+    }
+
     /// Starts measuring `method` (about `tool` for a tool call) at `version`.
     #[cfg_attr(not(feature = "otel"), allow(unused_variables))]
     pub(crate) fn start(side: Side, method: &str, tool: Option<&str>, version: impl Display) -> Self {

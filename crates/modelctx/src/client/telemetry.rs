@@ -24,6 +24,9 @@ pub(super) struct RequestTelemetry {
 impl RequestTelemetry {
     /// Starts the telemetry of `method` with `params`, sent at `version`.
     pub(super) fn start(method: &str, params: &JsonObject, version: ProtocolVersion) -> Self {
+        if !tracing::enabled!(target: TARGET, tracing::Level::DEBUG) && !Measure::wanted() {
+            return Self { span: tracing::Span::none(), measure: Measure::off() };
+        }
         let subject = Subject::of(method, Some(params));
         let span = operation_span!(TARGET, "mcp.client", "client", method, subject, version);
         Self { span, measure: Measure::start(Side::Client, method, subject.tool, version) }

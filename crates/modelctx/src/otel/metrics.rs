@@ -21,6 +21,11 @@ struct Instruments {
 /// Set once metrics are exported; until then nothing is measured.
 static INSTRUMENTS: OnceLock<Instruments> = OnceLock::new();
 
+/// Whether metrics are exported.
+pub(crate) fn exported() -> bool {
+    INSTRUMENTS.get().is_some()
+}
+
 /// Creates the histograms on `provider` (the first provider installed stays).
 pub(super) fn install(provider: &SdkMeterProvider) {
     let meter = provider.meter("modelctx");

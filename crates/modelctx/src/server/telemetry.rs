@@ -26,8 +26,12 @@ pub(crate) struct RequestTelemetry {
 }
 
 impl RequestTelemetry {
-    /// Starts the telemetry of a request as it is admitted.
+    /// Starts the telemetry of a request as it is admitted: nothing at all (not even a look
+    /// at the params) when neither spans nor metrics are taken.
     pub(crate) fn start(ctx: &RequestContext, method: &str, params: Option<&JsonObject>) -> Self {
+        if !tracing::enabled!(target: TARGET, tracing::Level::DEBUG) && !Measure::wanted() {
+            return Self { span: tracing::Span::none(), measure: Measure::off() };
+        }
         let subject = Subject::of(method, params);
         Self {
             span: request_span(ctx, method, &subject, params),
