@@ -83,6 +83,14 @@ impl Measure {
         false
     }
 
+    /// Whether nothing is measured.
+    fn is_off(&self) -> bool {
+        #[cfg(feature = "otel")]
+        return self.0.is_none();
+        #[cfg(not(feature = "otel"))]
+        true
+    }
+
     /// No measure.
     pub(crate) fn off() -> Self {
         #[cfg(feature = "otel")]
@@ -108,5 +116,54 @@ impl Measure {
         if let Some(operation) = self.0 {
             operation.finish(error);
         }
+    }
+}
+
+/// How an operation failed, as its span and its metric record it.
+pub(crate) struct Failure {
+    /// `error.type`: a JSON-RPC code, or what went wrong (`cancelled`, `timeout`).
+    pub(crate) kind: String,
+    /// `rpc.response.status_code`: the JSON-RPC code, when there is one.
+    pub(crate) code: Option<i64>,
+}
+
+/// The span and duration of one operation, server or client side.
+pub(crate) struct OperationTelemetry {
+    span: tracing::Span,
+    measure: Measure,
+}
+
+impl OperationTelemetry {
+    /// Nothing taken: no span, no measure.
+    pub(crate) fn off() -> Self {
+        Self { span: tracing::Span::none(), measure: Measure::off() }
+    }
+
+    /// `span` and `measure` together.
+    pub(crate) fn new(span: tracing::Span, measure: Measure) -> Self {
+        Self { span, measure }
+    }
+
+    /// The span the operation runs in.
+    pub(crate) fn span(&self) -> &tracing::Span {
+        &self.span
+    }
+
+    /// Ends the operation; `failure` (asked only when something records it) says how it
+    /// failed, `None` when it did not.
+    pub(crate) fn end(self, failure: impl FnOnce() -> Option<Failure>) {
+        if self.span.is_disabled() && self.measure.is_off() {
+            return;
+        }
+        let failure = failure();
+        if let Some(failure) = &failure
+            && !self.span.is_disabled()
+        {
+            self.span.record("error.type", failure.kind.as_str());
+            if let Some(code) = failure.code {
+                self.span.record("rpc.response.status_code", code);
+            }
+        }
+        self.measure.finish(failure.as_ref().map(|failure| failure.kind.as_str()));
     }
 }

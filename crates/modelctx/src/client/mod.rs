@@ -71,7 +71,6 @@ use link::Link;
 use negotiate::negotiate;
 use rpc::Rpc;
 use stdio::Process;
-use telemetry::RequestTelemetry;
 use tracing::Instrument as _;
 use wire::{member, with_meta};
 
@@ -273,8 +272,8 @@ impl Client {
         mut params: JsonObject,
         timeout: Duration,
     ) -> Result<Answered, ClientError> {
-        let telemetry = RequestTelemetry::start(method, &params, self.server.version);
-        telemetry.inject(&mut params);
+        let telemetry = telemetry::start(method, &params, self.server.version);
+        telemetry::inject(&telemetry, &mut params);
         let answered = async {
             match self.dialect {
                 Dialect::Modern => self.request_modern(method, params, timeout).await,
@@ -286,7 +285,7 @@ impl Client {
         }
         .instrument(telemetry.span().clone())
         .await;
-        telemetry.finish(&answered);
+        telemetry.end(|| telemetry::failure(&answered));
         answered
     }
 

@@ -10,58 +10,40 @@
 use modelctx_protocol::{JsonObject, ProtocolVersion};
 
 use super::ClientError;
-use crate::telemetry::{Measure, Side, Subject, operation_span};
+use crate::telemetry::{Failure, Measure, OperationTelemetry, Side, Subject, operation_span};
 
 /// The `tracing` target of client request spans.
 pub const TARGET: &str = "modelctx::client::request";
 
-/// The span and duration of one request, over all its rounds of input.
-pub(super) struct RequestTelemetry {
-    span: tracing::Span,
-    measure: Measure,
+/// Starts the telemetry of `method` with `params`, sent at `version`, over all its rounds
+/// of input: nothing at all when neither spans nor metrics are taken.
+pub(super) fn start(method: &str, params: &JsonObject, version: ProtocolVersion) -> OperationTelemetry {
+    if !tracing::enabled!(target: TARGET, tracing::Level::DEBUG) && !Measure::wanted() {
+        return OperationTelemetry::off();
+    }
+    let subject = Subject::of(method, Some(params));
+    let span = operation_span!(TARGET, "mcp.client", "client", method, subject, version);
+    OperationTelemetry::new(span, Measure::start(Side::Client, method, subject.tool, version))
 }
 
-impl RequestTelemetry {
-    /// Starts the telemetry of `method` with `params`, sent at `version`.
-    pub(super) fn start(method: &str, params: &JsonObject, version: ProtocolVersion) -> Self {
-        if !tracing::enabled!(target: TARGET, tracing::Level::DEBUG) && !Measure::wanted() {
-            return Self { span: tracing::Span::none(), measure: Measure::off() };
-        }
-        let subject = Subject::of(method, Some(params));
-        let span = operation_span!(TARGET, "mcp.client", "client", method, subject, version);
-        Self { span, measure: Measure::start(Side::Client, method, subject.tool, version) }
+/// Writes the span's trace context into the request's `_meta`, for the server to continue
+/// (a no-op unless an OpenTelemetry layer records the span).
+#[cfg_attr(not(feature = "otel"), allow(unused_variables))]
+pub(super) fn inject(telemetry: &OperationTelemetry, params: &mut JsonObject) {
+    #[cfg(feature = "otel")]
+    if !telemetry.span().is_disabled() {
+        crate::otel::propagation::inject(telemetry.span(), super::wire::request_meta(params));
     }
+}
 
-    /// The span the request is sent in.
-    pub(super) fn span(&self) -> &tracing::Span {
-        &self.span
-    }
-
-    /// Writes the span's trace context into the request's `_meta`, for the server to continue
-    /// (a no-op unless an OpenTelemetry layer records the span).
-    #[cfg_attr(not(feature = "otel"), allow(unused_variables))]
-    pub(super) fn inject(&self, params: &mut JsonObject) {
-        #[cfg(feature = "otel")]
-        if !self.span.is_disabled() {
-            crate::otel::propagation::inject(&self.span, super::wire::request_meta(params));
-        }
-    }
-
-    /// Records how the request ended.
-    pub(super) fn finish<T>(self, outcome: &Result<T, ClientError>) {
-        let error = outcome.as_ref().err().map(|error| match error.rpc_error() {
-            Some(rpc) => rpc.code.0.to_string(),
-            None if error.is_timeout() => "timeout".to_owned(),
-            None => "transport".to_owned(),
-        });
-        if let Some(code) = &error
-            && !self.span.is_disabled()
-        {
-            self.span.record("error.type", code.as_str());
-            if let Some(rpc) = outcome.as_ref().err().and_then(ClientError::rpc_error) {
-                self.span.record("rpc.response.status_code", rpc.code.0);
-            }
-        }
-        self.measure.finish(error.as_deref());
-    }
+/// How a request failed.
+pub(super) fn failure<T>(outcome: &Result<T, ClientError>) -> Option<Failure> {
+    let error = outcome.as_ref().err()?;
+    let code = error.rpc_error().map(|rpc| rpc.code.0);
+    let kind = match code {
+        Some(code) => code.to_string(),
+        None if error.is_timeout() => "timeout".to_owned(),
+        None => "transport".to_owned(),
+    };
+    Some(Failure { kind, code })
 }

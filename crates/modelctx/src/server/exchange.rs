@@ -34,7 +34,7 @@ use super::dispatch::parse_params;
 use super::input::{LegacyPeer, PendingAnswers};
 use super::middleware::McpRequest;
 use super::outgoing::Outgoing;
-use super::telemetry::RequestTelemetry;
+use super::telemetry;
 use super::{Limits, RequestContext, Server, Tokens};
 
 /// How a request ended: its answer, or `None` when it was cancelled (and gets no response).
@@ -328,7 +328,7 @@ impl Admission {
     /// the request was cancelled.
     pub(crate) async fn run(self, request: McpRequest) -> Outcome {
         let lifecycle = self.exchange.lifecycle().clone();
-        let telemetry = RequestTelemetry::start(&request.ctx, &request.method, request.params.as_ref());
+        let telemetry = telemetry::start(&request.ctx, &request.method, request.params.as_ref());
         // For the panic's answer: the request itself moves into the layers.
         let method = request.method.clone();
         let work = async {
@@ -366,7 +366,7 @@ impl Admission {
                 )))
             })
         });
-        telemetry.finish(answered.as_ref());
+        telemetry.end(|| telemetry::failure(answered.as_ref()));
         answered
     }
 }

@@ -14,50 +14,30 @@ use modelctx_protocol::JsonObject;
 use modelctx_protocol::jsonrpc::ErrorObject;
 
 use super::{Answer, RequestContext};
-use crate::telemetry::{Measure, Side, Subject, operation_span};
+use crate::telemetry::{Failure, Measure, OperationTelemetry, Side, Subject, operation_span};
 
 /// The `tracing` target of request spans.
 pub const TARGET: &str = "modelctx::server::request";
 
-/// The span and duration of one request.
-pub(crate) struct RequestTelemetry {
-    span: tracing::Span,
-    measure: Measure,
+/// Starts the telemetry of a request as it is admitted: nothing at all (not even a look at
+/// the params) when neither spans nor metrics are taken.
+pub(crate) fn start(ctx: &RequestContext, method: &str, params: Option<&JsonObject>) -> OperationTelemetry {
+    if !tracing::enabled!(target: TARGET, tracing::Level::DEBUG) && !Measure::wanted() {
+        return OperationTelemetry::off();
+    }
+    let subject = Subject::of(method, params);
+    OperationTelemetry::new(
+        request_span(ctx, method, &subject, params),
+        Measure::start(Side::Server, method, subject.tool, ctx.protocol_version()),
+    )
 }
 
-impl RequestTelemetry {
-    /// Starts the telemetry of a request as it is admitted: nothing at all (not even a look
-    /// at the params) when neither spans nor metrics are taken.
-    pub(crate) fn start(ctx: &RequestContext, method: &str, params: Option<&JsonObject>) -> Self {
-        if !tracing::enabled!(target: TARGET, tracing::Level::DEBUG) && !Measure::wanted() {
-            return Self { span: tracing::Span::none(), measure: Measure::off() };
-        }
-        let subject = Subject::of(method, params);
-        Self {
-            span: request_span(ctx, method, &subject, params),
-            measure: Measure::start(Side::Server, method, subject.tool, ctx.protocol_version()),
-        }
-    }
-
-    /// The span the request runs in.
-    pub(crate) fn span(&self) -> &tracing::Span {
-        &self.span
-    }
-
-    /// Records how the request ended: its answer, or `None` when it was cancelled.
-    pub(crate) fn finish(self, answered: Option<&Result<Answer, ErrorObject>>) {
-        let error = match answered {
-            None => Some("cancelled".to_owned()),
-            Some(Ok(_)) => None,
-            Some(Err(error)) => Some(error.code.0.to_string()),
-        };
-        if let Some(code) = &error
-            && !self.span.is_disabled()
-        {
-            self.span.record("error.type", code.as_str());
-            self.span.record("rpc.response.status_code", code.as_str());
-        }
-        self.measure.finish(error.as_deref());
+/// How a request failed: its answer's error, or `None` when it was cancelled.
+pub(crate) fn failure(answered: Option<&Result<Answer, ErrorObject>>) -> Option<Failure> {
+    match answered {
+        None => Some(Failure { kind: "cancelled".to_owned(), code: None }),
+        Some(Ok(_)) => None,
+        Some(Err(error)) => Some(Failure { kind: error.code.0.to_string(), code: Some(error.code.0) }),
     }
 }
 

@@ -52,6 +52,7 @@ use tower::util::BoxCloneSyncService;
 use tower::{BoxError, Layer, Service, ServiceExt};
 
 use super::{Answer, RequestContext, Server};
+use crate::telemetry::Subject;
 
 /// A request on its way to the method table: what a layer sees.
 pub struct McpRequest {
@@ -67,12 +68,9 @@ impl McpRequest {
     /// What the request is about: the tool of a `tools/call`, the prompt of a `prompts/get`,
     /// the URI of a `resources/read`; `None` for other methods.
     pub fn target(&self) -> Option<&str> {
-        let member = match self.method.as_str() {
-            v2026::CallTool::NAME | v2026::GetPrompt::NAME => "name",
-            v2026::ReadResource::NAME => "uri",
-            _ => return None,
-        };
-        self.params.as_ref()?.get(member)?.as_str()
+        let subject = Subject::of(&self.method, self.params.as_ref());
+        let uri = subject.uri.filter(|_| self.method == v2026::ReadResource::NAME);
+        subject.tool.or(subject.prompt).or(uri)
     }
 }
 
