@@ -176,11 +176,23 @@ async fn prompts_and_resources_take_layers_of_their_own() {
 
 #[tokio::test]
 async fn towers_timeout_layer_answers_32603_and_drops_the_handler() {
+    /// Tells the test when the handler's future is dropped.
+    struct Dropped(tokio::sync::mpsc::UnboundedSender<()>);
+    impl Drop for Dropped {
+        fn drop(&mut self) {
+            let _ = self.0.send(());
+        }
+    }
+    let (dropped, mut drops) = tokio::sync::mpsc::unbounded_channel();
     let server = builder()
         .tool(
-            ToolDef::new("slow", || async {
-                tokio::time::sleep(Duration::from_secs(30)).await;
-                "late"
+            ToolDef::new("slow", move || {
+                let guard = Dropped(dropped.clone());
+                async move {
+                    let _guard = guard;
+                    tokio::time::sleep(Duration::from_secs(30)).await;
+                    "late"
+                }
             })
             .layer(TimeoutLayer::new(Duration::from_millis(50))),
         )
@@ -191,6 +203,7 @@ async fn towers_timeout_layer_answers_32603_and_drops_the_handler() {
         let error = era.err(&client, "tools/call", json!({"name": "slow"})).await;
         assert_eq!(error.code, ErrorCode::INTERNAL_ERROR);
         assert!(error.message.contains("time limit a layer sets"), "{}", error.message);
+        within(drops.recv()).await.expect("the handler's future was dropped");
     }
 }
 
