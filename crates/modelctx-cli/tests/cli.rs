@@ -35,6 +35,37 @@ fn serve_http() -> HttpServer {
     HttpServer::start(command)
 }
 
+/// The CPU time `pid` has used so far, in clock ticks (user and system, `/proc/PID/stat`).
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("the process's stat");
+    // The fields after the command name, which is in parentheses and may hold spaces.
+    let fields: Vec<&str> = stat.rsplit_once(')').expect("a command name").1.split_whitespace().collect();
+    fields[11].parse::<u64>().expect("utime") + fields[12].parse::<u64>().expect("stime")
+}
+
+/// Out of file descriptors, a server whose `accept` fails waits before trying again, doubling
+/// the wait up to a second: it used to retry at once and spin a whole core for as long as
+/// connections kept waiting in the backlog (EMFILE, hardening issue).
+#[test]
+fn accept_failures_back_off_instead_of_spinning() {
+    let mut command = Command::new("prlimit");
+    command.args(["--nofile=48:48", "--", BIN, "serve", "everything", "--http", "127.0.0.1:0"]);
+    command.env_remove("RUST_LOG").stdin(Stdio::null());
+    let server = HttpServer::start(command);
+    // More connections than the server has descriptors: the kernel completes them all, the
+    // server accepts until it has none left, and the rest wait in the backlog.
+    let held: Vec<std::net::TcpStream> =
+        (0..96).map(|_| std::net::TcpStream::connect(server.address).expect("a connection")).collect();
+    server.log_line(|line| line.contains("accepting a connection failed"));
+    let before = cpu_ticks(server.pid());
+    std::thread::sleep(Duration::from_secs(2));
+    let used = cpu_ticks(server.pid()) - before;
+    // A spinning server uses a whole core (200 ticks at the usual 100 a second); one that waits
+    // wakes a few times and serves nothing.
+    assert!(used < 50, "the server used {used} ticks of CPU in 2 s while it could not accept");
+    drop(held);
+}
+
 /// Runs to the end, at most [`WAIT`].
 fn run(command: Command) -> Output {
     run_bounded(command, WAIT)

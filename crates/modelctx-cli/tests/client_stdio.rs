@@ -1,10 +1,12 @@
 //! The client over stdio with real child processes: `modelctx serve everything` in both eras,
 //! a server that crashes, and shutdown that leaves no process behind.
 
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use modelctx::client::{Client, ClientError, ClientOptions, EraMode, StdioCommand};
 use modelctx::protocol::ProtocolVersion;
+use modelctx::protocol::jsonrpc::ParseLimits;
 use modelctx::protocol::types::Implementation;
 use serde_json::json;
 
@@ -33,6 +35,60 @@ async fn wait_gone(pid: u32) -> bool {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     false
+}
+
+/// What a test's tracing subscriber writes, kept to be read back.
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Captured {
+    fn lines(&self) -> Vec<String> {
+        String::from_utf8_lossy(&self.0.lock().unwrap()).lines().map(str::to_owned).collect()
+    }
+}
+
+/// A server that writes one 3 MB line on stderr before it serves: the client reads stderr in
+/// lines of at most its message limit, logs that a longer one was dropped, and serves on. It
+/// used to read stderr in unbounded lines, so one server could make the host hold any amount
+/// (hardening issue).
+#[tokio::test]
+async fn an_endless_stderr_line_is_dropped_not_held() {
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt().with_writer(move || writer.clone()).with_ansi(false).finish();
+    let _default = tracing::subscriber::set_default(subscriber);
+    let max = 65_536;
+    let noisy = StdioCommand::new("sh").args([
+        "-c",
+        "head -c 3000000 /dev/zero | tr '\\0' x >&2; echo >&2; exec \"$0\" serve everything",
+        env!("CARGO_BIN_EXE_modelctx"),
+    ]);
+    let limits = ParseLimits { max_message_bytes: max, ..ParseLimits::default() };
+    let client = Client::spawn(&noisy, ClientOptions { limits, ..options() }).await.unwrap();
+    let echo = client.call_tool("echo", json!({"message": "still served"})).await.unwrap();
+    assert_eq!(serde_json::to_value(&echo.content).unwrap()[0]["text"], "still served");
+    let marker = format!("(a line over {max} bytes, not shown)");
+    for _ in 0..500 {
+        if captured.lines().iter().any(|line| line.contains(&marker)) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let lines = captured.lines();
+    assert!(lines.iter().any(|line| line.contains(&marker)), "no note of the dropped line");
+    let longest = lines.iter().map(String::len).max().unwrap_or(0);
+    assert!(longest < max, "a log line of {longest} bytes");
 }
 
 #[tokio::test]

@@ -41,6 +41,11 @@
 #![warn(missing_docs)]
 
 pub mod client;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
+#[cfg(all(test, not(feature = "fuzzing")))]
+mod fuzzing;
 #[cfg(feature = "host")]
 pub mod host;
 #[cfg(feature = "otel")]
@@ -48,8 +53,6 @@ pub mod otel;
 pub(crate) mod schema;
 pub mod server;
 mod telemetry;
-#[cfg(test)]
-mod test_support;
 pub mod testing;
 pub mod transport;
 

@@ -97,6 +97,11 @@ impl HttpServer {
         }
     }
 
+    /// Its process id.
+    pub fn pid(&self) -> u32 {
+        self._process.0.id()
+    }
+
     /// Its MCP endpoint.
     pub fn url(&self) -> String {
         format!("http://{}/mcp", self.address)

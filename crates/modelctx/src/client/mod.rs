@@ -36,7 +36,7 @@ mod negotiate;
 mod options;
 mod progress;
 mod rpc;
-mod sse;
+pub(crate) mod sse;
 mod stdio;
 pub mod telemetry;
 mod wire;

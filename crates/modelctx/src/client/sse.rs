@@ -66,7 +66,7 @@ impl SseReader {
 
 /// Takes one complete event (up to a blank line) off the front of `buffer`, searching only
 /// past `scanned` (less the length of a marker, which may straddle two chunks).
-fn take_event(buffer: &mut BytesMut, scanned: &mut usize) -> Option<Bytes> {
+pub(crate) fn take_event(buffer: &mut BytesMut, scanned: &mut usize) -> Option<Bytes> {
     let from = scanned.saturating_sub(3);
     let text = &buffer[from..];
     let found = [(b"\n\n".as_slice(), 2), (b"\r\n\r\n".as_slice(), 4)]
@@ -85,7 +85,7 @@ fn take_event(buffer: &mut BytesMut, scanned: &mut usize) -> Option<Bytes> {
 }
 
 /// The fields of one event.
-pub(super) struct SseEvent {
+pub(crate) struct SseEvent {
     /// `event:`, the event's type (`message` when absent).
     pub(super) event: Option<String>,
     /// `id:`, for resuming after it.
@@ -93,11 +93,11 @@ pub(super) struct SseEvent {
     /// `retry:`, the reconnection delay (at most 30 s).
     pub(super) retry: Option<Duration>,
     /// The `data:` lines, joined.
-    pub(super) data: String,
+    pub(crate) data: String,
 }
 
 impl SseEvent {
-    fn parse(event: &[u8]) -> Self {
+    pub(crate) fn parse(event: &[u8]) -> Self {
         let text = String::from_utf8_lossy(event);
         let mut parsed = Self { event: None, id: None, retry: None, data: String::new() };
         let mut data = Vec::new();
@@ -120,7 +120,7 @@ impl SseEvent {
 
     /// The JSON-RPC message in the data; `None` for an event without data (a priming event)
     /// or with data that is not one.
-    pub(super) fn message(&self, limits: &ParseLimits) -> Option<Message> {
+    pub(crate) fn message(&self, limits: &ParseLimits) -> Option<Message> {
         if self.data.trim().is_empty() {
             return None;
         }
@@ -167,18 +167,6 @@ mod tests {
         assert_eq!(&buffer[..], b"data: next");
     }
 
-    /// The events of `chunks`, fed one after the other as the body delivers them.
-    fn events_of(chunks: &[Vec<u8>]) -> Vec<String> {
-        let (mut buffer, mut scanned, mut events) = (BytesMut::new(), 0, Vec::new());
-        for chunk in chunks {
-            buffer.extend_from_slice(chunk);
-            while let Some(event) = take_event(&mut buffer, &mut scanned) {
-                events.push(SseEvent::parse(&event).data);
-            }
-        }
-        events
-    }
-
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig { cases: 512, .. Default::default() })]
 
@@ -191,8 +179,7 @@ mod tests {
             ),
             cuts in proptest::collection::vec(0usize..300, 0..8),
         ) {
-            let chunks = crate::test_support::chunks_at(&bytes, cuts);
-            proptest::prop_assert_eq!(events_of(&chunks), events_of(std::slice::from_ref(&bytes)));
+            crate::fuzzing::events_hold(&bytes, cuts);
         }
     }
 }

@@ -188,29 +188,6 @@ async fn write_messages<W: AsyncWrite + Unpin>(
 mod tests {
     use proptest::prelude::*;
 
-    use super::*;
-
-    /// What `chunks` decode to, fed one after the other as a stream delivers them.
-    fn decoded(chunks: &[Vec<u8>], limits: ParseLimits) -> Vec<Option<Vec<u8>>> {
-        let mut lines = Lines::new(limits);
-        let mut buffer = BytesMut::new();
-        let mut out = Vec::new();
-        let mut take = |line: Line| match line {
-            Line::Bytes(bytes) => out.push(Some(bytes.to_vec())),
-            Line::Oversize => out.push(None),
-        };
-        for chunk in chunks {
-            buffer.extend_from_slice(chunk);
-            while let Some(line) = lines.decode(&mut buffer).unwrap() {
-                take(line);
-            }
-        }
-        while let Some(line) = lines.decode_eof(&mut buffer).unwrap() {
-            take(line);
-        }
-        out
-    }
-
     proptest! {
         #![proptest_config(ProptestConfig { cases: 512, .. ProptestConfig::default() })]
 
@@ -222,24 +199,7 @@ mod tests {
             cuts in prop::collection::vec(0usize..400, 0..8),
             max in 1usize..64,
         ) {
-            let limits = ParseLimits { max_message_bytes: max, ..ParseLimits::default() };
-            let chunks = crate::test_support::chunks_at(&bytes, cuts);
-            let whole = decoded(std::slice::from_ref(&bytes), limits);
-            prop_assert_eq!(&decoded(&chunks, limits), &whole);
-            // What the framing means: each newline ends a line; one longer than the limit is
-            // reported, not kept; a trailing `\r` is CRLF framing; the end of input ends the last.
-            let mut meant: Vec<Option<Vec<u8>>> = bytes
-                .split(|b| *b == b'\n')
-                .map(|line| (line.len() <= max).then(|| line.strip_suffix(b"\r").unwrap_or(line).to_vec()))
-                .collect();
-            if bytes.last().is_none_or(|b| *b == b'\n') {
-                meant.pop();
-            }
-            prop_assert_eq!(&whole, &meant);
-            for line in whole.iter().flatten() {
-                prop_assert!(line.len() <= max, "a line of {} bytes passed a limit of {}", line.len(), max);
-                prop_assert!(!line.contains(&b'\n'));
-            }
+            crate::fuzzing::framing_holds(&bytes, cuts, max);
         }
     }
 }

@@ -26,7 +26,7 @@
 //! ([`HostConfig::parse_with`]), so tests are deterministic.
 
 mod error;
-mod expand;
+pub(crate) mod expand;
 #[cfg(test)]
 mod tests;
 
