@@ -16,7 +16,7 @@ use hyper::body::Incoming;
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
-use modelctx::server::{Args, InputError, RequestContext, Server, ToolDef};
+use modelctx::server::{Args, InputError, Limits, RequestContext, Server, ServerOptions, ToolDef};
 use modelctx::transport::http::{HttpOptions, serve_http};
 use modelctx::transport::http_sse::McpSse;
 
@@ -38,7 +38,12 @@ async fn ask(ctx: RequestContext) -> Result<String, InputError> {
 }
 
 fn server() -> Server {
+    server_with(Limits::default())
+}
+
+fn server_with(limits: Limits) -> Server {
     Server::builder(Implementation::new("http-sse-test", "1"))
+        .options(ServerOptions { limits, ..ServerOptions::default() })
         .tool(ToolDef::new("echo", |Args(args): Args<EchoArgs>| async move { args.message }))
         .tool(ToolDef::new("ask", ask))
         .build()
@@ -52,10 +57,14 @@ struct Endpoint {
 }
 
 async fn start(options: HttpOptions) -> Endpoint {
+    start_serving(server(), options).await
+}
+
+async fn start_serving(server: Server, options: HttpOptions) -> Endpoint {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     let (stop, stopped) = oneshot::channel::<()>();
-    tokio::spawn(serve_http(server(), listener, options, async move {
+    tokio::spawn(serve_http(server, listener, options, async move {
         let _ = stopped.await;
     }));
     Endpoint { base, client: Client::builder(TokioExecutor::new()).build_http(), stop: Some(stop) }
@@ -202,6 +211,34 @@ async fn server_to_client_requests_travel_on_the_stream_and_answers_by_post() {
     let answer = stream.message().await;
     assert_eq!(answer["id"], 7);
     assert_eq!(answer["result"]["content"][0]["text"], "Decline", "{answer}");
+}
+
+/// HTTP+SSE sessions share the endpoint's request bound: with room for one request and no
+/// queue, a second session's call is refused while the first session's call runs. Each
+/// session used to get a bound of its own (64 requests), so many sessions together were
+/// unbounded (hardening issue).
+#[tokio::test]
+async fn sessions_share_the_endpoints_request_bound() {
+    let limits = Limits { max_in_flight: 1, max_queued: 0, ..Limits::default() };
+    let endpoint = start_serving(server_with(limits), HttpOptions::default()).await;
+    let (mut first, first_uri) = endpoint.initialized("2025-11-25", json!({"elicitation": {}})).await;
+    let (mut second, second_uri) = endpoint.initialized("2025-11-25", json!({})).await;
+    let held = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "ask"}});
+    assert_eq!(endpoint.post_json(&first_uri, held).await.status, 202);
+    let question = first.message().await;
+    assert_eq!(question["method"], "elicitation/create", "the first call runs and waits: {question}");
+    let echo = json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call",
+        "params": {"name": "echo", "arguments": {"message": "hi"}}});
+    assert_eq!(endpoint.post_json(&second_uri, echo.clone()).await.status, 202);
+    let refused = second.message().await;
+    assert_eq!(refused["error"]["code"], -32603, "{refused}");
+    assert!(refused["error"]["message"].as_str().unwrap().contains("busy"), "{refused}");
+
+    let reply = json!({"jsonrpc": "2.0", "id": question["id"], "result": {"action": "decline"}});
+    assert_eq!(endpoint.post_json(&first_uri, reply).await.status, 202);
+    assert_eq!(first.message().await["id"], 7);
+    assert_eq!(endpoint.post_json(&second_uri, echo).await.status, 202);
+    assert_eq!(second.message().await["result"]["content"][0]["text"], "hi", "room again once it ended");
 }
 
 #[tokio::test]
