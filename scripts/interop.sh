@@ -76,7 +76,7 @@ status=0
 
 echo "==> interop: Python SDK $("$VENV/bin/python" -c 'from importlib.metadata import version; print(version("mcp"))') (pytest)"
 PYTHONDONTWRITEBYTECODE=1 timeout 300 "$VENV/bin/python" -m pytest -p no:cacheprovider -s -v \
-    interop/python/test_interop.py || status=1
+    interop/python/test_interop.py interop/python/test_reference_servers.py || status=1
 
 echo "==> interop: TypeScript SDK $(node -p 'require("./'"$TS_DIR"'/node_modules/@modelcontextprotocol/client/package.json").version') (node --test)"
 (cd "$TS_DIR" && timeout 300 node --test --test-reporter=spec interop.test.mjs) || status=1

@@ -23,8 +23,7 @@ mod servers;
 
 use std::process::ExitCode;
 
-use clap::error::ErrorKind;
-use clap::{CommandFactory, Parser, Subcommand};
+use clap::{Parser, Subcommand};
 
 /// mimalloc: servers allocate and free an answer per request (a `tools/list` of a thousand
 /// tools is a third of a megabyte); glibc's allocator grows and trims its per-thread arenas
@@ -144,13 +143,6 @@ fn main() -> ExitCode {
         Command::Listen(args) => inspect::run_listen(&args),
         Command::Ping(args) => inspect::run_ping(&args),
         Command::Route(args) => route::run(&args),
-        Command::Serve(args) => {
-            if let Err(problem) = args.check() {
-                let mut cli = Cli::command();
-                let serve = cli.find_subcommand_mut("serve").expect("serve is a subcommand");
-                serve.error(ErrorKind::ArgumentConflict, problem).exit();
-            }
-            serve::run(&args)
-        }
+        Command::Serve(args) => serve::run(&args),
     }
 }

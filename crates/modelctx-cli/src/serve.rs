@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use base64::Engine;
 use base64::engine::general_purpose::{STANDARD_NO_PAD, URL_SAFE_NO_PAD};
-use clap::{Args, ValueEnum};
+use clap::{Args, Subcommand};
 
 use modelctx::server::{Server, ServerBuilder, StateKey, StateKeyError, StateKeys};
 use modelctx::transport::http::{HttpOptions, MCP_PATH};
@@ -78,68 +78,74 @@ fn state_keys_from_env() -> Result<Option<(String, StateKeys)>, String> {
 /// Arguments of `modelctx serve`.
 #[derive(Args)]
 pub struct ServeArgs {
-    /// Which server.
+    /// Which server, with its own options.
+    #[command(subcommand)]
     server: Bundled,
     /// Serve Streamable HTTP at http://ADDR/mcp instead of stdio (for example
     /// 127.0.0.1:8080; port 0 picks a free port). The address actually bound is printed on
     /// stderr as `listening on http://HOST:PORT/mcp`. Old clients of the deprecated HTTP+SSE
     /// transport (2024-11-05) connect to http://ADDR/sse on the same port (they POST to the
     /// /messages?sessionId=... URI its `endpoint` event names).
-    #[arg(long, value_name = "ADDR")]
+    #[arg(long, value_name = "ADDR", global = true)]
     http: Option<SocketAddr>,
     /// Allow --http to bind an address other than loopback (by default only 127.0.0.1 or
     /// ::1, so that nothing outside this machine can reach the server).
-    #[arg(long, requires = "http")]
+    #[arg(long, requires = "http", global = true)]
     allow_remote: bool,
-    /// For `bench`: this many filler tools besides echo and add (for a large tools/list).
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    extra_tools: usize,
-    /// filesystem: a directory the server may read and write (repeat for more; relative
-    /// paths are taken relative to the first). Required for filesystem, refused for others.
-    #[arg(long = "root", value_name = "DIR", required_if_eq("server", "filesystem"))]
-    roots: Vec<PathBuf>,
-    /// filesystem: offer only the tools that read (write_file, edit_file, create_directory
-    /// and move_file are not offered at all).
-    #[arg(long)]
-    read_only: bool,
 }
 
-impl ServeArgs {
-    /// The rules clap cannot state: the filesystem options belong to the filesystem server,
-    /// --extra-tools to the bench server.
-    pub fn check(&self) -> Result<(), String> {
-        match self.server {
-            Bundled::Everything | Bundled::Filesystem if self.extra_tools > 0 => {
-                Err("--extra-tools is only for the bench server: modelctx serve bench --extra-tools N".into())
-            }
-            Bundled::Filesystem => Ok(()),
-            _ if !self.roots.is_empty() => {
-                Err("--root is only for the filesystem server: modelctx serve filesystem --root DIR".into())
-            }
-            _ if self.read_only => {
-                Err("--read-only is only for the filesystem server: modelctx serve filesystem --root DIR --read-only".into())
-            }
-            Bundled::Everything | Bundled::Bench => Ok(()),
-        }
-    }
-}
-
-/// The bundled servers.
-#[derive(Clone, Copy, ValueEnum)]
+/// The bundled servers, each with the options that are its own.
+#[derive(Subcommand)]
 enum Bundled {
     /// Every feature: tools (echo, add, progress, images, errors), resources, templates,
     /// prompts, completion.
     Everything,
     /// What the benchmarks load: echo and add, plus --extra-tools filler tools, listed on
     /// one page.
-    Bench,
+    Bench {
+        /// This many filler tools besides echo and add (for a large tools/list).
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        extra_tools: usize,
+    },
     /// Files inside the --root directories: list, read, search, write, edit, move (Linux).
-    Filesystem,
+    Filesystem(FilesystemArgs),
+    /// The current time in any IANA time zone, and conversions between zones (the official
+    /// time server's tools).
+    Time(servers::time::TimeArgs),
+}
+
+/// Options of `modelctx serve filesystem`.
+#[derive(Args)]
+struct FilesystemArgs {
+    /// A directory the server may read and write (repeat for more; relative paths are taken
+    /// relative to the first).
+    #[arg(long = "root", value_name = "DIR", required = true)]
+    roots: Vec<PathBuf>,
+    /// Offer only the tools that read (write_file, edit_file, create_directory and move_file
+    /// are not offered at all).
+    #[arg(long)]
+    read_only: bool,
+}
+
+impl Bundled {
+    /// The server, not yet built, or why it cannot start.
+    fn builder(&self) -> Result<ServerBuilder, String> {
+        match self {
+            Self::Everything => Ok(servers::everything::builder()),
+            Self::Bench { extra_tools } => Ok(servers::bench::builder(*extra_tools)),
+            Self::Filesystem(args) => {
+                filesystem(args).map_err(|why| format!("the filesystem server cannot start: {why}"))
+            }
+            Self::Time(args) => {
+                servers::time::builder(args).map_err(|why| format!("the time server cannot start: {why}"))
+            }
+        }
+    }
 }
 
 /// The filesystem server for `args`, or why it cannot start.
 #[cfg(target_os = "linux")]
-fn filesystem(args: &ServeArgs) -> Result<ServerBuilder, String> {
+fn filesystem(args: &FilesystemArgs) -> Result<ServerBuilder, String> {
     servers::filesystem::builder(&servers::filesystem::Options {
         roots: args.roots.clone(),
         read_only: args.read_only,
@@ -148,7 +154,7 @@ fn filesystem(args: &ServeArgs) -> Result<ServerBuilder, String> {
 
 /// The filesystem server needs `openat2(2)`.
 #[cfg(not(target_os = "linux"))]
-fn filesystem(_: &ServeArgs) -> Result<ServerBuilder, String> {
+fn filesystem(_: &FilesystemArgs) -> Result<ServerBuilder, String> {
     Err("the filesystem server runs on Linux only: it confines paths with openat2(2)".into())
 }
 
@@ -166,16 +172,12 @@ pub fn run(args: &ServeArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let mut builder = match args.server {
-        Bundled::Everything => servers::everything::builder(),
-        Bundled::Bench => servers::bench::builder(args.extra_tools),
-        Bundled::Filesystem => match filesystem(args) {
-            Ok(builder) => builder,
-            Err(why) => {
-                tracing::error!("the filesystem server cannot start: {why}");
-                return ExitCode::FAILURE;
-            }
-        },
+    let mut builder = match args.server.builder() {
+        Ok(builder) => builder,
+        Err(why) => {
+            tracing::error!("{why}");
+            return ExitCode::FAILURE;
+        }
     };
     if let Some((id, keys)) = state_keys {
         tracing::info!(key_id = %id, "requestState is sealed with the shared key of {STATE_KEY_VAR}");

@@ -5,3 +5,4 @@ pub mod conformance;
 pub mod everything;
 #[cfg(target_os = "linux")]
 pub mod filesystem;
+pub mod time;
