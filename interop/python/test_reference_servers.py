@@ -1,5 +1,5 @@
 """The official MCP Python SDK's `Client` drives modelctx's reference servers that mirror the
-official ones (`modelctx serve time`; memory, fetch and git as they land) over stdio, in the legacy
+official ones (`modelctx serve time`, `modelctx serve memory`; fetch and git as they land) over stdio, in the legacy
 and the 2026-07-28 eras, with the tool names and arguments a host configured for the official
 server sends.
 
@@ -9,6 +9,8 @@ Run by scripts/interop.sh (pytest); MODELCTX_BIN names the binary (default targe
 from __future__ import annotations
 
 import json
+import tempfile
+from pathlib import Path
 
 import anyio
 import pytest
@@ -49,6 +51,38 @@ async def check_time(mode: str) -> None:
             unknown = await client.call_tool("get_current_time", {"timezone": "Atlantis/Capital"})
             assert unknown.is_error is True, unknown
             assert texts(unknown.content)[0].startswith("Invalid timezone: 'Atlantis/Capital'"), unknown.content
+
+
+async def check_memory(mode: str) -> None:
+    with tempfile.TemporaryDirectory() as scratch, anyio.fail_after(TIMEOUT_S):
+        db = str(Path(scratch) / "memory.db")
+        async with Client(serve("memory", "--db", db), mode=mode, read_timeout_seconds=REQUEST_TIMEOUT_S) as client:
+            names = sorted(tool.name for tool in (await client.list_tools()).tools)
+            assert names == sorted(
+                ["create_entities", "create_relations", "add_observations", "delete_entities",
+                 "delete_observations", "delete_relations", "read_graph", "search_nodes", "open_nodes"]
+            ), names
+            ada = {"name": "Ada", "entityType": "person", "observations": ["Wrote the first program"]}
+            created = await client.call_tool("create_entities", {"entities": [ada]})
+            assert not created.is_error and created.structured_content == {"entities": [ada]}, created
+            relation = {"from": "Ada", "to": "Engine", "relationType": "programmed"}
+            related = await client.call_tool("create_relations", {"relations": [relation]})
+            assert related.structured_content == {"relations": [relation]}, related
+            found = await client.call_tool("search_nodes", {"query": "first PROGRAM"})
+            assert found.structured_content == {"entities": [ada], "relations": [relation]}, found
+            assert json.loads(texts(found.content)[0]) == found.structured_content
+            missing = await client.call_tool("add_observations", {"observations": [{"entityName": "Nobody", "contents": ["x"]}]})
+            assert missing.is_error is True and texts(missing.content) == ["Entity with name Nobody not found"], missing
+            deleted = await client.call_tool("delete_entities", {"entityNames": ["Ada"]})
+            assert deleted.structured_content == {"success": True, "message": "Entities deleted successfully"}, deleted
+            graph = await client.call_tool("read_graph", {})
+            assert graph.structured_content == {"entities": [], "relations": []}, graph
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_memory(mode: str) -> None:
+    """`modelctx serve memory --db FILE`: the official memory server's tools over SQLite."""
+    anyio.run(check_memory, mode)
 
 
 @pytest.mark.parametrize("mode", MODES)

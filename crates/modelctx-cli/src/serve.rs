@@ -109,6 +109,9 @@ enum Bundled {
     },
     /// Files inside the --root directories: list, read, search, write, edit, move (Linux).
     Filesystem(FilesystemArgs),
+    /// A knowledge graph of entities, observations and relations kept in SQLite (the official
+    /// memory server's tools).
+    Memory(servers::memory::MemoryArgs),
     /// The current time in any IANA time zone, and conversions between zones (the official
     /// time server's tools).
     Time(servers::time::TimeArgs),
@@ -135,6 +138,9 @@ impl Bundled {
             Self::Bench { extra_tools } => Ok(servers::bench::builder(*extra_tools)),
             Self::Filesystem(args) => {
                 filesystem(args).map_err(|why| format!("the filesystem server cannot start: {why}"))
+            }
+            Self::Memory(args) => {
+                servers::memory::builder(args).map_err(|why| format!("the memory server cannot start: {why}"))
             }
             Self::Time(args) => {
                 servers::time::builder(args).map_err(|why| format!("the time server cannot start: {why}"))

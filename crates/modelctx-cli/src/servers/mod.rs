@@ -5,4 +5,5 @@ pub mod conformance;
 pub mod everything;
 #[cfg(target_os = "linux")]
 pub mod filesystem;
+pub mod memory;
 pub mod time;
