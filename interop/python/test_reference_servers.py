@@ -1,5 +1,5 @@
 """The official MCP Python SDK's `Client` drives modelctx's reference servers that mirror the
-official ones (`modelctx serve time`, `modelctx serve memory`; fetch and git as they land) over stdio, in the legacy
+official ones (`modelctx serve time`, `memory` and `fetch`; git as it lands) over stdio, in the legacy
 and the 2026-07-28 eras, with the tool names and arguments a host configured for the official
 server sends.
 
@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import tempfile
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import anyio
@@ -77,6 +79,57 @@ async def check_memory(mode: str) -> None:
             assert deleted.structured_content == {"success": True, "message": "Entities deleted successfully"}, deleted
             graph = await client.call_tool("read_graph", {})
             assert graph.structured_content == {"entities": [], "relations": []}, graph
+
+
+PAGE = b"""<!doctype html><html><head><title>Notes</title></head><body><article><h1>Notes</h1>
+<p>Grace Hopper's team found a moth in the Mark II in 1947 and taped it into the log book, the first
+actual case of a bug being found, as the entry says. The page is kept at the Smithsonian today.</p>
+<p>The word was older than the moth: engineers had spoken of bugs in machines since Edison's time.</p>
+</article></body></html>"""
+
+
+class Site(BaseHTTPRequestHandler):
+    """One page at /notes on 127.0.0.1; anything else is 404 (robots.txt too: fetching allowed)."""
+
+    def do_GET(self) -> None:  # noqa: N802 (the handler's API)
+        found = self.path == "/notes"
+        self.send_response(200 if found else 404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        body = PAGE if found else b"not here"
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+async def check_fetch(mode: str) -> None:
+    site = ThreadingHTTPServer(("127.0.0.1", 0), Site)
+    threading.Thread(target=site.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{site.server_address[1]}/notes"
+    try:
+        with anyio.fail_after(TIMEOUT_S):
+            async with Client(
+                serve("fetch", "--allow-private-addresses"), mode=mode, read_timeout_seconds=REQUEST_TIMEOUT_S
+            ) as client:
+                tools = (await client.list_tools()).tools
+                assert [tool.name for tool in tools] == ["fetch"], tools
+                assert tools[0].input_schema["required"] == ["url"], tools[0].input_schema
+                page = await client.call_tool("fetch", {"url": url, "max_length": 60})
+                assert not page.is_error, page
+                text = texts(page.content)[0]
+                assert text.startswith(f"Contents of {url}:\n") and "start_index of 60" in text, text
+                prompt = await client.get_prompt("fetch", {"url": url})
+                assert "Grace Hopper" in prompt.messages[0].content.text, prompt
+    finally:
+        site.shutdown()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_fetch(mode: str) -> None:
+    """`modelctx serve fetch`: the official fetch server's tool and prompt, on a page on 127.0.0.1."""
+    anyio.run(check_fetch, mode)
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -109,6 +109,9 @@ enum Bundled {
     },
     /// Files inside the --root directories: list, read, search, write, edit, move (Linux).
     Filesystem(FilesystemArgs),
+    /// Web pages as markdown, public addresses only (the official fetch server's tool and
+    /// prompt).
+    Fetch(servers::fetch::FetchArgs),
     /// A knowledge graph of entities, observations and relations kept in SQLite (the official
     /// memory server's tools).
     Memory(servers::memory::MemoryArgs),
@@ -138,6 +141,9 @@ impl Bundled {
             Self::Bench { extra_tools } => Ok(servers::bench::builder(*extra_tools)),
             Self::Filesystem(args) => {
                 filesystem(args).map_err(|why| format!("the filesystem server cannot start: {why}"))
+            }
+            Self::Fetch(args) => {
+                servers::fetch::builder(args).map_err(|why| format!("the fetch server cannot start: {why}"))
             }
             Self::Memory(args) => {
                 servers::memory::builder(args).map_err(|why| format!("the memory server cannot start: {why}"))

@@ -1,11 +1,12 @@
-//! The reference servers that mirror the official MCP servers (`time`; `memory`, `fetch` and
-//! `git` as they land), end to end: the real `modelctx serve NAME` spawned over stdio in both
+//! The reference servers that mirror the official MCP servers (`time`, `memory`, `fetch`; `git`
+//! as it lands), end to end: the real `modelctx serve NAME` spawned over stdio in both
 //! eras and served over Streamable HTTP on 127.0.0.1, driven by modelctx's client and CLI. The
 //! official Python SDK client drives them too (interop/python/test_reference_servers.py).
 
 mod support;
 
 use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
 
 use modelctx::client::{Client, ClientOptions, EraMode, StdioCommand};
 use modelctx::protocol::ProtocolVersion;
@@ -351,4 +352,161 @@ async fn memory_imports_the_official_servers_file() {
     let graph = call(&client, "read_graph", json!({})).await;
     assert_eq!(graph["entities"][0]["name"], "Ada", "{graph}");
     assert_eq!(graph["relations"][0]["to"], "Bob", "{graph}");
+}
+
+/// A small web site on 127.0.0.1 for the fetch server: pages by path, and the User-Agent of
+/// every request it was sent.
+struct Site {
+    address: std::net::SocketAddr,
+    agents: Arc<Mutex<Vec<String>>>,
+}
+
+/// The article the site serves at `/article`.
+const ARTICLE: &str = r#"<!doctype html><html><head><title>The Engine</title><script>track()</script></head>
+<body><nav><a href="/">Home</a></nav><article><h1>The Engine</h1>
+<p>Ada Lovelace wrote what is called the first program, for Babbage's Analytical Engine, in 1843. Her
+notes describe how the engine could compute Bernoulli numbers, step by step, on punched cards.</p>
+<p>She saw that such a machine could act on more than numbers: on music, for one, if its rules could
+be expressed in the engine's notation. That idea outlived the engine by a century and more.</p>
+</article><footer>Footer text</footer></body></html>"#;
+
+impl Site {
+    async fn start() -> Self {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let agents = Arc::new(Mutex::new(Vec::new()));
+        let seen = agents.clone();
+        tokio::spawn(async move {
+            while let Ok((stream, _)) = listener.accept().await {
+                tokio::spawn(Self::answer(stream, seen.clone()));
+            }
+        });
+        Self { address, agents }
+    }
+
+    /// Answers one request on `stream` (the connection closes after it).
+    async fn answer(mut stream: tokio::net::TcpStream, agents: Arc<Mutex<Vec<String>>>) {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let mut head = Vec::new();
+        let mut byte = [0u8; 1];
+        while !head.ends_with(b"\r\n\r\n") && head.len() < 16 * 1024 {
+            if stream.read(&mut byte).await.unwrap_or(0) == 0 {
+                return;
+            }
+            head.push(byte[0]);
+        }
+        let head = String::from_utf8_lossy(&head).into_owned();
+        let path = head.split_whitespace().nth(1).unwrap_or("/").to_owned();
+        if let Some(agent) =
+            head.lines().find_map(|l| l.strip_prefix("user-agent: ").or(l.strip_prefix("User-Agent: ")))
+        {
+            agents.lock().unwrap().push(agent.to_owned());
+        }
+        let (status, kind, body): (&str, &str, Vec<u8>) = match path.as_str() {
+            "/robots.txt" => ("200 OK", "text/plain", b"User-agent: *\nDisallow: /private\n".to_vec()),
+            "/article" | "/private/article" => {
+                ("200 OK", "text/html; charset=utf-8", ARTICLE.as_bytes().to_vec())
+            }
+            "/plain" => ("200 OK", "text/plain", "0123456789".repeat(1200).into_bytes()),
+            "/big" => ("200 OK", "text/plain", vec![b'x'; 3_000_000]),
+            "/moved" => ("302 Found", "text/plain", Vec::new()),
+            _ => ("404 Not Found", "text/plain", b"no such page".to_vec()),
+        };
+        let location = if path == "/moved" { "Location: /article\r\n" } else { "" };
+        let reply = format!(
+            "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\n{location}Connection: close\r\n\r\n",
+            body.len()
+        );
+        let _ = stream.write_all(reply.as_bytes()).await;
+        let _ = stream.write_all(&body).await;
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.address)
+    }
+}
+
+/// `modelctx serve fetch --allow-private-addresses ARGS…` (the site is on loopback).
+async fn fetch_server(args: &[&str]) -> Client {
+    let args: Vec<&str> = ["fetch", "--allow-private-addresses"].iter().chain(args).copied().collect();
+    Client::spawn(&serve(&args), options(EraMode::Auto)).await.unwrap()
+}
+
+async fn fetched(client: &Client, arguments: Value) -> (bool, String) {
+    let result = client.call_tool("fetch", arguments).await.unwrap();
+    (result.is_error == Some(true), text(&result))
+}
+
+#[tokio::test]
+async fn fetch_reads_pages_as_markdown_in_windows() {
+    let site = Site::start().await;
+    let client = fetch_server(&[]).await;
+    let tools = client.list_tools().await.unwrap();
+    assert_eq!(required(tool(&tools, "fetch")), ["url"]);
+    let (failed, article) = fetched(&client, json!({"url": site.url("/article")})).await;
+    assert!(!failed, "{article}");
+    assert!(article.starts_with(&format!("Contents of {}:\n", site.url("/article"))), "{article}");
+    assert!(article.contains("Ada Lovelace wrote what is called the first program"), "{article}");
+    assert!(!article.contains("track()") && !article.contains("<p>"), "markdown, without scripts: {article}");
+    let (_, html) = fetched(&client, json!({"url": site.url("/article"), "raw": true})).await;
+    assert!(html.contains("cannot be simplified to markdown") && html.contains("<p>Ada"), "{html}");
+
+    let (_, first) = fetched(&client, json!({"url": site.url("/plain"), "max_length": 100})).await;
+    assert!(first.contains("Call the fetch tool with a start_index of 100"), "{first}");
+    let (_, last) = fetched(&client, json!({"url": site.url("/plain"), "start_index": 11_950})).await;
+    assert!(last.ends_with("0123456789") && !last.contains("truncated"), "{last}");
+    let (_, past) = fetched(&client, json!({"url": site.url("/plain"), "start_index": 12_000})).await;
+    assert!(past.ends_with("<error>No more content available.</error>"), "{past}");
+
+    let (_, moved) = fetched(&client, json!({"url": site.url("/moved")})).await;
+    assert!(moved.contains("Ada Lovelace"), "a redirect is followed: {moved}");
+    let (failed, missing) = fetched(&client, json!({"url": site.url("/nowhere")})).await;
+    assert!(failed && missing.ends_with("- status code 404"), "{missing}");
+    let agents = site.agents.lock().unwrap().clone();
+    assert!(
+        agents.iter().all(|a| a.starts_with("modelctx-fetch/") && a.contains("(Autonomous;")),
+        "{agents:?}"
+    );
+}
+
+#[tokio::test]
+async fn fetch_honours_robots_txt_unless_a_person_asks_or_it_is_told_not_to() {
+    let site = Site::start().await;
+    let client = fetch_server(&[]).await;
+    let (failed, refused) = fetched(&client, json!({"url": site.url("/private/article")})).await;
+    assert!(failed && refused.contains("robots.txt") && refused.contains("Disallow: /private"), "{refused}");
+    let prompt = client.get_prompt("fetch", json!({"url": site.url("/private/article")})).await.unwrap();
+    let text = serde_json::to_value(&prompt).unwrap()[0]["content"]["text"].as_str().unwrap().to_owned();
+    assert!(text.contains("Ada Lovelace"), "the prompt is a person asking: {text}");
+    assert!(site.agents.lock().unwrap().iter().any(|a| a.contains("(User-Specified;")));
+    let ignoring = fetch_server(&["--ignore-robots-txt", "--user-agent", "TestBot/1.0"]).await;
+    let (failed, article) = fetched(&ignoring, json!({"url": site.url("/private/article")})).await;
+    assert!(!failed && article.contains("Ada Lovelace"), "{article}");
+    assert!(site.agents.lock().unwrap().iter().any(|a| a == "TestBot/1.0"));
+}
+
+#[tokio::test]
+async fn fetch_reaches_public_addresses_only_and_bounds_what_it_reads() {
+    let site = Site::start().await;
+    let public_only = Client::spawn(&serve(&["fetch"]), options(EraMode::Auto)).await.unwrap();
+    for url in [
+        site.url("/article"),
+        "http://169.254.169.254/latest/meta-data/".into(),
+        format!("http://localhost:{}/article", site.address.port()),
+    ] {
+        let (failed, refused) = fetched(&public_only, json!({"url": url})).await;
+        assert!(failed && refused.contains("only public addresses may be reached"), "{url}: {refused}");
+    }
+    assert!(site.agents.lock().unwrap().is_empty(), "nothing reached the site");
+    let (failed, file) = fetched(&public_only, json!({"url": "file:///etc/passwd"})).await;
+    assert!(failed && file.contains("only http and https"), "{file}");
+
+    let bounded = fetch_server(&["--ignore-robots-txt", "--max-bytes", "100000"]).await;
+    let (failed, big) = fetched(&bounded, json!({"url": site.url("/big"), "max_length": 999_999})).await;
+    assert!(
+        !failed && big.contains("The page was longer than the server reads"),
+        "{}",
+        &big[big.len() - 200..]
+    );
+    assert!(big.len() < 101_000, "{} bytes", big.len());
 }

@@ -3,6 +3,7 @@
 pub mod bench;
 pub mod conformance;
 pub mod everything;
+pub mod fetch;
 #[cfg(target_os = "linux")]
 pub mod filesystem;
 pub mod memory;

@@ -25,6 +25,7 @@
 mod auth;
 mod cache;
 mod dialect;
+pub mod egress;
 mod error;
 mod handlers;
 mod http;
