@@ -1,5 +1,5 @@
 """The official MCP Python SDK's `Client` drives modelctx's reference servers that mirror the
-official ones (`modelctx serve time`, `memory` and `fetch`; git as it lands) over stdio, in the legacy
+official ones (`modelctx serve time`, `memory`, `fetch` and `git`) over stdio, in the legacy
 and the 2026-07-28 eras, with the tool names and arguments a host configured for the official
 server sends.
 
@@ -9,6 +9,7 @@ Run by scripts/interop.sh (pytest); MODELCTX_BIN names the binary (default targe
 from __future__ import annotations
 
 import json
+import subprocess
 import tempfile
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -124,6 +125,35 @@ async def check_fetch(mode: str) -> None:
                 assert "Grace Hopper" in prompt.messages[0].content.text, prompt
     finally:
         site.shutdown()
+
+
+def git(repo: str, *args: str) -> None:
+    subprocess.run(["git", "-C", repo, *args], check=True, capture_output=True)
+
+
+async def check_git(mode: str) -> None:
+    with tempfile.TemporaryDirectory() as repo, anyio.fail_after(TIMEOUT_S):
+        git(repo, "init", "--quiet", "--initial-branch=main")
+        git(repo, "config", "user.name", "Grace")
+        git(repo, "config", "user.email", "grace@example.com")
+        Path(repo, "notes.txt").write_text("first\n")
+        async with Client(serve("git", "--repo", repo), mode=mode, read_timeout_seconds=REQUEST_TIMEOUT_S) as client:
+            names = {tool.name for tool in (await client.list_tools()).tools}
+            assert {"git_status", "git_add", "git_commit", "git_log", "git_diff_unstaged"} <= names, names
+            added = await client.call_tool("git_add", {"repo_path": repo, "files": ["notes.txt"]})
+            assert texts(added.content) == ["Files staged successfully"], added
+            committed = await client.call_tool("git_commit", {"repo_path": repo, "message": "Add notes"})
+            assert texts(committed.content)[0].startswith("Changes committed successfully with hash "), committed
+            log = await client.call_tool("git_log", {"repo_path": repo})
+            assert "Message: Add notes" in texts(log.content)[0], log
+            refused = await client.call_tool("git_status", {"repo_path": "/"})
+            assert refused.is_error is True, refused
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_git(mode: str) -> None:
+    """`modelctx serve git --repo DIR`: the official git server's tools on a fresh repository."""
+    anyio.run(check_git, mode)
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -109,6 +109,9 @@ enum Bundled {
     },
     /// Files inside the --root directories: list, read, search, write, edit, move (Linux).
     Filesystem(FilesystemArgs),
+    /// The --repo repositories through git: status, diffs, add, commit, reset, log, branches,
+    /// show (the official git server's tools).
+    Git(servers::git::GitArgs),
     /// Web pages as markdown, public addresses only (the official fetch server's tool and
     /// prompt).
     Fetch(servers::fetch::FetchArgs),
@@ -135,12 +138,15 @@ struct FilesystemArgs {
 
 impl Bundled {
     /// The server, not yet built, or why it cannot start.
-    fn builder(&self) -> Result<ServerBuilder, String> {
+    async fn builder(&self) -> Result<ServerBuilder, String> {
         match self {
             Self::Everything => Ok(servers::everything::builder()),
             Self::Bench { extra_tools } => Ok(servers::bench::builder(*extra_tools)),
             Self::Filesystem(args) => {
                 filesystem(args).map_err(|why| format!("the filesystem server cannot start: {why}"))
+            }
+            Self::Git(args) => {
+                servers::git::builder(args).await.map_err(|why| format!("the git server cannot start: {why}"))
             }
             Self::Fetch(args) => {
                 servers::fetch::builder(args).map_err(|why| format!("the fetch server cannot start: {why}"))
@@ -184,7 +190,14 @@ pub fn run(args: &ServeArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let mut builder = match args.server.builder() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            tracing::error!(error = %e, "cannot start the async runtime");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut builder = match runtime.block_on(args.server.builder()) {
         Ok(builder) => builder,
         Err(why) => {
             tracing::error!("{why}");
@@ -199,13 +212,6 @@ pub fn run(args: &ServeArgs) -> ExitCode {
         Ok(server) => server,
         Err(e) => {
             tracing::error!(error = %e, "the server definitions are invalid");
-            return ExitCode::FAILURE;
-        }
-    };
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            tracing::error!(error = %e, "cannot start the async runtime");
             return ExitCode::FAILURE;
         }
     };

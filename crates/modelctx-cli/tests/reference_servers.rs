@@ -510,3 +510,166 @@ async fn fetch_reaches_public_addresses_only_and_bounds_what_it_reads() {
     );
     assert!(big.len() < 101_000, "{} bytes", big.len());
 }
+
+/// Runs `git ARGS…` in `dir` for a test's setup.
+fn git_in(dir: &std::path::Path, args: &[&str]) -> String {
+    let output = Command::new("git").arg("-C").arg(dir).args(args).output().expect("git runs");
+    assert!(output.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// A repository with one commit (`README.md`) on `main`, and an identity to commit with.
+fn repository() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    git_in(dir.path(), &["init", "--quiet", "--initial-branch=main"]);
+    git_in(dir.path(), &["config", "user.name", "Ada"]);
+    git_in(dir.path(), &["config", "user.email", "ada@example.com"]);
+    std::fs::write(dir.path().join("README.md"), "hello\n").unwrap();
+    git_in(dir.path(), &["add", "README.md"]);
+    git_in(dir.path(), &["commit", "--quiet", "-m", "First commit"]);
+    dir
+}
+
+async fn git_server(repo: &std::path::Path, mode: EraMode) -> Client {
+    Client::spawn(&serve(&["git", "--repo", repo.to_str().unwrap()]), options(mode)).await.unwrap()
+}
+
+async fn git_tool(client: &Client, name: &str, arguments: Value) -> (bool, String) {
+    let result = client.call_tool(name, arguments).await.unwrap();
+    (result.is_error == Some(true), text(&result))
+}
+
+#[tokio::test]
+async fn git_offers_the_official_tools_and_works_a_repository_in_both_eras() {
+    for (mode, version) in ERAS {
+        let dir = repository();
+        let repo = dir.path().to_str().unwrap();
+        let client = git_server(dir.path(), mode).await;
+        assert_eq!(client.server().version, version);
+        let tools = client.list_tools().await.unwrap();
+        for name in [
+            "git_status",
+            "git_diff_unstaged",
+            "git_diff_staged",
+            "git_diff",
+            "git_commit",
+            "git_add",
+            "git_reset",
+            "git_log",
+            "git_create_branch",
+            "git_checkout",
+            "git_show",
+            "git_branch",
+        ] {
+            assert!(required(tool(&tools, name)).contains(&"repo_path"), "{name}");
+        }
+        assert_eq!(required(tool(&tools, "git_diff")), ["repo_path", "target"]);
+
+        std::fs::write(dir.path().join("README.md"), "hello\nworld\n").unwrap();
+        let (_, status) = git_tool(&client, "git_status", json!({"repo_path": repo})).await;
+        assert!(status.starts_with("Repository status:\n") && status.contains("README.md"), "{status}");
+        let (_, unstaged) = git_tool(&client, "git_diff_unstaged", json!({"repo_path": repo})).await;
+        assert!(unstaged.starts_with("Unstaged changes:\n") && unstaged.contains("+world"), "{unstaged}");
+        let (failed, added) =
+            git_tool(&client, "git_add", json!({"repo_path": repo, "files": ["README.md"]})).await;
+        assert_eq!((failed, added.as_str()), (false, "Files staged successfully"));
+        let (_, staged) =
+            git_tool(&client, "git_diff_staged", json!({"repo_path": repo, "context_lines": 0})).await;
+        assert!(staged.contains("+world") && !staged.lines().any(|l| l == " hello"), "no context: {staged}");
+        let (_, reset) = git_tool(&client, "git_reset", json!({"repo_path": repo})).await;
+        assert_eq!(reset, "All staged changes reset");
+        let (_, staged) = git_tool(&client, "git_diff_staged", json!({"repo_path": repo})).await;
+        assert_eq!(staged, "Staged changes:\n");
+        git_tool(&client, "git_add", json!({"repo_path": repo, "files": ["."]})).await;
+        let (failed, committed) =
+            git_tool(&client, "git_commit", json!({"repo_path": repo, "message": "Say world"})).await;
+        assert!(!failed && committed.starts_with("Changes committed successfully with hash "), "{committed}");
+        let hash = committed.rsplit(' ').next().unwrap().to_owned();
+        assert_eq!(git_in(dir.path(), &["rev-parse", "HEAD"]).trim(), hash);
+
+        let (_, log) = git_tool(&client, "git_log", json!({"repo_path": repo, "max_count": 1})).await;
+        assert!(log.starts_with("Commit history:\nCommit: ") && log.contains("Message: Say world"), "{log}");
+        assert!(!log.contains("First commit"), "max_count: {log}");
+        let (_, none) =
+            git_tool(&client, "git_log", json!({"repo_path": repo, "end_timestamp": "2001-01-01"})).await;
+        assert_eq!(none, "Commit history:\n");
+        let (_, shown) = git_tool(&client, "git_show", json!({"repo_path": repo, "revision": "HEAD"})).await;
+        assert!(shown.contains(&format!("Commit: {hash}")) && shown.contains("+world"), "{shown}");
+        let (_, diff) = git_tool(&client, "git_diff", json!({"repo_path": repo, "target": "HEAD~1"})).await;
+        assert!(diff.starts_with("Diff with HEAD~1:\n") && diff.contains("+world"), "{diff}");
+
+        let (_, created) =
+            git_tool(&client, "git_create_branch", json!({"repo_path": repo, "branch_name": "feature"}))
+                .await;
+        assert_eq!(created, "Created branch 'feature' from 'main'");
+        let (_, switched) =
+            git_tool(&client, "git_checkout", json!({"repo_path": repo, "branch_name": "feature"})).await;
+        assert_eq!(switched, "Switched to branch 'feature'");
+        let (_, branches) =
+            git_tool(&client, "git_branch", json!({"repo_path": repo, "branch_type": "local"})).await;
+        assert!(branches.contains("* feature") && branches.contains("main"), "{branches}");
+        let (_, containing) = git_tool(
+            &client,
+            "git_branch",
+            json!({"repo_path": repo, "branch_type": "all", "not_contains": hash}),
+        )
+        .await;
+        assert!(containing.trim().is_empty(), "every branch has the commit: {containing}");
+        client.close().await;
+    }
+}
+
+#[tokio::test]
+async fn git_refuses_other_repositories_options_and_unknown_revisions() {
+    let (dir, other) = (repository(), repository());
+    let repo = dir.path().to_str().unwrap();
+    let client = git_server(dir.path(), EraMode::Auto).await;
+    let (failed, refused) =
+        git_tool(&client, "git_status", json!({"repo_path": other.path().to_str().unwrap()})).await;
+    assert!(failed && refused.contains("is not one of the repositories this server was given"), "{refused}");
+    let (failed, inside) = git_tool(&client, "git_status", json!({"repo_path": format!("{repo}/.")})).await;
+    assert!(!failed, "a path inside the repository names it: {inside}");
+
+    let output = dir.path().join("written-by-an-option");
+    let hostile = [
+        ("git_diff", json!({"repo_path": repo, "target": format!("--output={}", output.display())})),
+        ("git_show", json!({"repo_path": repo, "revision": "--output=/tmp/x"})),
+        ("git_checkout", json!({"repo_path": repo, "branch_name": "-b"})),
+        ("git_create_branch", json!({"repo_path": repo, "branch_name": "--force"})),
+        ("git_add", json!({"repo_path": repo, "files": ["--chmod=+x"]})),
+        ("git_branch", json!({"repo_path": repo, "branch_type": "all", "contains": "--exec=x"})),
+    ];
+    for (tool_name, arguments) in hostile {
+        let (failed, message) = git_tool(&client, tool_name, arguments).await;
+        assert!(failed && message.contains("options are not accepted here"), "{tool_name}: {message}");
+    }
+    assert!(!output.exists(), "no option reached git");
+    let (failed, unknown) =
+        git_tool(&client, "git_show", json!({"repo_path": repo, "revision": "no-such-branch"})).await;
+    assert!(failed && unknown.contains("names no commit"), "{unknown}");
+}
+
+/// A repository's own configuration cannot make the server run a program: hooks and an
+/// fsmonitor command set in `.git/config` stay unused.
+#[tokio::test]
+async fn git_runs_no_program_a_repository_configures() {
+    let dir = repository();
+    let repo = dir.path().to_str().unwrap();
+    let marker = dir.path().join("ran");
+    let script = format!("#!/bin/sh\ntouch {}\n", marker.display());
+    let hook = dir.path().join(".git/hooks/pre-commit");
+    std::fs::write(&hook, &script).unwrap();
+    std::fs::write(dir.path().join("monitor.sh"), &script).unwrap();
+    for file in [&hook, &dir.path().join("monitor.sh")] {
+        Command::new("chmod").arg("+x").arg(file).status().unwrap();
+    }
+    git_in(dir.path(), &["config", "core.fsmonitor", dir.path().join("monitor.sh").to_str().unwrap()]);
+    let client = git_server(dir.path(), EraMode::Auto).await;
+    std::fs::write(dir.path().join("new.txt"), "x").unwrap();
+    git_tool(&client, "git_status", json!({"repo_path": repo})).await;
+    git_tool(&client, "git_add", json!({"repo_path": repo, "files": ["new.txt"]})).await;
+    let (failed, committed) =
+        git_tool(&client, "git_commit", json!({"repo_path": repo, "message": "m"})).await;
+    assert!(!failed, "{committed}");
+    assert!(!marker.exists(), "a program of the repository's ran");
+}

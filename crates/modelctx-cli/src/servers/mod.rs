@@ -6,5 +6,6 @@ pub mod everything;
 pub mod fetch;
 #[cfg(target_os = "linux")]
 pub mod filesystem;
+pub mod git;
 pub mod memory;
 pub mod time;
