@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Runs every check of the project: formatting, lints, all tests, and interop with the
-# official Python and TypeScript SDK clients, the official conformance suite over HTTP, and
-# the instruction count per request (valgrind) against the recorded one.
-# Needs the Rust toolchain, Python 3 and Node 20+; it fetches crates, the pinned PyPI packages
+# Runs every check of the project: formatting, lints, all tests, the guide (built, its
+# includes checked, its examples run), interop with the official Python and TypeScript SDK
+# clients, the official conformance suite over HTTP, and the instruction count per request
+# (valgrind) against the recorded one.
+# Needs the Rust toolchain, Python 3, Node 20+ and git; it fetches crates (and installs
+# mdbook), the pinned PyPI packages
 # (into target/interop/venv) and the pinned npm packages (into interop/typescript/node_modules
 # and conformance/node_modules, which brings its own Node 22 for the suite).
 set -euo pipefail
@@ -20,6 +22,9 @@ cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
 
 echo "==> cargo test (all features)"
 cargo test --workspace --all-features --locked
+
+echo "==> guide: mdbook build, its includes, its examples run"
+scripts/guide.sh
 
 echo "==> interop: the official SDK clients against modelctx serve everything"
 scripts/interop.sh

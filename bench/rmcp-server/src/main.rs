@@ -71,6 +71,7 @@ struct BenchServer {
     tool_router: Arc<ToolRouter<BenchServer>>,
 }
 
+// ANCHOR: tools
 #[tool_router]
 impl BenchServer {
     /// Returns the message it is given.
@@ -93,6 +94,7 @@ impl BenchServer {
         Json(Sum { sum: a + b })
     }
 }
+// ANCHOR_END: tools
 
 impl BenchServer {
     /// A server with `echo`, `add` and `extra_tools` generated tools registered at run time.

@@ -673,3 +673,30 @@ async fn git_runs_no_program_a_repository_configures() {
     assert!(!failed, "{committed}");
     assert!(!marker.exists(), "a program of the repository's ran");
 }
+
+/// `modelctx tools list` lists each reference server's official tools, spawned with the
+/// options it needs.
+#[test]
+fn the_cli_lists_every_reference_servers_tools() {
+    let (repo, scratch) = (repository(), tempfile::tempdir().unwrap());
+    let db = scratch.path().join("memory.db");
+    let servers: [(&[&str], &[&str]); 4] = [
+        (&["time"], &["get_current_time", "convert_time"]),
+        (&["memory", "--db", db.to_str().unwrap()], &MEMORY_TOOLS),
+        (&["fetch"], &["fetch"]),
+        (&["git", "--repo", repo.path().to_str().unwrap()], &["git_status", "git_log", "git_branch"]),
+    ];
+    for (args, tools) in servers {
+        let mut list = Command::new(BIN);
+        list.args(["tools", "list", "--", BIN, "serve"]).args(args).env("NO_COLOR", "1").stdin(Stdio::null());
+        let output = run_bounded(list, WAIT);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(output.status.success(), "{args:?}: {}", String::from_utf8_lossy(&output.stderr));
+        for tool in tools {
+            assert!(
+                stdout.lines().any(|line| line.trim_start().starts_with(tool)),
+                "{args:?} lists no {tool}: {stdout}"
+            );
+        }
+    }
+}

@@ -21,6 +21,7 @@ use modelctx_protocol::jsonrpc::ErrorObject;
 use modelctx_protocol::types::Implementation;
 use serde_json::json;
 
+// ANCHOR: own_layer
 /// A layer of our own: `tools/call` of a switched-off tool is refused before it runs.
 #[derive(Clone)]
 struct SwitchedOff(Arc<BTreeSet<String>>);
@@ -64,9 +65,11 @@ where
         Box::pin(self.inner.call(request))
     }
 }
+// ANCHOR_END: own_layer
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // ANCHOR: layers
     let server = Server::builder(Implementation::new("middleware-example", "1.0"))
         .tool(ToolDef::new("echo", || async { "echo" }))
         .tool(ToolDef::new("deploy", || async { "deployed" }))
@@ -80,6 +83,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             );
         }))
         .build()?;
+    // ANCHOR_END: layers
 
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let url = format!("http://{}/mcp", listener.local_addr()?);

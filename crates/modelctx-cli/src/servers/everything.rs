@@ -122,6 +122,7 @@ fn pure() -> ToolAnnotations {
     ToolAnnotations { read_only_hint: Some(true), open_world_hint: Some(false), ..Default::default() }
 }
 
+// ANCHOR: tools
 /// `echo`: returns the message it is given.
 pub fn echo() -> ToolDef {
     ToolDef::new("echo", |Args(EchoArgs { message }): Args<EchoArgs>| async move { message })
@@ -137,6 +138,7 @@ pub fn add() -> ToolDef {
         .description("Adds two numbers; the sum comes as text and as structured content")
         .annotations(pure())
 }
+// ANCHOR_END: tools
 
 /// The `everything` server, not yet built: modelctx's own definitions and the conformance
 /// suite's fixtures. The caller may set more (such as the `requestState` keys) before
