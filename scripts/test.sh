@@ -23,6 +23,9 @@ cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
 echo "==> cargo test (all features)"
 cargo test --workspace --all-features --locked
 
+echo "==> traceability: CHECKLIST rows and the tests and suite checks that prove them"
+scripts/traceability.py
+
 echo "==> guide: mdbook build, its includes, its examples run"
 scripts/guide.sh
 

@@ -209,3 +209,103 @@ async fn log_level_and_completion_in_both_eras() {
         assert_eq!(completion.values, ["blue"], "{mode:?}");
     }
 }
+
+/// What crossed the pipes of one stdio session: the lines modelctx's client wrote to the
+/// server's stdin, and the lines `modelctx serve everything` wrote to its stdout.
+struct Recorded {
+    stdin: Vec<serde_json::Value>,
+    stdout: Vec<serde_json::Value>,
+}
+
+/// Every line of `path` as JSON; a line that is not one JSON-RPC message fails the test.
+fn messages_of(path: &std::path::Path) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    text.lines()
+        .map(|line| {
+            let message = modelctx::protocol::jsonrpc::parse_message(line.as_bytes())
+                .unwrap_or_else(|e| panic!("not a JSON-RPC message: {line:?}: {}", e.error.message));
+            drop(message);
+            serde_json::from_str(line).unwrap()
+        })
+        .collect()
+}
+
+/// A 2026-07-28 session through pipes that are recorded: discover, a tool call that logs, an
+/// elicitation answered through a retry, and a long call cancelled by dropping it.
+async fn record_modern_session() -> Recorded {
+    let dir = tempfile::tempdir().unwrap();
+    let (stdin, stdout) = (dir.path().join("stdin.jsonl"), dir.path().join("stdout.jsonl"));
+    let recorded = StdioCommand::new("sh").args([
+        "-c",
+        r#"tee -a "$1" | "$0" serve everything | tee -a "$2""#,
+        env!("CARGO_BIN_EXE_modelctx"),
+        stdin.to_str().unwrap(),
+        stdout.to_str().unwrap(),
+    ]);
+    let handlers = modelctx::client::ClientHandlers::default().on_elicit(|_| async {
+        let content = [
+            ("username".to_owned(), modelctx::protocol::types::ElicitValue::String("ada".into())),
+            ("email".to_owned(), modelctx::protocol::types::ElicitValue::String("ada@example.com".into())),
+        ];
+        modelctx::protocol::v2026::ElicitResult {
+            action: modelctx::protocol::types::ElicitAction::Accept,
+            content: Some(content.into_iter().collect()),
+        }
+    });
+    let options = ClientOptions { mode: EraMode::Modern, handlers, ..options() };
+    let client = Client::spawn(&recorded, options).await.unwrap();
+    client.call_tool("test_tool_with_logging", json!({})).await.unwrap();
+    let asked = client.call_tool("test_elicitation", json!({"message": "Who are you?"})).await.unwrap();
+    assert_ne!(asked.is_error, Some(true));
+    let long = client.call_tool("long_running_operation", json!({"steps": 100, "step_ms": 50}));
+    assert!(tokio::time::timeout(Duration::from_millis(200), long).await.is_err(), "still running");
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    client.close().await;
+    Recorded { stdin: messages_of(&stdin), stdout: messages_of(&stdout) }
+}
+
+/// STDIO-02: everything the server writes on stdout is an MCP message (its logs go to
+/// stderr), one per line.
+#[tokio::test]
+async fn stdio_02_the_server_writes_only_messages_to_stdout() {
+    let recorded = record_modern_session().await;
+    assert!(recorded.stdout.len() >= 4, "answers were written: {:?}", recorded.stdout);
+}
+
+/// STDIO-03: everything the client writes on the server's stdin is an MCP message.
+#[tokio::test]
+async fn stdio_03_the_client_writes_only_messages_to_stdin() {
+    let recorded = record_modern_session().await;
+    assert!(recorded.stdin.iter().all(|m| m["jsonrpc"] == "2.0"), "{:?}", recorded.stdin);
+}
+
+/// STDIO-05: a 2026-07-28 client writes no JSON-RPC responses, even when the server needs an
+/// answer from it (the elicitation travels as `input_required` and a retried request).
+#[tokio::test]
+async fn stdio_05_a_modern_client_writes_no_responses() {
+    let recorded = record_modern_session().await;
+    let responses: Vec<_> =
+        recorded.stdin.iter().filter(|m| m.get("result").is_some() || m.get("error").is_some()).collect();
+    assert!(responses.is_empty(), "{responses:?}");
+    let retried = recorded.stdin.iter().filter(|m| m["params"]["name"] == "test_elicitation").count();
+    assert_eq!(retried, 2, "the elicitation was asked and answered by a retry");
+}
+
+/// STDIO-06: a 2026-07-28 server writes no JSON-RPC requests to stdout.
+#[tokio::test]
+async fn stdio_06_a_modern_server_writes_no_requests() {
+    let recorded = record_modern_session().await;
+    let requests: Vec<_> =
+        recorded.stdout.iter().filter(|m| m.get("method").is_some() && m.get("id").is_some()).collect();
+    assert!(requests.is_empty(), "{requests:?}");
+}
+
+/// STDIO-07: the client cancels a request by sending `notifications/cancelled` with its id.
+#[tokio::test]
+async fn stdio_07_the_client_cancels_with_a_cancelled_notification() {
+    let recorded = record_modern_session().await;
+    let long = recorded.stdin.iter().find(|m| m["params"]["name"] == "long_running_operation").expect("sent");
+    let cancelled =
+        recorded.stdin.iter().find(|m| m["method"] == "notifications/cancelled").expect("cancelled");
+    assert_eq!(cancelled["params"]["requestId"], long["id"]);
+}

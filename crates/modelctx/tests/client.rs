@@ -176,11 +176,11 @@ async fn without_handlers_the_server_is_told_the_client_cannot_answer() {
 }
 
 /// A server scripted line by line, as an unusual or misbehaving server would answer: it
-/// discovers as 2026-07-28 with `capabilities`, and `respond` gives, for each other method, the
-/// notifications to send first and the result.
+/// discovers as 2026-07-28 with `capabilities`, and `respond` gives, for each other method and
+/// its params, the notifications to send first and the result.
 async fn scripted(
     capabilities: serde_json::Value,
-    respond: impl FnMut(&str) -> (Vec<serde_json::Value>, serde_json::Value) + Send + 'static,
+    respond: impl FnMut(&str, &serde_json::Value) -> (Vec<serde_json::Value>, serde_json::Value) + Send + 'static,
 ) -> Client {
     scripted_with(capabilities, options(), respond).await
 }
@@ -189,7 +189,9 @@ async fn scripted(
 async fn scripted_with(
     capabilities: serde_json::Value,
     client_options: ClientOptions,
-    mut respond: impl FnMut(&str) -> (Vec<serde_json::Value>, serde_json::Value) + Send + 'static,
+    mut respond: impl FnMut(&str, &serde_json::Value) -> (Vec<serde_json::Value>, serde_json::Value)
+    + Send
+    + 'static,
 ) -> Client {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
     let (client_end, server_end) = tokio::io::duplex(64 * 1024);
@@ -205,7 +207,7 @@ async fn scripted_with(
                     json!({"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": capabilities}),
                 ),
                 _ if request.get("id").is_none() => continue,
-                method => respond(method),
+                method => respond(method, &request["params"]),
             };
             for note in notes {
                 write.write_all(format!("{note}\n").as_bytes()).await.unwrap();
@@ -218,9 +220,37 @@ async fn scripted_with(
     Client::connect(read, write, client_options).await.unwrap()
 }
 
+/// PAGE-01, PAGE-02, PAGE-03: the client follows `nextCursor` whatever the page sizes, sends
+/// each cursor back exactly as it came (an opaque string, here one with characters a parser
+/// might touch), and goes on after an empty-string cursor: only an absent `nextCursor` ends
+/// the list.
+#[tokio::test]
+async fn page_01_page_02_page_03_the_client_follows_any_cursor_to_the_end() {
+    let sent = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = sent.clone();
+    let tool = |name: &str| json!({"name": name, "inputSchema": {"type": "object"}});
+    let client = scripted(json!({"tools": {}}), move |_, params| {
+        let cursor = params.get("cursor").and_then(serde_json::Value::as_str).map(str::to_owned);
+        seen.lock().unwrap().push(cursor.clone());
+        let page = match cursor.as_deref() {
+            None => json!({"tools": [tool("a")], "nextCursor": ""}),
+            Some("") => json!({"tools": [tool("b"), tool("c"), tool("d")], "nextCursor": " +/=%2F?x "}),
+            Some(_) => json!({"tools": [tool("e")]}),
+        };
+        (
+            Vec::new(),
+            json!({"resultType": "complete", "tools": page["tools"], "nextCursor": page["nextCursor"]}),
+        )
+    })
+    .await;
+    let names: Vec<String> = client.list_tools().await.unwrap().into_iter().map(|t| t.name).collect();
+    assert_eq!(names, ["a", "b", "c", "d", "e"]);
+    assert_eq!(*sent.lock().unwrap(), [None, Some(String::new()), Some(" +/=%2F?x ".to_owned())]);
+}
+
 /// Lists `weather` with an `outputSchema` and answers its calls with `structured`.
 async fn lying_server(structured: serde_json::Value) -> Client {
-    scripted(json!({"tools": {}}), move |method| {
+    scripted(json!({"tools": {}}), move |method, _| {
         let result = match method {
             "tools/list" => json!({"resultType": "complete", "tools": [{"name": "weather",
                 "inputSchema": {"type": "object"},
@@ -289,7 +319,7 @@ async fn cache_01_listings_are_kept_for_their_ttl_until_a_change_notification() 
     let listed = Arc::new(AtomicUsize::new(0));
     let counter = listed.clone();
     // Lists with a one-minute ttlMs; a call announces a list change before it answers.
-    let client = scripted(json!({"tools": {"listChanged": true}}), move |method| match method {
+    let client = scripted(json!({"tools": {"listChanged": true}}), move |method, _| match method {
         "tools/list" => {
             let n = counter.fetch_add(1, Ordering::SeqCst);
             let tools = json!([{"name": format!("tool{n}"), "inputSchema": {"type": "object"}}]);
@@ -317,7 +347,8 @@ async fn cache_01_listings_are_kept_for_their_ttl_until_a_change_notification() 
 #[tokio::test]
 async fn base_08_an_unknown_result_type_is_an_invalid_result() {
     let client =
-        scripted(json!({"tools": {}}), |_| (Vec::new(), json!({"resultType": "task", "content": []}))).await;
+        scripted(json!({"tools": {}}), |_, _| (Vec::new(), json!({"resultType": "task", "content": []})))
+            .await;
     let error = client.call_tool("anything", json!({})).await.unwrap_err();
     assert!(error.is_invalid_result(), "{error}");
     assert!(error.to_string().contains("\"task\""), "{error}");
@@ -330,7 +361,7 @@ async fn cache_05_a_result_reached_through_input_rounds_is_never_cached() {
     let handlers = ClientHandlers::default().on_roots(|| async { Vec::new() });
     let client_options = ClientOptions { handlers, ..options() };
     // Every read first asks for the roots, then answers with a one-minute ttlMs.
-    let client = scripted_with(json!({"resources": {}}), client_options, move |_| {
+    let client = scripted_with(json!({"resources": {}}), client_options, move |_, _| {
         let result = if counter.fetch_add(1, Ordering::SeqCst).is_multiple_of(2) {
             json!({"resultType": "input_required", "requestState": "s",
                    "inputRequests": {"roots-0": {"method": "roots/list"}}})
@@ -354,7 +385,7 @@ async fn cache_05_a_result_reached_through_input_rounds_is_never_cached() {
 async fn a_server_line_over_the_limit_is_discarded_and_the_client_goes_on() {
     let mut client_options = options();
     client_options.limits.max_message_bytes = 16 * 1024;
-    let client = scripted_with(json!({"tools": {}}), client_options, |_| {
+    let client = scripted_with(json!({"tools": {}}), client_options, |_, _| {
         let flood = json!({"jsonrpc": "2.0", "method": "notifications/message",
                            "params": {"level": "info", "data": "x".repeat(200 * 1024)}});
         (vec![flood], json!({"resultType": "complete", "content": [{"type": "text", "text": "after"}]}))
