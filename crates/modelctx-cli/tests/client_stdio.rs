@@ -300,12 +300,45 @@ async fn stdio_06_a_modern_server_writes_no_requests() {
     assert!(requests.is_empty(), "{requests:?}");
 }
 
-/// STDIO-07: the client cancels a request by sending `notifications/cancelled` with its id.
+/// TOOL-18: the client retries a call answered `input_required` under a new JSON-RPC id.
 #[tokio::test]
-async fn stdio_07_the_client_cancels_with_a_cancelled_notification() {
+async fn tool_18_a_retry_after_input_required_has_a_new_id() {
+    let recorded = record_modern_session().await;
+    let ids: Vec<_> = recorded
+        .stdin
+        .iter()
+        .filter(|m| m["params"]["name"] == "test_elicitation")
+        .map(|m| m["id"].clone())
+        .collect();
+    assert_eq!(ids.len(), 2, "asked, then retried");
+    assert_ne!(ids[0], ids[1]);
+}
+
+/// CANCEL-02: a 2026-07-28 server sends no `notifications/cancelled`, even when the client
+/// cancels one of its requests (it only ends `subscriptions/listen` that way).
+#[tokio::test]
+async fn cancel_02_a_modern_server_sends_no_cancelled_notification() {
+    let recorded = record_modern_session().await;
+    assert!(recorded.stdin.iter().any(|m| m["method"] == "notifications/cancelled"), "the client cancelled");
+    assert!(
+        recorded.stdout.iter().all(|m| m["method"] != "notifications/cancelled"),
+        "{:?}",
+        recorded.stdout
+    );
+}
+
+/// STDIO-07 and CANCEL-03: the client cancels a request by sending `notifications/cancelled`
+/// with its id, and only one it issued and that was still running (no answer came for it).
+#[tokio::test]
+async fn stdio_07_cancel_03_the_client_cancels_its_running_request_by_id() {
     let recorded = record_modern_session().await;
     let long = recorded.stdin.iter().find(|m| m["params"]["name"] == "long_running_operation").expect("sent");
-    let cancelled =
-        recorded.stdin.iter().find(|m| m["method"] == "notifications/cancelled").expect("cancelled");
-    assert_eq!(cancelled["params"]["requestId"], long["id"]);
+    let cancelled: Vec<_> =
+        recorded.stdin.iter().filter(|m| m["method"] == "notifications/cancelled").collect();
+    assert_eq!(cancelled.len(), 1, "{cancelled:?}");
+    assert_eq!(cancelled[0]["params"]["requestId"], long["id"]);
+    assert!(
+        recorded.stdout.iter().all(|m| m["id"] != long["id"]),
+        "the cancelled call had not been answered"
+    );
 }

@@ -248,6 +248,106 @@ async fn page_01_page_02_page_03_the_client_follows_any_cursor_to_the_end() {
     assert_eq!(*sent.lock().unwrap(), [None, Some(String::new()), Some(" +/=%2F?x ".to_owned())]);
 }
 
+/// META-01: every request a 2026-07-28 client sends carries the protocol version and its
+/// capabilities in `_meta`.
+#[tokio::test]
+async fn meta_01_every_modern_request_carries_version_and_capabilities() {
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let record = seen.clone();
+    let client = scripted(json!({"tools": {}, "resources": {}, "prompts": {}}), move |method, params| {
+        record.lock().unwrap().push((method.to_owned(), params["_meta"].clone()));
+        let result = match method {
+            "tools/list" => json!({"resultType": "complete", "tools": []}),
+            "resources/list" => json!({"resultType": "complete", "resources": []}),
+            "prompts/list" => json!({"resultType": "complete", "prompts": []}),
+            _ => json!({"resultType": "complete", "content": []}),
+        };
+        (Vec::new(), result)
+    })
+    .await;
+    client.list_tools().await.unwrap();
+    client.list_resources().await.unwrap();
+    client.list_prompts().await.unwrap();
+    client.call_tool("anything", json!({})).await.unwrap();
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.len(), 4, "{seen:?}");
+    for (method, meta) in seen.iter() {
+        assert_eq!(meta["io.modelcontextprotocol/protocolVersion"], "2026-07-28", "{method}: {meta}");
+        assert!(meta["io.modelcontextprotocol/clientCapabilities"].is_object(), "{method}: {meta}");
+    }
+}
+
+/// The `clientCapabilities` a client with `handlers` sends on its modern requests.
+async fn declared_capabilities(handlers: ClientHandlers) -> serde_json::Value {
+    let seen = Arc::new(std::sync::Mutex::new(serde_json::Value::Null));
+    let record = seen.clone();
+    let client_options = ClientOptions { handlers, ..options() };
+    let client = scripted_with(json!({"tools": {}}), client_options, move |_, params| {
+        *record.lock().unwrap() = params["_meta"]["io.modelcontextprotocol/clientCapabilities"].clone();
+        (Vec::new(), json!({"resultType": "complete", "tools": []}))
+    })
+    .await;
+    client.list_tools().await.unwrap();
+    seen.lock().unwrap().clone()
+}
+
+/// ELIC-03, ELIC-04, SAMP-01, ROOTS-01: a client declares, on each request, exactly what it
+/// can answer: elicitation (with at least one mode) only with an elicitation handler,
+/// sampling only with a sampling handler, roots only with a roots handler.
+#[tokio::test]
+async fn elic_03_04_samp_01_roots_01_the_client_declares_what_it_can_answer() {
+    let none = declared_capabilities(ClientHandlers::default()).await;
+    for absent in ["elicitation", "sampling", "roots"] {
+        assert!(none.get(absent).is_none(), "{absent} declared without a handler: {none}");
+    }
+    let all = ClientHandlers::default()
+        .on_elicit(|_| async {
+            modelctx::protocol::v2026::ElicitResult {
+                action: modelctx::protocol::types::ElicitAction::Decline,
+                content: None,
+            }
+        })
+        .on_sample(|_| async { Err(modelctx::protocol::jsonrpc::ErrorObject::internal("no model here")) })
+        .on_roots(|| async { Vec::<Root>::new() });
+    let declared = declared_capabilities(all).await;
+    let elicitation = declared["elicitation"].as_object().expect("elicitation declared");
+    assert!(
+        elicitation.is_empty() || elicitation.contains_key("form") || elicitation.contains_key("url"),
+        "{declared}"
+    );
+    assert!(declared["sampling"].is_object() && declared["roots"].is_object(), "{declared}");
+}
+
+/// ELIC-07: an elicitation without `mode` is a form: the client's handler gets one.
+#[tokio::test]
+async fn elic_07_an_elicitation_without_a_mode_is_a_form() {
+    let asked = Arc::new(std::sync::Mutex::new(None));
+    let record = asked.clone();
+    let handlers = ClientHandlers::default().on_elicit(move |request: ElicitRequest| {
+        *record.lock().unwrap() = Some(request);
+        async {
+            modelctx::protocol::v2026::ElicitResult {
+                action: modelctx::protocol::types::ElicitAction::Decline,
+                content: None,
+            }
+        }
+    });
+    let rounds = Arc::new(AtomicUsize::new(0));
+    let client = scripted_with(json!({"tools": {}}), ClientOptions { handlers, ..options() }, move |_, _| {
+        let result = if rounds.fetch_add(1, Ordering::SeqCst) == 0 {
+            json!({"resultType": "input_required", "inputRequests": {"q": {"method": "elicitation/create",
+                "params": {"message": "Name?", "requestedSchema": {"type": "object", "properties": {}}}}}})
+        } else {
+            json!({"resultType": "complete", "content": []})
+        };
+        (Vec::new(), result)
+    })
+    .await;
+    client.call_tool("ask", json!({})).await.unwrap();
+    let asked = asked.lock().unwrap().clone().expect("the handler was asked");
+    assert!(matches!(asked, ElicitRequest::Form { ref message, .. } if message == "Name?"), "{asked:?}");
+}
+
 /// Lists `weather` with an `outputSchema` and answers its calls with `structured`.
 async fn lying_server(structured: serde_json::Value) -> Client {
     scripted(json!({"tools": {}}), move |method, _| {

@@ -70,7 +70,7 @@ async fn res_03_resources_and_templates_come_and_go_with_list_changed() {
     let server = server();
     let client = TestClient::start(server.clone());
     client.initialize(modelctx_protocol::ProtocolVersion::V2025_11_25).await.unwrap();
-    server.add_resource(ResourceDef::text("test://b", "b", "B"));
+    server.add_resource(ResourceDef::text("test://b", "b", "B")).unwrap();
     assert_eq!(next_method(&client).await, "notifications/resources/list_changed");
     server
         .add_resource_template(ResourceTemplateDef::new(

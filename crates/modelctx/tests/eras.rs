@@ -93,7 +93,7 @@ async fn ver_03_discover_on_a_modern_only_server_lists_only_2026_07_28() {
 }
 
 #[tokio::test]
-async fn ver_03_discover_capabilities_follow_the_registrations() {
+async fn ver_03_tool_01_log_01_discover_capabilities_follow_the_registrations() {
     let client = TestClient::start(tools_only());
     let caps = Era::Modern.ok(&client, "server/discover", json!({})).await["capabilities"].clone();
     assert_eq!(caps["tools"], json!({"listChanged": true}));

@@ -83,6 +83,14 @@ fn server(options: ServerOptions) -> Server {
         .tool(ToolDef::new("greet", greet))
         .tool(ToolDef::new("poem", poem))
         .tool(ToolDef::new("both", both))
+        .tool(ToolDef::new("visit", |ctx: RequestContext| async move {
+            let request = ElicitRequest::Url {
+                message: "Sign in to the calendar".into(),
+                url: "https://calendar.example.com/connect".into(),
+                elicitation_id: Some("connect-1".into()),
+            };
+            ctx.elicit(request).await.map(|answer| format!("{:?}", answer.action))
+        }))
         .tool(ToolDef::new("about", |ctx: RequestContext, Args(Topic { topic }): Args<Topic>| async move {
             ctx.sample(question(&topic)).await.map(|_| topic)
         }))
@@ -192,15 +200,46 @@ async fn a_handler_may_choose_its_question_keys() {
     assert_eq!(done["content"][0]["text"], "Cancel");
 }
 
+/// META-04 and META-05: the capabilities of this request count, not those an earlier request
+/// on the same connection declared; one that is missing is `-32021` naming it.
 #[tokio::test]
-async fn meta_05_a_missing_client_capability_is_32021() {
+async fn meta_04_05_a_missing_client_capability_is_32021() {
     let client = TestClient::start(server(ServerOptions::default()));
+    let asked = call(&client, json!({"name": "greet"}), caps()).await.unwrap();
+    assert_eq!(asked["resultType"], "input_required", "declared in this request: asked");
     let error = call(&client, json!({"name": "greet"}), json!({"sampling": {}})).await.unwrap_err();
     assert_eq!(error.code.0, -32021);
     assert_eq!(error.data.unwrap()["requiredCapabilities"], json!({"elicitation": {"form": {}}}));
     // Tool-enabled sampling needs sampling.tools, not just sampling (MRTR-06).
     let error = call(&client, json!({"name": "greet"}), json!({})).await.unwrap_err();
     assert_eq!(error.code.0, -32021);
+}
+
+/// ELIC-05, ELIC-06, ELIC-08: a form question carries its message and schema (and no mode
+/// but `form`); a URL question carries `mode: "url"`, its message and URL; and neither is
+/// asked of a client that did not declare its mode (`{}` declares form only).
+#[tokio::test]
+async fn elic_05_06_08_questions_carry_their_mode_and_only_declared_modes_are_asked() {
+    let client = TestClient::start(server(ServerOptions::default()));
+    let form = call(&client, json!({"name": "greet"}), json!({"elicitation": {}})).await.unwrap();
+    let params = &form["inputRequests"]["elicit-0"]["params"];
+    assert!(params["message"].is_string() && params["requestedSchema"].is_object(), "{params}");
+    assert!(params.get("mode").is_none_or(|mode| mode == "form"), "{params}");
+
+    let url = call(&client, json!({"name": "visit"}), json!({"elicitation": {"url": {}}})).await.unwrap();
+    let params = &url["inputRequests"]["elicit-0"]["params"];
+    assert_eq!(params["mode"], "url", "{params}");
+    assert_eq!(params["url"], "https://calendar.example.com/connect");
+    assert_eq!(params["message"], "Sign in to the calendar");
+
+    for form_only in [json!({"elicitation": {}}), json!({"elicitation": {"form": {}}})] {
+        let refused = call(&client, json!({"name": "visit"}), form_only.clone()).await.unwrap_err();
+        assert_eq!(refused.code.0, -32021, "{form_only}: {}", refused.message);
+        assert_eq!(refused.data.unwrap()["requiredCapabilities"], json!({"elicitation": {"url": {}}}));
+    }
+    let refused =
+        call(&client, json!({"name": "greet"}), json!({"elicitation": {"url": {}}})).await.unwrap_err();
+    assert_eq!(refused.code.0, -32021, "a URL-only client is not asked a form: {}", refused.message);
 }
 
 #[tokio::test]
@@ -286,6 +325,21 @@ async fn legacy_client(options: ServerOptions, capabilities: Value) -> TestClien
     .unwrap();
     client.notify("notifications/initialized", Value::Null).await;
     client
+}
+
+/// ELIC-08 in a 2025-11-25 session: a URL question is a live `elicitation/create` with
+/// `mode: "url"`, its message, its URL and its `elicitationId`.
+#[tokio::test]
+async fn elic_08_a_legacy_url_question_names_its_elicitation_id() {
+    let client = legacy_client(ServerOptions::default(), json!({"elicitation": {"url": {}}})).await;
+    let pending = client.send_request("tools/call", json!({"name": "visit"})).await;
+    let (id, method, params) = next_server_request(&client).await;
+    assert_eq!(method, "elicitation/create");
+    assert_eq!((&params["mode"], &params["elicitationId"]), (&json!("url"), &json!("connect-1")), "{params}");
+    assert_eq!(params["url"], "https://calendar.example.com/connect");
+    client.send_line(&json!({"jsonrpc": "2.0", "id": id, "result": {"action": "accept"}}).to_string()).await;
+    let result = tokio::time::timeout(WAIT, pending.response()).await.unwrap().unwrap();
+    assert_eq!(result["content"][0]["text"], "Accept");
 }
 
 #[tokio::test]

@@ -218,3 +218,30 @@ async fn res_12_updates_of_sub_resources_are_announced_but_not_of_uris_sharing_a
     assert_eq!(updated(next_notification(&client).await), "test://items/1");
     assert_eq!(client.take_notifications().await, Vec::new());
 }
+
+/// RES-09: a resource's URI must be an absolute RFC 3986 URI, custom schemes included; one
+/// that is not is refused when the server is built (or the resource added), naming why.
+#[tokio::test]
+async fn res_09_resource_uris_must_be_rfc_3986_uris() {
+    for good in ["app://notes/today", "x-my.scheme+v1:opaque/part?q=1#f", "file:///tmp/a%20b.txt"] {
+        assert!(builder().resource(ResourceDef::text(good, "r", "x")).build().is_ok(), "{good}");
+    }
+    let refused = [
+        ("no-scheme-here", "has no scheme"),
+        ("1app://x", "is not one RFC 3986 allows"),
+        ("app://a b", "which a URI must percent-encode"),
+        ("app://x%zz", "which a URI must percent-encode"),
+        ("app://caf\u{e9}", "which a URI must percent-encode"),
+    ];
+    for (uri, why) in refused {
+        let error = builder().resource(ResourceDef::text(uri, "r", "x")).build().err().expect(uri);
+        assert!(error.to_string().contains(why), "{uri}: {error}");
+    }
+    let server = builder().build().unwrap();
+    assert!(server.add_resource(ResourceDef::text("not a uri", "r", "x")).is_err());
+    let template =
+        ResourceTemplateDef::new("bad scheme://{id}", "t", |_: modelctx::server::ResourceRequest| async {
+            Ok::<_, modelctx::server::ResourceError>(Vec::new())
+        });
+    assert!(builder().resource_template(template).build().is_err());
+}

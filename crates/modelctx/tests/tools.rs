@@ -53,6 +53,22 @@ fn tool<'a>(list: &'a Value, name: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no {name}"))
 }
 
+/// TOOL-02: one server lists the same tools on every connection, in either era, and calling
+/// them changes nothing about the list.
+#[tokio::test]
+async fn tool_02_the_list_is_the_same_on_every_connection_and_after_calls() {
+    let server =
+        builder().tool(add_tool()).tool(ToolDef::new("ping_me", || async { "pong" })).build().unwrap();
+    let (modern, legacy) = (Era::Modern.connect(server.clone()).await, Era::Legacy.connect(server).await);
+    let before = Era::Modern.ok(&modern, "tools/list", json!({})).await["tools"].clone();
+    assert_eq!(Era::Legacy.ok(&legacy, "tools/list", json!({})).await["tools"], before);
+    Era::Legacy.ok(&legacy, "tools/call", json!({"name": "ping_me"})).await;
+    Era::Modern.ok(&modern, "tools/call", json!({"name": "add", "arguments": {"a": 1, "b": 2}})).await;
+    for (era, client) in [(Era::Modern, &modern), (Era::Legacy, &legacy)] {
+        assert_eq!(era.ok(client, "tools/list", json!({})).await["tools"], before, "{era:?}");
+    }
+}
+
 #[tokio::test]
 async fn tool_03_tools_list_is_sorted_and_deterministic() {
     let server = || {

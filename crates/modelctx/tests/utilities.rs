@@ -242,7 +242,7 @@ async fn signal(receiver: &mut mpsc::UnboundedReceiver<()>, what: &str) {
 }
 
 #[tokio::test]
-async fn cancel_05_a_cancelled_request_stops_and_gets_no_response() {
+async fn cancel_05_stdio_08_a_cancelled_request_stops_and_gets_no_response() {
     for era in ERAS {
         let (server, mut probe) = blocking_server(ServerOptions::default());
         let client = era.connect(server).await;

@@ -227,12 +227,15 @@ impl Server {
     }
 
     /// Adds (or replaces) a resource; listeners hear `notifications/resources/list_changed`.
-    pub fn add_resource(&self, resource: ResourceDef) {
+    /// A URI that is not an absolute RFC 3986 URI is refused.
+    pub fn add_resource(&self, resource: ResourceDef) -> Result<(), RegistrationError> {
+        resource.check()?;
         self.note_layers(resource.layers.is_some());
         self.change(ServerEvent::ResourcesChanged, |registry| {
             registry.resources.insert(resource.resource.uri.clone(), resource);
             true
         });
+        Ok(())
     }
 
     /// Removes the resource at `uri`; `false` when there was none.

@@ -44,6 +44,7 @@ impl Registry {
             insert_unique(&mut registry.tools, "tool", tool.tool.name.clone(), Arc::new(tool))?;
         }
         for resource in resources {
+            resource.check()?;
             insert_unique(&mut registry.resources, "resource", resource.resource.uri.clone(), resource)?;
         }
         for template in templates {

@@ -208,6 +208,44 @@ impl ResourceTemplateDef {
     }
 }
 
+/// Why `uri` is not an absolute URI as RFC 3986 writes one (RES-09): a scheme (a letter, then
+/// letters, digits, `+`, `-` or `.`) and `:`, then only characters a URI may hold, each `%`
+/// followed by two hexadecimal digits. `in_template` allows the `{…}` of template expressions.
+pub(crate) fn uri_problem(uri: &str, in_template: bool) -> Option<String> {
+    let Some((scheme, _)) = uri.split_once(':') else {
+        return Some("it has no scheme (an absolute URI starts with one, such as `file:` or `app:`)".into());
+    };
+    let mut letters = scheme.chars();
+    let scheme_ok = letters.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && letters.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    if !scheme_ok {
+        return Some(format!(
+            "its scheme {scheme:?} is not one RFC 3986 allows (a letter, then letters, digits, +, - or .)"
+        ));
+    }
+    let bytes = uri.as_bytes();
+    for (at, c) in uri.char_indices() {
+        let allowed = c.is_ascii_alphanumeric()
+            || "-._~:/?#[]@!$&'()*+,;=".contains(c)
+            || (in_template && matches!(c, '{' | '}'))
+            || (c == '%' && bytes.get(at + 1..at + 3).is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)));
+        if !allowed {
+            return Some(format!("it holds {c:?} at byte {at}, which a URI must percent-encode"));
+        }
+    }
+    None
+}
+
+impl ResourceDef {
+    /// Checks the URI (RES-09).
+    pub(crate) fn check(&self) -> Result<(), RegistrationError> {
+        match uri_problem(&self.resource.uri, false) {
+            None => Ok(()),
+            Some(reason) => Err(RegistrationError::Resource { uri: self.resource.uri.clone(), reason }),
+        }
+    }
+}
+
 /// A template whose URI template parsed.
 pub(crate) struct RegisteredTemplate {
     pub(crate) def: ResourceTemplateDef,
@@ -216,6 +254,9 @@ pub(crate) struct RegisteredTemplate {
 
 impl RegisteredTemplate {
     pub(crate) fn new(def: ResourceTemplateDef) -> Result<Self, RegistrationError> {
+        if let Some(reason) = uri_problem(&def.template.uri_template, true) {
+            return Err(RegistrationError::Resource { uri: def.template.uri_template.clone(), reason });
+        }
         let parsed = UriTemplate::parse(&def.template.uri_template).map_err(|e| {
             RegistrationError::Resource { uri: def.template.uri_template.clone(), reason: e.to_string() }
         })?;
