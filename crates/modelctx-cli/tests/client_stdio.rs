@@ -230,9 +230,10 @@ fn messages_of(path: &std::path::Path) -> Vec<serde_json::Value> {
         .collect()
 }
 
-/// A 2026-07-28 session through pipes that are recorded: discover, a tool call that logs, an
-/// elicitation answered through a retry, and a long call cancelled by dropping it.
-async fn record_modern_session() -> Recorded {
+/// A session in `mode` through pipes that are recorded: the start (discover or initialize), a
+/// tool call that logs, an elicitation (a retry in 2026-07-28, a live request before), and a
+/// long call cancelled by dropping it.
+async fn record_session(mode: EraMode) -> Recorded {
     let dir = tempfile::tempdir().unwrap();
     let (stdin, stdout) = (dir.path().join("stdin.jsonl"), dir.path().join("stdout.jsonl"));
     let recorded = StdioCommand::new("sh").args([
@@ -252,7 +253,7 @@ async fn record_modern_session() -> Recorded {
             content: Some(content.into_iter().collect()),
         }
     });
-    let options = ClientOptions { mode: EraMode::Modern, handlers, ..options() };
+    let options = ClientOptions { mode, handlers, ..options() };
     let client = Client::spawn(&recorded, options).await.unwrap();
     client.call_tool("test_tool_with_logging", json!({})).await.unwrap();
     let asked = client.call_tool("test_elicitation", json!({"message": "Who are you?"})).await.unwrap();
@@ -264,18 +265,33 @@ async fn record_modern_session() -> Recorded {
     Recorded { stdin: messages_of(&stdin), stdout: messages_of(&stdout) }
 }
 
+/// LIFE-02, LIFE-05: a 2025-11-25 client starts with `initialize` carrying its protocol
+/// version, capabilities and identity, then sends `notifications/initialized` before anything
+/// else.
+#[tokio::test]
+async fn life_02_05_a_legacy_client_initializes_then_says_so() {
+    let recorded = record_session(EraMode::Legacy).await;
+    let (initialize, initialized) = (&recorded.stdin[0], &recorded.stdin[1]);
+    assert_eq!(initialize["method"], "initialize", "{initialize}");
+    let params = &initialize["params"];
+    assert_eq!(params["protocolVersion"], "2025-11-25", "the latest legacy version: {params}");
+    assert!(params["capabilities"]["elicitation"].is_object(), "{params}");
+    assert_eq!(params["clientInfo"]["name"], "stdio-test", "{params}");
+    assert_eq!(initialized["method"], "notifications/initialized", "{initialized}");
+}
+
 /// STDIO-02: everything the server writes on stdout is an MCP message (its logs go to
 /// stderr), one per line.
 #[tokio::test]
 async fn stdio_02_the_server_writes_only_messages_to_stdout() {
-    let recorded = record_modern_session().await;
+    let recorded = record_session(EraMode::Modern).await;
     assert!(recorded.stdout.len() >= 4, "answers were written: {:?}", recorded.stdout);
 }
 
 /// STDIO-03: everything the client writes on the server's stdin is an MCP message.
 #[tokio::test]
 async fn stdio_03_the_client_writes_only_messages_to_stdin() {
-    let recorded = record_modern_session().await;
+    let recorded = record_session(EraMode::Modern).await;
     assert!(recorded.stdin.iter().all(|m| m["jsonrpc"] == "2.0"), "{:?}", recorded.stdin);
 }
 
@@ -283,7 +299,7 @@ async fn stdio_03_the_client_writes_only_messages_to_stdin() {
 /// answer from it (the elicitation travels as `input_required` and a retried request).
 #[tokio::test]
 async fn stdio_05_a_modern_client_writes_no_responses() {
-    let recorded = record_modern_session().await;
+    let recorded = record_session(EraMode::Modern).await;
     let responses: Vec<_> =
         recorded.stdin.iter().filter(|m| m.get("result").is_some() || m.get("error").is_some()).collect();
     assert!(responses.is_empty(), "{responses:?}");
@@ -293,32 +309,39 @@ async fn stdio_05_a_modern_client_writes_no_responses() {
 
 /// STDIO-06: a 2026-07-28 server writes no JSON-RPC requests to stdout.
 #[tokio::test]
-async fn stdio_06_a_modern_server_writes_no_requests() {
-    let recorded = record_modern_session().await;
+async fn stdio_06_base_31_a_modern_server_writes_no_requests() {
+    let recorded = record_session(EraMode::Modern).await;
     let requests: Vec<_> =
         recorded.stdout.iter().filter(|m| m.get("method").is_some() && m.get("id").is_some()).collect();
     assert!(requests.is_empty(), "{requests:?}");
 }
 
-/// TOOL-18: the client retries a call answered `input_required` under a new JSON-RPC id.
+/// TOOL-18, MRTR-11, MRTR-12, MRTR-13, MRTR-16: the client answers every input request, then
+/// retries the call under a new JSON-RPC id, with its `_meta`, echoing the `requestState` it
+/// was given exactly (and sending none the first time).
 #[tokio::test]
-async fn tool_18_a_retry_after_input_required_has_a_new_id() {
-    let recorded = record_modern_session().await;
-    let ids: Vec<_> = recorded
-        .stdin
-        .iter()
-        .filter(|m| m["params"]["name"] == "test_elicitation")
-        .map(|m| m["id"].clone())
-        .collect();
-    assert_eq!(ids.len(), 2, "asked, then retried");
-    assert_ne!(ids[0], ids[1]);
+async fn tool_18_mrtr_11_12_13_16_a_retry_answers_everything_under_a_new_id() {
+    let recorded = record_session(EraMode::Modern).await;
+    let calls: Vec<_> = recorded.stdin.iter().filter(|m| m["params"]["name"] == "test_elicitation").collect();
+    assert_eq!(calls.len(), 2, "asked, then retried");
+    let (first, retry) = (calls[0], calls[1]);
+    assert_ne!(first["id"], retry["id"]);
+    assert!(first["params"].get("requestState").is_none(), "no state was given yet");
+    let asked = recorded.stdout.iter().find(|m| m["id"] == first["id"]).expect("the first round's answer");
+    assert_eq!(asked["result"]["resultType"], "input_required");
+    assert_eq!(retry["params"]["requestState"], asked["result"]["requestState"], "echoed exactly");
+    let keys = |value: &serde_json::Value| -> Vec<String> {
+        value.as_object().map(|o| o.keys().cloned().collect()).unwrap_or_default()
+    };
+    assert_eq!(keys(&retry["params"]["inputResponses"]), keys(&asked["result"]["inputRequests"]));
+    assert_eq!(retry["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
 }
 
 /// CANCEL-02: a 2026-07-28 server sends no `notifications/cancelled`, even when the client
 /// cancels one of its requests (it only ends `subscriptions/listen` that way).
 #[tokio::test]
 async fn cancel_02_a_modern_server_sends_no_cancelled_notification() {
-    let recorded = record_modern_session().await;
+    let recorded = record_session(EraMode::Modern).await;
     assert!(recorded.stdin.iter().any(|m| m["method"] == "notifications/cancelled"), "the client cancelled");
     assert!(
         recorded.stdout.iter().all(|m| m["method"] != "notifications/cancelled"),
@@ -331,7 +354,7 @@ async fn cancel_02_a_modern_server_sends_no_cancelled_notification() {
 /// with its id, and only one it issued and that was still running (no answer came for it).
 #[tokio::test]
 async fn stdio_07_cancel_03_the_client_cancels_its_running_request_by_id() {
-    let recorded = record_modern_session().await;
+    let recorded = record_session(EraMode::Modern).await;
     let long = recorded.stdin.iter().find(|m| m["params"]["name"] == "long_running_operation").expect("sent");
     let cancelled: Vec<_> =
         recorded.stdin.iter().filter(|m| m["method"] == "notifications/cancelled").collect();

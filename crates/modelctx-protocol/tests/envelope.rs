@@ -86,7 +86,7 @@ fn params_must_be_an_object() {
 }
 
 #[test]
-fn ids_are_strings_or_integers_never_null() {
+fn base_02_03_ids_are_strings_or_integers_never_null() {
     assert_eq!(code_of(br#"{"jsonrpc":"2.0","id":null,"method":"a"}"#), ErrorCode::INVALID_REQUEST);
     assert_eq!(code_of(br#"{"jsonrpc":"2.0","id":1.5,"method":"a"}"#), ErrorCode::INVALID_REQUEST);
     assert_eq!(code_of(br#"{"jsonrpc":"2.0","id":[1],"method":"a"}"#), ErrorCode::INVALID_REQUEST);

@@ -49,3 +49,41 @@ impl Validator {
         (!problems.is_empty()).then(|| problems.join("; "))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn compiled(schema: Value) -> Result<Validator, String> {
+        Validator::new(schema.as_object().expect("an object schema"))
+    }
+
+    /// BASE-20: a schema without `$schema` is read as draft 2020-12 (`prefixItems` is a
+    /// 2020-12 keyword: older drafts ignore it).
+    #[test]
+    fn base_20_a_schema_without_a_dialect_is_2020_12() {
+        let validator = compiled(json!({"type": "array", "prefixItems": [{"type": "integer"}]})).unwrap();
+        assert!(validator.explain(&json!([1, "x"])).is_none());
+        assert!(validator.explain(&json!(["not an integer"])).is_some(), "prefixItems applied");
+    }
+
+    /// BASE-21: a schema declaring a dialect nobody supports is refused, saying so.
+    #[test]
+    fn base_21_an_unknown_dialect_is_an_error_that_says_so() {
+        let refused = compiled(json!({"$schema": "https://example.com/my-dialect", "type": "object"})).err();
+        assert!(refused.expect("refused").contains("example.com/my-dialect"));
+        assert!(compiled(json!({"$schema": "http://json-schema.org/draft-07/schema#"})).is_ok());
+    }
+
+    /// BASE-23: a `$ref` to a network URI is never fetched; the schema is refused instead.
+    #[test]
+    fn base_23_a_network_ref_is_never_fetched() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let url = format!("http://{}/schema.json", listener.local_addr().unwrap());
+        assert!(compiled(json!({"$ref": url})).is_err(), "an unresolvable reference refuses the schema");
+        assert!(listener.accept().is_err(), "nothing connected to the schema's host");
+    }
+}

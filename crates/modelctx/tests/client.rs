@@ -454,6 +454,17 @@ async fn base_08_an_unknown_result_type_is_an_invalid_result() {
     assert!(error.to_string().contains("\"task\""), "{error}");
 }
 
+/// BASE-09: a result without `resultType` (an older server's) is a complete one.
+#[tokio::test]
+async fn base_09_an_absent_result_type_is_complete() {
+    let client = scripted(json!({"tools": {}}), |_, _| {
+        (Vec::new(), json!({"content": [{"type": "text", "text": "done"}]}))
+    })
+    .await;
+    let result = client.call_tool("anything", json!({})).await.unwrap();
+    assert_eq!(serde_json::to_value(&result.content).unwrap()[0]["text"], "done");
+}
+
 #[tokio::test]
 async fn cache_05_a_result_reached_through_input_rounds_is_never_cached() {
     let reads = Arc::new(AtomicUsize::new(0));

@@ -119,7 +119,7 @@ async fn ver_03_tool_01_log_01_discover_capabilities_follow_the_registrations() 
 }
 
 #[tokio::test]
-async fn cache_01_ttl_and_cache_scope_on_discover_and_every_cacheable_result() {
+async fn cache_01_02_ver_05_ttl_and_cache_scope_on_discover_and_every_cacheable_result() {
     let client = TestClient::start(full(ServerOptions::default()));
     let discover = Era::Modern.ok(&client, "server/discover", json!({})).await;
     assert_eq!((&discover["ttlMs"], &discover["cacheScope"]), (&json!(0), &json!("private")));
@@ -142,6 +142,29 @@ async fn cache_01_ttl_and_cache_scope_on_discover_and_every_cacheable_result() {
         assert_eq!(result["ttlMs"], 60_000, "{method}: {result}");
         assert_eq!(result["cacheScope"], "public", "{method}: {result}");
     }
+}
+
+/// CACHE-08: every page of a list carries the same `cacheScope`.
+#[tokio::test]
+async fn cache_08_every_page_of_a_list_has_the_same_cache_scope() {
+    let options = ServerOptions {
+        page_size: 1,
+        cache: CacheDefaults { ttl_ms: 1_000, scope: CacheScope::Public },
+        ..Default::default()
+    };
+    let client = TestClient::start(full(options));
+    let mut params = json!({});
+    let mut pages = 0;
+    loop {
+        let page = Era::Modern.ok(&client, "tools/list", params).await;
+        assert_eq!(page["cacheScope"], "public", "page {pages}: {page}");
+        pages += 1;
+        match page.get("nextCursor") {
+            Some(cursor) => params = json!({"cursor": cursor}),
+            None => break,
+        }
+    }
+    assert!(pages > 1, "the list had several pages");
 }
 
 #[tokio::test]

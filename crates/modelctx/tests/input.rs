@@ -160,11 +160,18 @@ async fn mrtr_05_later_rounds_carry_earlier_answers_in_the_sealed_state() {
 }
 
 #[tokio::test]
-async fn several_questions_at_once_arrive_in_one_round() {
+async fn mrtr_03_04_several_questions_at_once_arrive_in_one_round_under_distinct_keys() {
     let client = TestClient::start(server(ServerOptions::default()));
     let first = call(&client, json!({"name": "both"}), caps()).await.unwrap();
     let keys: Vec<&String> = first["inputRequests"].as_object().unwrap().keys().collect();
     assert_eq!(keys, ["elicit-0", "roots-0"]);
+    let methods: Vec<&Value> =
+        first["inputRequests"].as_object().unwrap().values().map(|r| &r["method"]).collect();
+    assert_eq!(
+        methods,
+        [&json!("elicitation/create"), &json!("roots/list")],
+        "only the three kinds of input request"
+    );
     let done = call(
         &client,
         json!({"name": "both", "requestState": first["requestState"], "inputResponses": {
@@ -203,7 +210,7 @@ async fn a_handler_may_choose_its_question_keys() {
 /// META-04 and META-05: the capabilities of this request count, not those an earlier request
 /// on the same connection declared; one that is missing is `-32021` naming it.
 #[tokio::test]
-async fn meta_04_05_a_missing_client_capability_is_32021() {
+async fn meta_04_05_mrtr_06_a_missing_client_capability_is_32021() {
     let client = TestClient::start(server(ServerOptions::default()));
     let asked = call(&client, json!({"name": "greet"}), caps()).await.unwrap();
     assert_eq!(asked["resultType"], "input_required", "declared in this request: asked");

@@ -145,7 +145,7 @@ async fn res_07_an_unknown_resource_is_32002_for_legacy_requests() {
 }
 
 #[tokio::test]
-async fn res_04_an_unknown_resource_is_invalid_params_for_modern_requests() {
+async fn res_04_base_15_an_unknown_resource_is_invalid_params_for_modern_requests() {
     let client = Era::Modern.connect(server()).await;
     for uri in ["test://nowhere", "test://items/not-a-number", "test://items/1000"] {
         let error = Era::Modern.err(&client, "resources/read", json!({"uri": uri})).await;

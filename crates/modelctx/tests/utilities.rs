@@ -272,7 +272,7 @@ async fn cancel_05_stdio_08_a_cancelled_request_stops_and_gets_no_response() {
 }
 
 #[tokio::test]
-async fn cancel_07_cancelling_an_unknown_or_finished_request_is_ignored() {
+async fn cancel_07_base_12_cancelling_an_unknown_or_finished_request_is_ignored() {
     for era in ERAS {
         let (server, _probe) = blocking_server(ServerOptions::default());
         let client = era.connect(server).await;
