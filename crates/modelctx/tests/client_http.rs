@@ -98,7 +98,7 @@ async fn ver_http_falls_back_to_a_legacy_session_and_streams_notifications() {
 }
 
 #[tokio::test]
-async fn a_forgotten_legacy_session_is_opened_again() {
+async fn http_60_a_forgotten_legacy_session_is_opened_again() {
     let options_http =
         HttpOptions { session_idle_timeout: Duration::from_millis(200), ..HttpOptions::default() };
     let (url, _stop) = serve(server(ServerVersions::default()), options_http).await;
@@ -336,5 +336,110 @@ async fn a_static_bearer_token_rides_every_request_and_a_wrong_one_is_a_401() {
         };
         let error = Client::connect_http(&url, Default::default(), wrong).await.err().expect("refused");
         assert!(matches!(error, ClientError::Http { status: 401, .. }), "{mode:?}: {error:?}");
+    }
+}
+
+/// One HTTP request as the endpoint received it.
+#[derive(Clone, Debug)]
+struct Seen {
+    method: String,
+    headers: hyper::HeaderMap,
+    body: serde_json::Value,
+}
+
+impl Seen {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|value| value.to_str().ok())
+    }
+}
+
+/// `server` behind a loopback endpoint that records every request before handling it.
+async fn recording(server: Server) -> (String, std::sync::Arc<std::sync::Mutex<Vec<Seen>>>) {
+    use http_body_util::{BodyExt, Full};
+    use hyper::body::Incoming;
+    use hyper_util::rt::TokioIo;
+    use modelctx::transport::http::McpHttp;
+
+    let mcp = McpHttp::new(server, HttpOptions::default());
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let record = seen.clone();
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let (mcp, record) = (mcp.clone(), record.clone());
+            let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
+                let (mcp, record) = (mcp.clone(), record.clone());
+                async move {
+                    let (parts, body) = request.into_parts();
+                    let body = body.collect().await.map(|b| b.to_bytes()).unwrap_or_default();
+                    record.lock().unwrap().push(Seen {
+                        method: parts.method.to_string(),
+                        headers: parts.headers.clone(),
+                        body: serde_json::from_slice(&body).unwrap_or(serde_json::Value::Null),
+                    });
+                    let request = hyper::Request::from_parts(parts, Full::new(body));
+                    Ok::<_, std::convert::Infallible>(mcp.handle(request).await)
+                }
+            });
+            tokio::spawn(
+                hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service),
+            );
+        }
+    });
+    (url, seen)
+}
+
+/// HTTP-05, HTTP-06, HTTP-07, HTTP-11, HTTP-18: a 2026-07-28 client POSTs each message on its
+/// own, accepting JSON and SSE, with the request-metadata headers mirroring the body and
+/// `MCP-Protocol-Version` equal to the body's version; it reads JSON and SSE answers alike.
+#[tokio::test]
+async fn http_05_06_07_11_18_a_modern_client_posts_each_message_with_its_headers() {
+    let (url, seen) = recording(server(ServerVersions::default())).await;
+    let client = Client::connect_http(&url, Default::default(), options()).await.unwrap();
+    client.list_tools().await.unwrap();
+    assert_eq!(text(&client.call_tool("hello", json!({})).await.unwrap()), "hello", "a JSON answer");
+    let params = json!({"name": "slow", "arguments": {}, "_meta": {"progressToken": "p"}});
+    let slow = client.request("tools/call", params).await.unwrap();
+    assert_eq!(slow["content"][0]["text"], "done", "an SSE answer, after its progress");
+    let seen = seen.lock().unwrap().clone();
+    assert!(seen.len() >= 4, "{seen:?}");
+    for request in &seen {
+        assert_eq!(request.method, "POST");
+        assert!(request.body.is_object(), "one message per POST: {}", request.body);
+        let accept = request.header("accept").unwrap_or_default();
+        assert!(accept.contains("application/json") && accept.contains("text/event-stream"), "{accept}");
+        let method = request.body["method"].as_str().unwrap_or_default();
+        if request.body.get("id").is_some() {
+            assert_eq!(request.header("mcp-method"), Some(method), "{}", request.body);
+            let version = &request.body["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"];
+            assert_eq!(request.header("mcp-protocol-version"), version.as_str(), "{}", request.body);
+        }
+        if method == "tools/call" {
+            assert_eq!(request.header("mcp-name"), request.body["params"]["name"].as_str());
+        }
+    }
+}
+
+/// HTTP-42, HTTP-57: after `initialize`, a 2025-11-25 client sends the negotiated
+/// `MCP-Protocol-Version` and the session's `Mcp-Session-Id` on every request.
+#[tokio::test]
+async fn http_42_57_a_legacy_client_names_its_version_and_session_on_every_request() {
+    let (url, seen) = recording(server(ServerVersions::new([ProtocolVersion::V2025_11_25]))).await;
+    let client =
+        Client::connect_http(&url, Default::default(), ClientOptions { mode: EraMode::Legacy, ..options() })
+            .await
+            .unwrap();
+    client.ping().await.unwrap();
+    client.list_tools().await.unwrap();
+    client.call_tool("hello", json!({})).await.unwrap();
+    let seen = seen.lock().unwrap().clone();
+    let initialize = seen.iter().position(|r| r.body["method"] == "initialize").expect("initialized");
+    let later: Vec<&Seen> = seen[initialize + 1..].iter().filter(|r| r.method == "POST").collect();
+    assert!(later.len() >= 4, "initialized, ping, list, call: {later:?}");
+    let session = later[0].header("mcp-session-id").expect("a session id").to_owned();
+    for request in later {
+        assert_eq!(request.header("mcp-protocol-version"), Some("2025-11-25"), "{}", request.body);
+        assert_eq!(request.header("mcp-session-id"), Some(session.as_str()), "{}", request.body);
     }
 }
