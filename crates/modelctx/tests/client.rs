@@ -465,6 +465,86 @@ async fn base_09_an_absent_result_type_is_complete() {
     assert_eq!(serde_json::to_value(&result.content).unwrap()[0]["text"], "done");
 }
 
+/// CACHE-04: a cached read answers only the same method with the same params: another URI is
+/// read from the server.
+#[tokio::test]
+async fn cache_04_a_cached_result_answers_only_the_same_request() {
+    let reads = Arc::new(AtomicUsize::new(0));
+    let counter = reads.clone();
+    let client = scripted(json!({"resources": {}}), move |_, params| {
+        counter.fetch_add(1, Ordering::SeqCst);
+        let uri = params["uri"].as_str().unwrap_or_default().to_owned();
+        let result = json!({"resultType": "complete", "ttlMs": 60000, "cacheScope": "private",
+            "contents": [{"uri": uri, "text": format!("contents of {uri}")}]});
+        (Vec::new(), result)
+    })
+    .await;
+    let text = |contents: Vec<modelctx::protocol::types::TextOrBlob>| {
+        serde_json::to_value(&contents).unwrap()[0]["text"].as_str().unwrap().to_owned()
+    };
+    assert_eq!(text(client.read_resource("test://a").await.unwrap()), "contents of test://a");
+    assert_eq!(text(client.read_resource("test://a").await.unwrap()), "contents of test://a");
+    assert_eq!(reads.load(Ordering::SeqCst), 1, "the second read of test://a came from the cache");
+    assert_eq!(text(client.read_resource("test://b").await.unwrap()), "contents of test://b");
+    assert_eq!(reads.load(Ordering::SeqCst), 2);
+}
+
+/// PROG-01: concurrent requests get distinct progress tokens.
+#[tokio::test]
+async fn prog_01_concurrent_requests_have_distinct_progress_tokens() {
+    let tokens = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let record = tokens.clone();
+    let client = scripted(json!({"tools": {}}), move |_, params| {
+        record.lock().unwrap().push(params["_meta"]["progressToken"].clone());
+        (Vec::new(), json!({"resultType": "complete", "content": []}))
+    })
+    .await;
+    let (a, b) = tokio::join!(
+        client.call_tool_with_progress("a", json!({}), |_| {}),
+        client.call_tool_with_progress("b", json!({}), |_| {})
+    );
+    a.unwrap();
+    b.unwrap();
+    let tokens = tokens.lock().unwrap().clone();
+    assert_eq!(tokens.len(), 2);
+    assert!(tokens.iter().all(|t| t.is_string() || t.is_i64()), "{tokens:?}");
+    assert_ne!(tokens[0], tokens[1]);
+}
+
+/// MRTR-14: two calls asked for input at once each retry with their own `requestState`.
+#[tokio::test]
+async fn mrtr_14_parallel_calls_keep_their_own_request_state() {
+    let retries = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let record = retries.clone();
+    let handlers = ClientHandlers::default().on_roots(|| async { Vec::<Root>::new() });
+    let client =
+        scripted_with(json!({"tools": {}}), ClientOptions { handlers, ..options() }, move |_, params| {
+            let name = params["name"].as_str().unwrap_or_default().to_owned();
+            let result = match params.get("requestState").and_then(serde_json::Value::as_str) {
+                None => json!({"resultType": "input_required", "requestState": format!("state-of-{name}"),
+                           "inputRequests": {"roots": {"method": "roots/list"}}}),
+                Some(state) => {
+                    record.lock().unwrap().push((name.clone(), state.to_owned()));
+                    json!({"resultType": "complete", "content": []})
+                }
+            };
+            (Vec::new(), result)
+        })
+        .await;
+    let (a, b) = tokio::join!(client.call_tool("first", json!({})), client.call_tool("second", json!({})));
+    a.unwrap();
+    b.unwrap();
+    let mut retries = retries.lock().unwrap().clone();
+    retries.sort();
+    assert_eq!(
+        retries,
+        [
+            ("first".to_owned(), "state-of-first".to_owned()),
+            ("second".to_owned(), "state-of-second".to_owned())
+        ]
+    );
+}
+
 #[tokio::test]
 async fn cache_05_a_result_reached_through_input_rounds_is_never_cached() {
     let reads = Arc::new(AtomicUsize::new(0));

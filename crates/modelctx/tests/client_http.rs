@@ -390,11 +390,12 @@ async fn recording(server: Server) -> (String, std::sync::Arc<std::sync::Mutex<V
     (url, seen)
 }
 
-/// HTTP-05, HTTP-06, HTTP-07, HTTP-11, HTTP-18: a 2026-07-28 client POSTs each message on its
-/// own, accepting JSON and SSE, with the request-metadata headers mirroring the body and
-/// `MCP-Protocol-Version` equal to the body's version; it reads JSON and SSE answers alike.
+/// HTTP-05, HTTP-06, HTTP-07, HTTP-08, HTTP-11, HTTP-18: a 2026-07-28 client POSTs each
+/// message on its own (a request or a notification, never a response), accepting JSON and
+/// SSE, with the request-metadata headers mirroring the body and `MCP-Protocol-Version` equal
+/// to the body's version; it reads JSON and SSE answers alike.
 #[tokio::test]
-async fn http_05_06_07_11_18_a_modern_client_posts_each_message_with_its_headers() {
+async fn http_05_06_07_08_11_18_a_modern_client_posts_each_message_with_its_headers() {
     let (url, seen) = recording(server(ServerVersions::default())).await;
     let client = Client::connect_http(&url, Default::default(), options()).await.unwrap();
     client.list_tools().await.unwrap();
@@ -407,6 +408,11 @@ async fn http_05_06_07_11_18_a_modern_client_posts_each_message_with_its_headers
     for request in &seen {
         assert_eq!(request.method, "POST");
         assert!(request.body.is_object(), "one message per POST: {}", request.body);
+        assert!(
+            request.body["method"].is_string(),
+            "a request or notification, not a response: {}",
+            request.body
+        );
         let accept = request.header("accept").unwrap_or_default();
         assert!(accept.contains("application/json") && accept.contains("text/event-stream"), "{accept}");
         let method = request.body["method"].as_str().unwrap_or_default();
