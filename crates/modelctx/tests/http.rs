@@ -128,8 +128,11 @@ impl Endpoint {
     }
 }
 
+/// HTTP-10, HTTP-12: a modern request is answered with JSON, or with a stream when its handler
+/// reports progress; what that stream carries belongs to the request (its progress token),
+/// and no stream carries a JSON-RPC request.
 #[tokio::test]
-async fn http_10_modern_requests_get_json_or_a_stream_when_the_handler_reports_progress() {
+async fn http_10_12_modern_requests_get_json_or_a_stream_when_the_handler_reports_progress() {
     let endpoint = start(HttpOptions::default()).await;
     let answer = endpoint.modern("tools/call", Some("echo"), json!({"name": "echo"})).await;
     assert_eq!(answer.status, 200);
@@ -145,6 +148,28 @@ async fn http_10_modern_requests_get_json_or_a_stream_when_the_handler_reports_p
     assert_eq!(events.len(), 3, "{events:?}");
     assert_eq!(events[0]["method"], "notifications/progress");
     assert_eq!(events[2]["result"]["content"][0]["text"], "done", "HTTP-13: the stream ends with the answer");
+    for event in &events[..2] {
+        assert_eq!(event["params"]["progressToken"], "p", "about this request: {event}");
+    }
+    assert!(events.iter().all(|e| !(e.get("method").is_some() && e.get("id").is_some())), "{events:?}");
+}
+
+/// HTTP-09: a notification the server accepts is answered `202` with no body; one it cannot
+/// read is an HTTP error status.
+#[tokio::test]
+async fn http_09_an_accepted_notification_is_202_without_a_body() {
+    let endpoint = start(HttpOptions::default()).await;
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": with_modern_meta(json!({"requestId": 99}), json!({}))});
+    let headers = [
+        ("content-type", "application/json"),
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "notifications/cancelled"),
+    ];
+    let accepted = endpoint.send("POST", &headers, &note.to_string()).await;
+    assert_eq!((accepted.status, accepted.body.as_str()), (202, ""));
+    let unreadable = endpoint.send("POST", &headers, "{not json").await;
+    assert!((400..500).contains(&unreadable.status), "{}: {}", unreadable.status, unreadable.body);
 }
 
 #[tokio::test]

@@ -14,6 +14,11 @@ const WAIT: Duration = Duration::from_secs(10);
 fn server() -> Server {
     Server::builder(Implementation::new("listen-test", "1"))
         .tool(ToolDef::new("one", || async { "1" }))
+        .tool(ToolDef::new("noisy", |ctx: modelctx::server::RequestContext| async move {
+            ctx.progress(1.0, Some(2.0), None).await;
+            ctx.log(modelctx_protocol::types::LoggingLevel::Info, Some("noisy"), json!("working")).await;
+            "done"
+        }))
         .resource(ResourceDef::text("test://docs", "docs", "text"))
         .build()
         .unwrap()
@@ -76,10 +81,44 @@ async fn sub_01_only_requested_changes_arrive_tagged_with_the_subscription_id() 
     );
 }
 
+/// SUB-09: log messages and progress of a request travel with that request, never on a listen
+/// stream (nothing of them carries the subscription's id).
+#[tokio::test]
+async fn sub_09_logs_and_progress_never_ride_a_listen_stream() {
+    let client = TestClient::start(server());
+    let _pending =
+        listen(&client, json!({"toolsListChanged": true, "resourceSubscriptions": ["test://docs"]})).await;
+    next(&client, "notifications/subscriptions/acknowledged").await;
+    let mut params = with_modern_meta(json!({"name": "noisy"}), json!({}));
+    params["_meta"]["progressToken"] = json!("t");
+    params["_meta"]["io.modelcontextprotocol/logLevel"] = json!("debug");
+    let answer = tokio::time::timeout(WAIT, client.request("tools/call", params)).await.unwrap().unwrap();
+    assert_eq!(answer["content"][0]["text"], "done");
+    let seen = client.take_notifications().await;
+    let carried: Vec<_> = seen
+        .iter()
+        .filter(|m| matches!(m.method(), Some("notifications/message" | "notifications/progress")))
+        .collect();
+    assert_eq!(carried.len(), 2, "the request's log and progress arrived: {seen:?}");
+    for message in carried {
+        let Message::Notification(note) = message else { continue };
+        let meta = note.params.as_ref().and_then(|p| p.get("_meta"));
+        assert!(
+            meta.is_none_or(|meta| meta.get("io.modelcontextprotocol/subscriptionId").is_none()),
+            "on the listen stream: {note:?}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn list_changes_reach_each_listener_that_asked() {
     let server = Server::builder(Implementation::new("t", "1"))
         .tool(ToolDef::new("one", || async { "1" }))
+        .tool(ToolDef::new("noisy", |ctx: modelctx::server::RequestContext| async move {
+            ctx.progress(1.0, Some(2.0), None).await;
+            ctx.log(modelctx_protocol::types::LoggingLevel::Info, Some("noisy"), json!("working")).await;
+            "done"
+        }))
         .prompt(PromptDef::new("p", || async { Ok(vec![]) }))
         .build()
         .unwrap();
