@@ -138,7 +138,7 @@ fn s10_1_missing_version_info_meta_32602_header_32020_old_session_assumes_header
 }
 
 #[test]
-fn s10_1_client_stdio_detection_never_keys_on_one_error_code() {
+fn ver_09_10_s10_1_client_stdio_detection_never_keys_on_one_error_code() {
     let ours = &ProtocolVersion::KNOWN;
     let discover = json!({"resultType": "complete", "supportedVersions": ["2026-07-28", "2025-11-25"],
         "capabilities": {}, "ttlMs": 0, "cacheScope": "public"});
