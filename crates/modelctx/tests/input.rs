@@ -334,6 +334,44 @@ async fn legacy_client(options: ServerOptions, capabilities: Value) -> TestClien
     client
 }
 
+/// ELIC-13: a handler learns of a declined or cancelled question as an answer, and of a client
+/// that failed to answer as an error, in both eras; the call is answered either way.
+#[tokio::test]
+async fn elic_13_declines_cancels_and_client_failures_reach_the_handler() {
+    let client = TestClient::start(server(ServerOptions::default()));
+    let first = call(&client, json!({"name": "greet"}), caps()).await.unwrap();
+    for (action, expected) in [("decline", "No greeting (Decline)"), ("cancel", "No greeting (Cancel)")] {
+        let retry = json!({"name": "greet", "requestState": first["requestState"],
+            "inputResponses": {"elicit-0": {"action": action}}});
+        let done = call(&client, retry, caps()).await.unwrap();
+        assert_eq!(done["content"][0]["text"], expected, "modern {action}");
+    }
+
+    let legacy = legacy_client(ServerOptions::default(), caps()).await;
+    for action in ["decline", "cancel"] {
+        let pending = legacy.send_request("tools/call", json!({"name": "greet"})).await;
+        let (id, _, _) = next_server_request(&legacy).await;
+        legacy
+            .send_line(&json!({"jsonrpc": "2.0", "id": id, "result": {"action": action}}).to_string())
+            .await;
+        let done = tokio::time::timeout(WAIT, pending.response()).await.unwrap().unwrap();
+        assert!(
+            done["content"][0]["text"].as_str().unwrap().starts_with("No greeting"),
+            "legacy {action}: {done:?}"
+        );
+    }
+    let pending = legacy.send_request("tools/call", json!({"name": "greet"})).await;
+    let (id, _, _) = next_server_request(&legacy).await;
+    let failure = json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32603, "message": "the user's terminal closed"}});
+    legacy.send_line(&failure.to_string()).await;
+    let answered = tokio::time::timeout(WAIT, pending.response()).await.expect("answered, not hung");
+    let failed = match answered {
+        Ok(result) => result["isError"] == true,
+        Err(_) => true,
+    };
+    assert!(failed, "a client's failure to answer is an error of the call");
+}
+
 /// ELIC-08 in a 2025-11-25 session: a URL question is a live `elicitation/create` with
 /// `mode: "url"`, its message, its URL and its `elicitationId`.
 #[tokio::test]
