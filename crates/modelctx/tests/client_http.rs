@@ -427,10 +427,11 @@ async fn http_05_06_07_08_11_18_a_modern_client_posts_each_message_with_its_head
     }
 }
 
-/// HTTP-42, HTTP-57: after `initialize`, a 2025-11-25 client sends the negotiated
-/// `MCP-Protocol-Version` and the session's `Mcp-Session-Id` on every request.
+/// HTTP-42, HTTP-49, HTTP-57: after `initialize`, a 2025-11-25 client sends the negotiated
+/// `MCP-Protocol-Version` and the session's `Mcp-Session-Id` on every request, and opens the
+/// session's GET stream accepting `text/event-stream`.
 #[tokio::test]
-async fn http_42_57_a_legacy_client_names_its_version_and_session_on_every_request() {
+async fn http_42_49_57_a_legacy_client_names_its_version_and_session_on_every_request() {
     let (url, seen) = recording(server(ServerVersions::new([ProtocolVersion::V2025_11_25]))).await;
     let client =
         Client::connect_http(&url, Default::default(), ClientOptions { mode: EraMode::Legacy, ..options() })
@@ -444,6 +445,12 @@ async fn http_42_57_a_legacy_client_names_its_version_and_session_on_every_reque
     let later: Vec<&Seen> = seen[initialize + 1..].iter().filter(|r| r.method == "POST").collect();
     assert!(later.len() >= 4, "initialized, ping, list, call: {later:?}");
     let session = later[0].header("mcp-session-id").expect("a session id").to_owned();
+    let gets: Vec<&Seen> = seen.iter().filter(|r| r.method == "GET").collect();
+    assert!(!gets.is_empty(), "the session's stream was opened");
+    for get in &gets {
+        assert!(get.header("accept").unwrap_or_default().contains("text/event-stream"), "{:?}", get.headers);
+        assert_eq!(get.header("mcp-session-id"), Some(session.as_str()));
+    }
     for request in later {
         assert_eq!(request.header("mcp-protocol-version"), Some("2025-11-25"), "{}", request.body);
         assert_eq!(request.header("mcp-session-id"), Some(session.as_str()), "{}", request.body);
