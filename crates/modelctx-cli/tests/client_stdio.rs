@@ -222,9 +222,9 @@ fn messages_of(path: &std::path::Path) -> Vec<serde_json::Value> {
     let text = std::fs::read_to_string(path).unwrap_or_default();
     text.lines()
         .map(|line| {
-            let message = modelctx::protocol::jsonrpc::parse_message(line.as_bytes())
-                .unwrap_or_else(|e| panic!("not a JSON-RPC message: {line:?}: {}", e.error.message));
-            drop(message);
+            if let Err(e) = modelctx::protocol::jsonrpc::parse_message(line.as_bytes()) {
+                panic!("not a JSON-RPC message: {line:?}: {}", e.error.message);
+            }
             serde_json::from_str(line).unwrap()
         })
         .collect()
@@ -265,6 +265,12 @@ async fn record_session(mode: EraMode) -> Recorded {
     Recorded { stdin: messages_of(&stdin), stdout: messages_of(&stdout) }
 }
 
+/// The recorded 2026-07-28 session, made once for every test that reads it.
+async fn modern_session() -> &'static Recorded {
+    static MODERN: tokio::sync::OnceCell<Recorded> = tokio::sync::OnceCell::const_new();
+    MODERN.get_or_init(|| record_session(EraMode::Modern)).await
+}
+
 /// LIFE-02, LIFE-05: a 2025-11-25 client starts with `initialize` carrying its protocol
 /// version, capabilities and identity, then sends `notifications/initialized` before anything
 /// else.
@@ -284,14 +290,14 @@ async fn life_02_05_a_legacy_client_initializes_then_says_so() {
 /// stderr), one per line.
 #[tokio::test]
 async fn stdio_02_the_server_writes_only_messages_to_stdout() {
-    let recorded = record_session(EraMode::Modern).await;
+    let recorded = modern_session().await;
     assert!(recorded.stdout.len() >= 4, "answers were written: {:?}", recorded.stdout);
 }
 
 /// STDIO-03: everything the client writes on the server's stdin is an MCP message.
 #[tokio::test]
 async fn stdio_03_the_client_writes_only_messages_to_stdin() {
-    let recorded = record_session(EraMode::Modern).await;
+    let recorded = modern_session().await;
     assert!(recorded.stdin.iter().all(|m| m["jsonrpc"] == "2.0"), "{:?}", recorded.stdin);
 }
 
@@ -299,7 +305,7 @@ async fn stdio_03_the_client_writes_only_messages_to_stdin() {
 /// answer from it (the elicitation travels as `input_required` and a retried request).
 #[tokio::test]
 async fn stdio_05_a_modern_client_writes_no_responses() {
-    let recorded = record_session(EraMode::Modern).await;
+    let recorded = modern_session().await;
     let responses: Vec<_> =
         recorded.stdin.iter().filter(|m| m.get("result").is_some() || m.get("error").is_some()).collect();
     assert!(responses.is_empty(), "{responses:?}");
@@ -310,7 +316,7 @@ async fn stdio_05_a_modern_client_writes_no_responses() {
 /// STDIO-06: a 2026-07-28 server writes no JSON-RPC requests to stdout.
 #[tokio::test]
 async fn stdio_06_base_31_a_modern_server_writes_no_requests() {
-    let recorded = record_session(EraMode::Modern).await;
+    let recorded = modern_session().await;
     let requests: Vec<_> =
         recorded.stdout.iter().filter(|m| m.get("method").is_some() && m.get("id").is_some()).collect();
     assert!(requests.is_empty(), "{requests:?}");
@@ -321,7 +327,7 @@ async fn stdio_06_base_31_a_modern_server_writes_no_requests() {
 /// was given exactly (and sending none the first time).
 #[tokio::test]
 async fn tool_18_mrtr_11_12_13_16_a_retry_answers_everything_under_a_new_id() {
-    let recorded = record_session(EraMode::Modern).await;
+    let recorded = modern_session().await;
     let calls: Vec<_> = recorded.stdin.iter().filter(|m| m["params"]["name"] == "test_elicitation").collect();
     assert_eq!(calls.len(), 2, "asked, then retried");
     let (first, retry) = (calls[0], calls[1]);
@@ -341,7 +347,7 @@ async fn tool_18_mrtr_11_12_13_16_a_retry_answers_everything_under_a_new_id() {
 /// cancels one of its requests (it only ends `subscriptions/listen` that way).
 #[tokio::test]
 async fn cancel_02_a_modern_server_sends_no_cancelled_notification() {
-    let recorded = record_session(EraMode::Modern).await;
+    let recorded = modern_session().await;
     assert!(recorded.stdin.iter().any(|m| m["method"] == "notifications/cancelled"), "the client cancelled");
     assert!(
         recorded.stdout.iter().all(|m| m["method"] != "notifications/cancelled"),
@@ -354,7 +360,7 @@ async fn cancel_02_a_modern_server_sends_no_cancelled_notification() {
 /// with its id, and only one it issued and that was still running (no answer came for it).
 #[tokio::test]
 async fn stdio_07_cancel_03_the_client_cancels_its_running_request_by_id() {
-    let recorded = record_session(EraMode::Modern).await;
+    let recorded = modern_session().await;
     let long = recorded.stdin.iter().find(|m| m["params"]["name"] == "long_running_operation").expect("sent");
     let cancelled: Vec<_> =
         recorded.stdin.iter().filter(|m| m["method"] == "notifications/cancelled").collect();

@@ -31,7 +31,7 @@ pub fn chunks_at(bytes: &[u8], cuts: Vec<usize>) -> Vec<Vec<u8>> {
 /// the last line; no input makes the decoder fail.
 pub fn framing_holds(bytes: &[u8], cuts: Vec<usize>, max: usize) {
     let limits = ParseLimits { max_message_bytes: max, ..ParseLimits::default() };
-    let whole = decoded_lines(std::slice::from_ref(&bytes.to_vec()), limits);
+    let whole = decoded_lines(&[bytes.to_vec()], limits);
     assert_eq!(decoded_lines(&chunks_at(bytes, cuts), limits), whole, "the lines depend on the chunks");
     let mut meant: Vec<Option<Vec<u8>>> = bytes
         .split(|b| *b == b'\n')
@@ -68,7 +68,7 @@ fn decoded_lines(chunks: &[Vec<u8>], limits: ParseLimits) -> Vec<Option<Vec<u8>>
 /// The events of an event-stream body `bytes`, delivered cut at `cuts`: the same events come
 /// out however the bytes arrive, and reading a message from each never fails.
 pub fn events_hold(bytes: &[u8], cuts: Vec<usize>) {
-    let whole = events_of(std::slice::from_ref(&bytes.to_vec()));
+    let whole = events_of(&[bytes.to_vec()]);
     assert_eq!(events_of(&chunks_at(bytes, cuts)), whole, "the events depend on the chunks");
 }
 

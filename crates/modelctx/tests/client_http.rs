@@ -158,46 +158,13 @@ async fn an_old_http_sse_server_is_the_last_fallback() {
 
 #[tokio::test]
 async fn ver_a_legacy_verdict_is_cached_per_endpoint() {
-    use std::sync::Arc;
-    use std::sync::atomic::{AtomicUsize, Ordering};
-
-    use http_body_util::{BodyExt, Full};
-    use hyper::body::Incoming;
-    use hyper_util::rt::TokioIo;
-    use modelctx::transport::http::McpHttp;
-
-    // The endpoint, counting the server/discover probes it receives.
-    let mcp =
-        McpHttp::new(server(ServerVersions::new([ProtocolVersion::V2025_11_25])), HttpOptions::default());
-    let probes = Arc::new(AtomicUsize::new(0));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let counter = probes.clone();
-    tokio::spawn(async move {
-        while let Ok((stream, _)) = listener.accept().await {
-            let (mcp, counter) = (mcp.clone(), counter.clone());
-            let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
-                let (mcp, counter) = (mcp.clone(), counter.clone());
-                async move {
-                    let (parts, body) = request.into_parts();
-                    let body = body.collect().await.map(|b| b.to_bytes()).unwrap_or_default();
-                    if String::from_utf8_lossy(&body).contains("server/discover") {
-                        counter.fetch_add(1, Ordering::SeqCst);
-                    }
-                    let request = hyper::Request::from_parts(parts, Full::new(body));
-                    Ok::<_, std::convert::Infallible>(mcp.handle(request).await)
-                }
-            });
-            tokio::spawn(
-                hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service),
-            );
-        }
-    });
+    let (url, seen) = recording(server(ServerVersions::new([ProtocolVersion::V2025_11_25]))).await;
     for _ in 0..3 {
         let client = Client::connect_http(&url, Default::default(), options()).await.unwrap();
         assert_eq!(client.era(), Era::Legacy);
     }
-    assert_eq!(probes.load(Ordering::SeqCst), 1, "probed once, then remembered as legacy");
+    let probes = seen.lock().unwrap().iter().filter(|r| r.body["method"] == "server/discover").count();
+    assert_eq!(probes, 1, "probed once, then remembered as legacy");
 }
 
 #[tokio::test]
