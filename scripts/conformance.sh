@@ -15,10 +15,12 @@
 # (the synthetic wire-schema checks do not count); see conformance/summarize.mjs.
 # Exits non-zero when any scenario failed, recorded no checks or did not run.
 #
-# Then the client side: every client scenario of each revision except auth/* runs
+# Then the client side: every client scenario of each revision, auth/* included, runs
 #   conformance client --command conformance-client --scenario S --spec-version REV
-# (the binary of conformance/client); each must end `OVERALL: PASSED` with at least one passed
-# check; `conformance client REV: N passed, N failed`. Logs: target/conformance/client-REV/.
+# (the binary of conformance/client), and then the authorization extensions' scenarios (the
+# suite's `[extension]` auth/* ones) run at their own default wire, without --spec-version; each
+# must end `OVERALL: PASSED` with at least one passed check;
+# `conformance client REV: N passed, N failed`. Logs: target/conformance/client-REV/.
 #
 # Results: target/conformance/REV/ (under CARGO_TARGET_DIR if set):
 #   results/server-SCENARIO-TIME/checks.json   the suite's raw results, one folder per scenario
@@ -250,45 +252,64 @@ for rev in "${REVISIONS[@]}"; do
     echo "    results: $out"
 done
 
-# --- the client scenarios: every one of each revision but auth/*, against conformance-client ---
+# --- the client scenarios: every one of each revision, then the auth extensions -----------------
 if [[ -z ${CONFORMANCE_CLIENT_BIN:-} ]]; then
     echo "==> conformance: cargo build --locked -p modelctx-conformance-client"
     timeout --foreground -k 10 1800 cargo build --locked -p modelctx-conformance-client
     CONFORMANCE_CLIENT_BIN=$TARGET_DIR/debug/conformance-client
 fi
 [[ -x $CONFORMANCE_CLIENT_BIN ]] || die "CONFORMANCE_CLIENT_BIN=$CONFORMANCE_CLIENT_BIN is not an executable"
+
+# run_client_scenarios NAME [--spec-version REV]: the scenarios listed in
+# $OUT_ROOT/client-NAME/scenarios.txt, one suite run each.
+run_client_scenarios() {
+    local name=$1
+    shift
+    local out=$OUT_ROOT/client-$name
+    local count passed=0 failed=0 scenario log
+    count=$(wc -l <"$out/scenarios.txt")
+    ((count > 0)) || die "the suite lists no client scenario for $name"
+    echo "==> conformance client $name: $count scenarios against $CONFORMANCE_CLIENT_BIN"
+    while read -r scenario; do
+        log=$out/${scenario//\//_}.log
+        # A scenario passes when the suite says so (no FAILURE or WARNING, the client exited 0
+        # in time, or failed where the scenario expects it to) and it recorded at least one
+        # passing check.
+        if timeout -k 10 $((SCENARIO_TIMEOUT + 60)) "$NODE" "$SUITE_JS" client \
+            --command "$CONFORMANCE_CLIENT_BIN" --scenario "$scenario" "$@" \
+            --timeout $((SCENARIO_TIMEOUT * 1000)) --output-dir "$out/results" >"$log" 2>&1 </dev/null &&
+            grep -q 'OVERALL: PASSED' "$log" && grep -qE 'Passed: [1-9]' "$log"; then
+            passed=$((passed + 1))
+        else
+            failed=$((failed + 1))
+            echo "conformance client $name: $scenario failed; last lines of $log:" >&2
+            tail -n 15 "$log" | sed 's/^/    /' >&2
+        fi
+    done <"$out/scenarios.txt"
+    summaries+=("conformance client $name: $passed passed, $failed failed")
+    ((failed == 0)) || status=1
+    echo "    results: $out"
+}
+
 for rev in "${REVISIONS[@]}"; do
     out=$OUT_ROOT/client-$rev
     rm -rf "$out"
     mkdir -p "$out"
     timeout -k 5 60 "$NODE" "$SUITE_JS" list --client --spec-version "$rev" >"$out/list.txt" 2>&1 ||
         die "conformance list --client --spec-version $rev failed: $(cat "$out/list.txt")"
-    # auth/* scenarios belong to the authorization work, not yet built
-    sed -nE 's/^  - ([^ ]+).*/\1/p' "$out/list.txt" | grep -v '^auth/' >"$out/scenarios.txt" || true
-    count=$(wc -l <"$out/scenarios.txt")
-    ((count > 0)) || die "the suite lists no client scenario for $rev"
-    echo "==> conformance client $rev: $count scenarios against $CONFORMANCE_CLIENT_BIN"
-    passed=0
-    failed=0
-    while read -r scenario; do
-        log=$out/${scenario//\//_}.log
-        # A scenario passes when the suite says so (no FAILURE or WARNING, the client exited 0
-        # in time) and it recorded at least one passing check.
-        if timeout -k 10 $((SCENARIO_TIMEOUT + 60)) "$NODE" "$SUITE_JS" client \
-            --command "$CONFORMANCE_CLIENT_BIN" --scenario "$scenario" --spec-version "$rev" \
-            --timeout $((SCENARIO_TIMEOUT * 1000)) --output-dir "$out/results" >"$log" 2>&1 </dev/null &&
-            grep -q 'OVERALL: PASSED' "$log" && grep -qE 'Passed: [1-9]' "$log"; then
-            passed=$((passed + 1))
-        else
-            failed=$((failed + 1))
-            echo "conformance client $rev: $scenario failed; last lines of $log:" >&2
-            tail -n 15 "$log" | sed 's/^/    /' >&2
-        fi
-    done <"$out/scenarios.txt"
-    summaries+=("conformance client $rev: $passed passed, $failed failed")
-    ((failed == 0)) || status=1
-    echo "    results: $out"
+    sed -nE 's/^  - ([^ ]+).*/\1/p' "$out/list.txt" >"$out/scenarios.txt"
+    run_client_scenarios "$rev" --spec-version "$rev"
 done
+
+# The authorization extensions (client credentials, DPoP, workload identity, enterprise-managed
+# authorization) belong to no revision: the suite runs them at its default wire.
+out=$OUT_ROOT/client-auth-extensions
+rm -rf "$out"
+mkdir -p "$out"
+timeout -k 5 60 "$NODE" "$SUITE_JS" list --client >"$out/list.txt" 2>&1 ||
+    die "conformance list --client failed: $(cat "$out/list.txt")"
+sed -nE 's/^  - (auth\/[^ ]+) \[extension\].*/\1/p' "$out/list.txt" >"$out/scenarios.txt"
+run_client_scenarios auth-extensions
 
 for line in "${summaries[@]}"; do
     echo "$line"

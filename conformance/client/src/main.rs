@@ -7,7 +7,12 @@
 //! judges the wire. Exits 0 when every step succeeded.
 
 use std::process::ExitCode;
+use std::sync::Arc;
 
+use modelctx::auth::{
+    Assertion, FetchLimits, Grant, Headless, OAuth, OAuthOptions, Secret, SigningKey, StaticClient,
+};
+use modelctx::client::egress::Egress;
 use modelctx::client::{Client, ClientError, ClientHandlers, ClientOptions, EraMode};
 use modelctx::protocol::model::ElicitRequest;
 use modelctx::protocol::types::Implementation;
@@ -41,17 +46,72 @@ async fn main() -> ExitCode {
     }
 }
 
-/// A legacy revision pins the `initialize` handshake; otherwise the client negotiates.
-fn options(version: Option<ProtocolVersion>) -> ClientOptions {
+/// A legacy revision pins the `initialize` handshake; otherwise the client negotiates. An
+/// `auth/*` scenario gets the OAuth client its context calls for.
+fn options(
+    url: &str,
+    scenario: &str,
+    version: Option<ProtocolVersion>,
+    context: &Value,
+) -> Result<ClientOptions, ClientError> {
     let mode = match version.map(ProtocolVersion::era) {
         Some(Era::Legacy) => EraMode::Legacy,
         _ => EraMode::Auto,
     };
-    ClientOptions {
+    let auth = match scenario.strip_prefix("auth/") {
+        Some(_) => Some(Arc::new(oauth(url, context).map_err(|e| ClientError::Auth(e.to_string()))?) as _),
+        None => None,
+    };
+    Ok(ClientOptions {
         mode,
         handlers: handlers(),
+        auth,
         ..ClientOptions::new(Implementation::new("modelctx-conformance-client", env!("CARGO_PKG_VERSION")))
-    }
+    })
+}
+
+/// The client metadata document URL the suite's authorization servers expect of a client
+/// that uses Client ID Metadata Documents.
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// The OAuth client for `url` as the scenario's context describes it: a pre-registered or
+/// client-credentials client, a workload's assertion, an enterprise ID token, or else a
+/// person who approves at once (the suite's authorization servers redirect without a page).
+/// The suite's servers listen on localhost over plain HTTP, so loopback is allowed.
+fn oauth(url: &str, context: &Value) -> Result<OAuth, modelctx::auth::AuthError> {
+    let text = |key: &str| context.get(key).and_then(Value::as_str).map(str::to_owned);
+    let secret = |key: &str| text(key).map(Secret::new);
+    let client = |issuer: Option<String>| {
+        text("client_id").map(|client_id| StaticClient {
+            client_id,
+            client_secret: secret("client_secret"),
+            signing_key: secret("private_key_pem").map(|pem| SigningKey {
+                pem,
+                algorithm: text("signing_algorithm").unwrap_or_else(|| "ES256".into()),
+            }),
+            issuer,
+        })
+    };
+    let name = text("name").unwrap_or_default();
+    let grant = match name.as_str() {
+        "auth/client-credentials-jwt" | "auth/client-credentials-basic" => Grant::ClientCredentials,
+        "auth/wif-jwt-bearer" => {
+            Grant::JwtBearer(Assertion::Value(secret("valid_jwt").unwrap_or_else(|| Secret::new(""))))
+        }
+        "auth/enterprise-managed-authorization" => Grant::EnterpriseManaged {
+            idp_token_endpoint: text("idp_token_endpoint").unwrap_or_default(),
+            id_token: Assertion::Value(secret("idp_id_token").unwrap_or_else(|| Secret::new(""))),
+            idp_client_id: text("idp_client_id"),
+            idp_client_secret: None,
+        },
+        _ => Grant::AuthorizationCode(Arc::new(Headless::new("http://localhost:3000/callback"))),
+    };
+    let mut options = OAuthOptions::new(grant);
+    options.client = client(text("issuer"));
+    options.client_metadata_url = Some(CLIENT_METADATA_URL.into());
+    options.client_name = "modelctx conformance client".into();
+    options.fetch = FetchLimits { egress: Egress::Any, ..FetchLimits::default() };
+    OAuth::new(url, options)
 }
 
 /// Answers like a user who accepts every form with its defaults, a model that always says
@@ -109,7 +169,8 @@ async fn run(
     version: Option<ProtocolVersion>,
     context: &Value,
 ) -> Result<(), ClientError> {
-    let client = Client::connect_http(url, Default::default(), options(version)).await?;
+    let options = options(url, scenario, version, context)?;
+    let client = Client::connect_http(url, Default::default(), options).await?;
     match scenario {
         "initialize" | "json-schema-ref-no-deref" => {
             client.list_tools().await?;

@@ -40,6 +40,8 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+#[cfg(feature = "auth")]
+pub mod auth;
 pub mod client;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]

@@ -218,16 +218,29 @@ struct Rotating {
     challenges: std::sync::Mutex<Vec<String>>,
 }
 
-impl modelctx::client::BearerAuth for Rotating {
-    fn token(&self) -> futures::future::BoxFuture<'_, Option<String>> {
+impl modelctx::client::HttpAuth for Rotating {
+    fn authorize<'a>(
+        &'a self,
+        request: &'a mut reqwest::Request,
+    ) -> futures::future::BoxFuture<'a, Result<(), modelctx::client::ClientError>> {
         let fresh = self.refreshed.load(std::sync::atomic::Ordering::SeqCst);
-        Box::pin(async move { Some(if fresh { "fresh" } else { "stale" }.to_owned()) })
+        let token = if fresh { "fresh" } else { "stale" };
+        Box::pin(async move {
+            let value = modelctx::client::authorization_value("Bearer", token)?;
+            request.headers_mut().insert("authorization", value);
+            Ok(())
+        })
     }
 
-    fn unauthorized<'a>(&'a self, challenge: Option<&'a str>) -> futures::future::BoxFuture<'a, bool> {
-        self.challenges.lock().unwrap().push(challenge.unwrap_or_default().to_owned());
+    fn refused<'a>(
+        &'a self,
+        refusal: modelctx::client::Refusal<'a>,
+    ) -> futures::future::BoxFuture<'a, Result<bool, modelctx::client::ClientError>> {
+        let challenge =
+            refusal.headers.get("www-authenticate").and_then(|v| v.to_str().ok()).unwrap_or_default();
+        self.challenges.lock().unwrap().push(challenge.to_owned());
         self.refreshed.store(true, std::sync::atomic::Ordering::SeqCst);
-        Box::pin(async { true })
+        Box::pin(async { Ok(true) })
     }
 }
 
@@ -279,7 +292,7 @@ async fn serve_behind_bearer_check(
 async fn a_refused_bearer_token_is_refreshed_once_and_the_request_sent_again() {
     let (url, refused) = serve_behind_bearer_check(server(ServerVersions::default())).await;
     let tokens = std::sync::Arc::new(Rotating::default());
-    let options = ClientOptions { bearer: Some(tokens.clone()), ..options() };
+    let options = ClientOptions { auth: Some(tokens.clone()), ..options() };
     let client = Client::connect_http(&url, Default::default(), options).await.unwrap();
     assert_eq!(text(&client.call_tool("hello", json!({})).await.unwrap()), "hello");
     assert_eq!(refused.load(std::sync::atomic::Ordering::SeqCst), 1, "only the first request was refused");
@@ -290,17 +303,14 @@ async fn a_refused_bearer_token_is_refreshed_once_and_the_request_sent_again() {
 async fn a_static_bearer_token_rides_every_request_and_a_wrong_one_is_a_401() {
     use modelctx::client::{ClientError, StaticBearer};
     let (url, refused) = serve_behind_bearer_check(server(ServerVersions::default())).await;
-    let good = ClientOptions { bearer: Some(std::sync::Arc::new(StaticBearer::new("fresh"))), ..options() };
+    let good = ClientOptions { auth: Some(std::sync::Arc::new(StaticBearer::new("fresh"))), ..options() };
     let client = Client::connect_http(&url, Default::default(), good).await.unwrap();
     assert_eq!(text(&client.call_tool("hello", json!({})).await.unwrap()), "hello");
     assert_eq!(refused.load(std::sync::atomic::Ordering::SeqCst), 0);
     // Refused authorization is the error in every mode, not an era verdict.
     for mode in [EraMode::Auto, EraMode::Modern, EraMode::Legacy] {
-        let wrong = ClientOptions {
-            bearer: Some(std::sync::Arc::new(StaticBearer::new("wrong"))),
-            mode,
-            ..options()
-        };
+        let wrong =
+            ClientOptions { auth: Some(std::sync::Arc::new(StaticBearer::new("wrong"))), mode, ..options() };
         let error = Client::connect_http(&url, Default::default(), wrong).await.err().expect("refused");
         assert!(matches!(error, ClientError::Http { status: 401, .. }), "{mode:?}: {error:?}");
     }

@@ -93,7 +93,7 @@ impl Target {
         options.mode = self.era.into();
         options.request_timeout = Duration::from_secs_f64(self.timeout);
         options.handlers = handlers;
-        options.bearer = self.bearer.clone().map(|token| Arc::new(StaticBearer::new(token)) as _);
+        options.auth = self.bearer.clone().map(|token| Arc::new(StaticBearer::new(token)) as _);
         Ok(options)
     }
 

@@ -50,6 +50,9 @@ pub enum ClientError {
     },
     /// The call's parameters were not what the protocol needs.
     InvalidParams(String),
+    /// The server wants credentials this client could not get (the OAuth flow failed, or a
+    /// refusal went on after fresh credentials).
+    Auth(String),
     /// The server's result did not have the shape its method defines.
     InvalidResult {
         /// The request's method.
@@ -110,6 +113,11 @@ impl ClientError {
         matches!(self, Self::Rpc(_))
     }
 
+    /// Whether authorization failed.
+    pub fn is_auth(&self) -> bool {
+        matches!(self, Self::Auth(_))
+    }
+
     /// Whether the request got no answer in time (and was cancelled on the server).
     pub fn is_timeout(&self) -> bool {
         matches!(self, Self::Timeout { .. })
@@ -162,6 +170,7 @@ impl fmt::Display for ClientError {
                 write!(f, "the server speaks only {}, none of which this client does", supported.join(", "))
             }
             Self::InvalidParams(why) => write!(f, "invalid parameters: {why}"),
+            Self::Auth(why) => write!(f, "authorization failed: {why}"),
             Self::InvalidResult { method, detail } => {
                 write!(f, "the server's {method} result is malformed: {detail}")
             }

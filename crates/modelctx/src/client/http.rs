@@ -20,14 +20,14 @@ use modelctx_protocol::jsonrpc::{
     parse_message_with,
 };
 use modelctx_protocol::{Era, JsonObject, ProtocolVersion};
-use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, WWW_AUTHENTICATE};
+use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap};
 use serde_json::json;
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
-use super::auth::bearer_value;
+use super::auth::{MAX_AUTH_RETRIES, Refusal};
 use super::sse::SseReader;
-use super::{BearerAuth, ClientError, ClientHandlers};
+use super::{ClientError, ClientHandlers, HttpAuth};
 
 /// Server notifications buffered for slow listeners.
 const NOTIFICATIONS: usize = 256;
@@ -55,7 +55,7 @@ pub(crate) struct HttpLink {
     settled: Mutex<Settled>,
     notifications: broadcast::Sender<Notification>,
     handlers: ClientHandlers,
-    bearer: Option<Arc<dyn BearerAuth>>,
+    auth: Option<Arc<dyn HttpAuth>>,
     /// Tripped when the link is dropped: the session stream ends.
     closing: CancellationToken,
 }
@@ -77,13 +77,13 @@ pub(crate) struct Posted {
 
 impl HttpLink {
     /// A link to `url`, sending `headers` with every request (tracing, API keys, …) and the
-    /// token of `bearer`.
+    /// credentials of `auth`.
     pub(crate) fn new(
         url: reqwest::Url,
         headers: HeaderMap,
         limits: ParseLimits,
         handlers: ClientHandlers,
-        bearer: Option<Arc<dyn BearerAuth>>,
+        auth: Option<Arc<dyn HttpAuth>>,
     ) -> Result<Self, ClientError> {
         let http = http_client()?;
         Ok(Self {
@@ -95,7 +95,7 @@ impl HttpLink {
             settled: Mutex::default(),
             notifications: broadcast::channel(NOTIFICATIONS).0,
             handlers,
-            bearer,
+            auth,
             closing: CancellationToken::new(),
         })
     }
@@ -249,8 +249,8 @@ impl HttpLink {
         self.send(request.body(message.to_json()), "POST").await
     }
 
-    /// Sends `request` with the bearer token; after a 401, once more with a fresh one when
-    /// the token source has it.
+    /// Sends `request` with the credentials of `auth`; after a 401 or 403 the auth acted on,
+    /// once more with the new ones (at most [`MAX_AUTH_RETRIES`] times).
     async fn send(
         &self,
         request: reqwest::RequestBuilder,
@@ -258,24 +258,33 @@ impl HttpLink {
     ) -> Result<reqwest::Response, ClientError> {
         let failed =
             |e: reqwest::Error| ClientError::transport(format!("{what} {} failed: {e}", self.url), e);
-        let mut request = request.build().map_err(failed)?;
-        let Some(bearer) = &self.bearer else {
+        let request = request.build().map_err(failed)?;
+        let Some(auth) = &self.auth else {
             return self.http.execute(request).await.map_err(failed);
         };
-        let retry = request.try_clone();
-        authorize(&mut request, bearer.token().await)?;
-        let response = self.http.execute(request).await.map_err(failed)?;
-        if response.status() != reqwest::StatusCode::UNAUTHORIZED {
-            return Ok(response);
-        }
-        let challenge = response.headers().get(WWW_AUTHENTICATE).and_then(|v| v.to_str().ok());
-        match retry {
-            Some(mut retry) if bearer.unauthorized(challenge).await => {
-                authorize(&mut retry, bearer.token().await)?;
-                self.http.execute(retry).await.map_err(failed)
+        let mut next = Some(request);
+        for _ in 0..=MAX_AUTH_RETRIES {
+            let Some(mut request) = next.take() else { break };
+            next = request.try_clone();
+            auth.authorize(&mut request).await?;
+            let sent = request.headers().get(AUTHORIZATION).and_then(|v| v.to_str().ok()).map(str::to_owned);
+            let response = self.http.execute(request).await.map_err(failed)?;
+            let status = response.status();
+            if !matches!(status, reqwest::StatusCode::UNAUTHORIZED | reqwest::StatusCode::FORBIDDEN)
+                || next.is_none()
+            {
+                return Ok(response);
             }
-            _ => Ok(response),
+            let refusal = Refusal { status, headers: response.headers(), sent: sent.as_deref() };
+            if !auth.refused(refusal).await? {
+                return Ok(response);
+            }
         }
+        Err(ClientError::Auth(format!(
+            "{what} {} was refused {} times with fresh credentials",
+            self.url,
+            MAX_AUTH_RETRIES + 1
+        )))
     }
 
     /// Reads an SSE answer: notifications go to listeners, the server's requests are
@@ -472,14 +481,6 @@ impl Drop for CancelOnDrop {
 /// The params of `notifications/cancelled` for request `id`.
 fn cancellation(id: &RequestId) -> JsonObject {
     json!({"requestId": id, "reason": "the caller stopped waiting"}).as_object().cloned().unwrap_or_default()
-}
-
-/// Puts `token` in `request`'s `Authorization` header (replacing one from the static headers).
-fn authorize(request: &mut reqwest::Request, token: Option<String>) -> Result<(), ClientError> {
-    if let Some(token) = token {
-        request.headers_mut().insert(AUTHORIZATION, bearer_value(&token)?);
-    }
-    Ok(())
 }
 
 /// The body of `response`, refused once it passes `limit` bytes rather than read whole.

@@ -58,7 +58,7 @@ use serde_json::{Value, json};
 use tokio::sync::broadcast;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-pub use auth::{BearerAuth, StaticBearer};
+pub use auth::{HttpAuth, Refusal, StaticBearer, authorization_value};
 pub use error::{Cause, ClientError};
 pub use handlers::ClientHandlers;
 pub use options::{ClientOptions, EraMode, ServerDescription};
@@ -139,7 +139,7 @@ impl Client {
     }
 
     /// Connects to a Streamable HTTP endpoint (`http://127.0.0.1:8080/mcp`), sending `headers`
-    /// with every request (tracing, API keys) and the token of [`ClientOptions::bearer`].
+    /// with every request (tracing, API keys) and the credentials of [`ClientOptions::auth`].
     pub async fn connect_http(
         url: &str,
         headers: reqwest::header::HeaderMap,
@@ -152,7 +152,7 @@ impl Client {
             headers.clone(),
             options.limits,
             options.handlers.clone(),
-            options.bearer.clone(),
+            options.auth.clone(),
         )?));
         match Self::open(link, options.clone(), None).await {
             // Neither era answers a POST here: an old server of the deprecated HTTP+SSE
@@ -173,12 +173,12 @@ impl Client {
     ) -> Result<Self, ClientError> {
         let http = http::http_client()?;
         let closing = CancellationToken::new();
-        // This old transport gets the token of the moment it connects.
+        // This old transport gets the credentials of the moment it connects.
         let mut headers = headers;
-        if let Some(bearer) = &options.bearer
-            && let Some(token) = bearer.token().await
-        {
-            headers.insert(reqwest::header::AUTHORIZATION, auth::bearer_value(&token)?);
+        if let Some(auth) = &options.auth {
+            let mut probe = reqwest::Request::new(reqwest::Method::GET, url.clone());
+            auth.authorize(&mut probe).await?;
+            headers.extend(probe.headers().clone());
         }
         let lines = http_sse::open(http, url, headers, &options.limits, closing.clone()).await?;
         let options = ClientOptions { mode: EraMode::Legacy, ..options };

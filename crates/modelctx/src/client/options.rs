@@ -8,7 +8,7 @@ use modelctx_protocol::jsonrpc::ParseLimits;
 use modelctx_protocol::model::ServerCapabilities;
 use modelctx_protocol::types::Implementation;
 
-use super::{BearerAuth, ClientHandlers};
+use super::{ClientHandlers, HttpAuth};
 
 /// Which era the client speaks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -46,9 +46,10 @@ pub struct ClientOptions {
     /// Whether a progress report starts a request's time limit again (for requests sent
     /// with a progress callback). Default true.
     pub reset_timeout_on_progress: bool,
-    /// The bearer token of HTTP requests, asked for before each one and told of a 401 (for
-    /// stdio servers it is unused). Default none.
-    pub bearer: Option<Arc<dyn BearerAuth>>,
+    /// The credentials of HTTP requests: set on each one, and told of a 401 or 403 (for
+    /// stdio servers it is unused). [`StaticBearer`](super::StaticBearer) for a fixed token,
+    /// `modelctx::auth::OAuth` (feature `auth`) for OAuth. Default none.
+    pub auth: Option<Arc<dyn HttpAuth>>,
 }
 
 impl ClientOptions {
@@ -64,7 +65,7 @@ impl ClientOptions {
             handlers: ClientHandlers::default(),
             max_input_rounds: 8,
             reset_timeout_on_progress: true,
-            bearer: None,
+            auth: None,
         }
     }
 }
