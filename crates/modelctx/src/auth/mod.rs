@@ -50,6 +50,7 @@ mod oauth;
 mod options;
 pub mod pkce;
 mod registration;
+mod resource;
 pub mod store;
 mod token;
 
@@ -62,6 +63,7 @@ pub use fetch::{FetchLimits, Fetched, Fetcher};
 pub use metadata::{ResourceMetadata, ServerMetadata};
 pub use oauth::OAuth;
 pub use options::{ApplicationType, Assertion, Grant, OAuthOptions, SigningKey, StaticClient};
+pub use resource::{DEFAULT_ALGORITHMS, Keys, ResourceServer};
 pub use store::{CredentialStore, FileStore, MemoryStore, Secret, TokenSet};
 
 /// Why authorization failed.

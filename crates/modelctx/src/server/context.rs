@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::input::InputChannel;
 use super::outgoing::Outgoing;
-use super::{CacheDefaults, Server};
+use super::{CacheDefaults, Principal, Server};
 
 /// Where a request's notifications go: the connection's writer (stdio) or the request's
 /// own response stream (HTTP).
@@ -59,6 +59,8 @@ pub(crate) struct RequestFacts {
     pub(crate) log_level: Option<LoggingLevel>,
     /// The transport's id of the request's session (`Mcp-Session-Id`), if it has one.
     pub(crate) session_id: Option<String>,
+    /// The caller an HTTP authenticator verified, if one did.
+    pub(crate) principal: Option<Arc<Principal>>,
 }
 
 /// The request context: era, version, client capabilities, cancellation, and the way to send
@@ -147,6 +149,12 @@ impl RequestContext {
     /// for a modern request and on stdio, whose connection is its session.
     pub fn session_id(&self) -> Option<&str> {
         self.inner.facts.session_id.as_deref()
+    }
+
+    /// The caller as its access token says, when the request came over HTTP through an
+    /// authenticator (`HttpOptions::authenticator`); `None` otherwise.
+    pub fn principal(&self) -> Option<&Principal> {
+        self.inner.facts.principal.as_deref()
     }
 
     /// The client software, as it describes itself (for display and logs, not for decisions).

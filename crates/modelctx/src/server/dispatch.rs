@@ -21,10 +21,10 @@ use super::completion::completion;
 use super::context::{NotificationSink, RequestContext, RequestFacts, Tokens};
 use super::input::{InputChannel, LegacyPeer, Round, RoundEnd, UntilAsked};
 use super::pagination::page;
-use super::request_state::params_digest;
+use super::request_state::state_digest;
 use super::resource::{ResourceError, ResourceRequest};
 use super::session::LegacySession;
-use super::{CompletionRequest, Server};
+use super::{CompletionRequest, Principal, Server};
 
 /// The params of request method `M`, with `-32602` naming the problem.
 pub(crate) fn params_of<M: RequestMethod>(params: Option<JsonObject>) -> Result<M::Params, ErrorObject> {
@@ -109,6 +109,14 @@ const LEGACY_ONLY: [&str; 5] = [
     v2025::Unsubscribe::NAME,
 ];
 
+/// Who a legacy session's request comes from, as the transport knows: the session's id and
+/// the principal an authenticator verified.
+#[derive(Default)]
+pub(crate) struct Caller<'a> {
+    pub(crate) session_id: Option<&'a str>,
+    pub(crate) principal: Option<Arc<Principal>>,
+}
+
 impl Server {
     /// What the server offers, derived from what is registered.
     pub fn capabilities(&self) -> ServerCapabilities {
@@ -135,6 +143,7 @@ impl Server {
         &self,
         request: &Request,
         version: ProtocolVersion,
+        principal: Option<Arc<Principal>>,
         tokens: Tokens,
         sink: NotificationSink,
     ) -> Result<RequestContext, ErrorObject> {
@@ -150,9 +159,10 @@ impl Server {
             progress_token: meta.progress_token,
             log_level: meta.log_level,
             session_id: None,
+            principal,
         };
         let input = if MAY_ASK.contains(&request.method.as_str()) {
-            InputChannel::Modern(Arc::new(self.open_round(request)?))
+            InputChannel::Modern(Arc::new(self.open_round(request, facts.principal.as_deref())?))
         } else {
             InputChannel::None
         };
@@ -161,12 +171,12 @@ impl Server {
 
     /// The answers a retried modern request brings: those sealed in `requestState` by earlier
     /// rounds, and this round's `inputResponses`.
-    fn open_round(&self, request: &Request) -> Result<Round, ErrorObject> {
+    fn open_round(&self, request: &Request, principal: Option<&Principal>) -> Result<Round, ErrorObject> {
         let params = request.params.as_ref();
         let mut answers = match params.and_then(|p| p.get("requestState")) {
             None => JsonObject::new(),
             Some(Value::String(state)) => {
-                self.state_keys().open(state, &request.method, &params_digest(params))?
+                self.state_keys().open(state, &request.method, &state_digest(params, principal))?
             }
             Some(_) => {
                 return Err(ErrorObject::invalid_params("requestState must be the string the server sent"));
@@ -221,13 +231,13 @@ impl Server {
         }
     }
 
-    /// The context of a request inside a legacy session; `peer` sends live requests to the
-    /// client when the method may ask.
+    /// The context of a request inside a legacy session from `caller`; `peer` sends live
+    /// requests to the client when the method may ask.
     pub(crate) fn legacy_context(
         &self,
         request: &Request,
         session: &LegacySession,
-        session_id: Option<&str>,
+        caller: Caller<'_>,
         peer: LegacyPeer,
         tokens: Tokens,
         sink: NotificationSink,
@@ -246,7 +256,8 @@ impl Server {
             client_info: Some(session.client_info.clone()),
             progress_token,
             log_level: session.log_level,
-            session_id: session_id.map(str::to_owned),
+            session_id: caller.session_id.map(str::to_owned),
+            principal: caller.principal,
         };
         let input = if MAY_ASK.contains(&request.method.as_str()) {
             InputChannel::Legacy(peer)
@@ -320,7 +331,7 @@ impl Server {
                 return Ok(Answer::prepared(PreparedResult { result, key: "tools", value: tools }));
             }
             v2026::CallTool::NAME => {
-                let digest = answerable(&ctx).then(|| params_digest(params.as_ref()));
+                let digest = answerable(&ctx).then(|| state_digest(params.as_ref(), ctx.principal()));
                 let params = params_of::<v2026::CallTool>(params)?;
                 let call = self.call_tool(ctx.clone(), &params.name, params.arguments);
                 match self.in_round(&ctx, method, digest, call).await? {
@@ -353,7 +364,7 @@ impl Server {
                 })
             }
             v2026::ReadResource::NAME => {
-                let digest = answerable(&ctx).then(|| params_digest(params.as_ref()));
+                let digest = answerable(&ctx).then(|| state_digest(params.as_ref(), ctx.principal()));
                 let params = params_of::<v2026::ReadResource>(params)?;
                 let read = self.read_resource(ctx.clone(), &params.uri);
                 match self.in_round(&ctx, method, digest, read).await? {
@@ -383,7 +394,7 @@ impl Server {
                 })
             }
             v2026::GetPrompt::NAME => {
-                let digest = answerable(&ctx).then(|| params_digest(params.as_ref()));
+                let digest = answerable(&ctx).then(|| state_digest(params.as_ref(), ctx.principal()));
                 let params = params_of::<v2026::GetPrompt>(params)?;
                 let get = self.get_prompt(ctx.clone(), &params.name, params.arguments);
                 match self.in_round(&ctx, method, digest, get).await? {

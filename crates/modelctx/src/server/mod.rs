@@ -23,7 +23,7 @@
 mod answer;
 mod completion;
 mod context;
-mod dispatch;
+pub(crate) mod dispatch;
 mod error;
 pub(crate) mod exchange;
 mod extract;
@@ -33,6 +33,7 @@ pub mod middleware;
 mod options;
 pub(crate) mod outgoing;
 mod pagination;
+mod principal;
 mod prompt;
 mod registry;
 mod request_state;
@@ -59,6 +60,7 @@ pub use extract::{
 };
 pub use input::{InputError, Question};
 pub use options::{CacheDefaults, Limits, ServerOptions};
+pub use principal::Principal;
 pub use prompt::{PromptDef, PromptError, PromptRequest};
 pub use request_state::{StateKey, StateKeyError, StateKeys};
 pub use resource::{

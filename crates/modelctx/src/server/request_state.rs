@@ -17,6 +17,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use super::Principal;
+
 type HmacSha256 = Hmac<Sha256>;
 
 /// A key that seals `requestState`: an id (so keys can rotate) and at least 32 secret bytes.
@@ -150,15 +152,20 @@ fn canonical(value: &Value, out: &mut String) {
     }
 }
 
-/// The digest of a request's params without the members that change between rounds
-/// (`_meta`, `inputResponses`, `requestState`).
-pub(crate) fn params_digest(params: Option<&JsonObject>) -> String {
+/// The digest a request state is bound to: the request's params without the members that
+/// change between rounds (`_meta`, `inputResponses`, `requestState`), and the caller when an
+/// authenticator verified one, so that another principal cannot replay the state.
+pub(crate) fn state_digest(params: Option<&JsonObject>, principal: Option<&Principal>) -> String {
     let mut own = params.cloned().unwrap_or_default();
     for member in ["_meta", "inputResponses", "requestState"] {
         own.remove(member);
     }
     let mut text = String::new();
     canonical(&Value::Object(own), &mut text);
+    if let Some(principal) = principal {
+        text.push('\u{0}');
+        text.push_str(&principal.key());
+    }
     URL_SAFE_NO_PAD.encode(Sha256::digest(text.as_bytes()))
 }
 
@@ -255,13 +262,17 @@ mod tests {
     }
 
     #[test]
-    fn params_digest_ignores_round_members_and_key_order() {
+    fn the_digest_ignores_round_members_and_key_order_and_binds_the_principal() {
         let a = json!({"name": "t", "arguments": {"x": 1, "y": [1, {"b": 1, "a": 2}]}, "_meta": {"k": 1}});
         let b = json!({"arguments": {"y": [1, {"a": 2, "b": 1}], "x": 1}, "name": "t", "requestState": "s",
                        "inputResponses": {}});
-        assert_eq!(params_digest(a.as_object()), params_digest(b.as_object()));
+        assert_eq!(state_digest(a.as_object(), None), state_digest(b.as_object(), None));
         let c = json!({"name": "t", "arguments": {"x": 2}});
-        assert_ne!(params_digest(a.as_object()), params_digest(c.as_object()));
+        assert_ne!(state_digest(a.as_object(), None), state_digest(c.as_object(), None));
+        let alice = Principal::new(Some("https://as".into()), "alice", vec![]);
+        let bob = Principal::new(Some("https://as".into()), "bob", vec![]);
+        assert_ne!(state_digest(a.as_object(), Some(&alice)), state_digest(a.as_object(), Some(&bob)));
+        assert_ne!(state_digest(a.as_object(), Some(&alice)), state_digest(a.as_object(), None));
     }
 
     #[test]

@@ -26,6 +26,9 @@ pub struct LegacySession {
     pub subscriptions: BTreeSet<String>,
     /// Whether `notifications/initialized` arrived.
     pub initialized: bool,
+    /// The principal that opened the session ([`Principal::key`](super::Principal::key)),
+    /// when an authenticator verified one: no other principal may use the session.
+    pub owner: Option<String>,
 }
 
 impl LegacySession {
@@ -50,6 +53,7 @@ impl LegacySession {
             log_level: None,
             subscriptions: BTreeSet::new(),
             initialized: false,
+            owner: None,
         };
         Ok((session, to_object(&result)))
     }

@@ -18,6 +18,7 @@ use modelctx_protocol::{JsonObject, ProtocolVersion};
 use tokio::sync::{broadcast, mpsc};
 use tokio_util::sync::CancellationToken;
 
+use crate::server::dispatch::Caller;
 use crate::server::exchange::{Admission, Exchange, Lifecycle, response};
 use crate::server::middleware::McpRequest;
 use crate::server::outgoing::Outgoing;
@@ -176,14 +177,21 @@ impl Connection {
         let Some(session) = &self.session else { return };
         let peer = self.exchange.legacy_peer(self.outbox.clone());
         let tokens = admission.tokens(CancellationToken::new());
-        let ctx = self.server.legacy_context(&request, session, None, peer, tokens, self.outbox.clone());
+        let ctx = self.server.legacy_context(
+            &request,
+            session,
+            Caller::default(),
+            peer,
+            tokens,
+            self.outbox.clone(),
+        );
         self.spawn(admission, ctx, request);
     }
 
     async fn modern_request(&mut self, version: ProtocolVersion, request: Request) {
         let Some(admission) = self.admit(&request).await else { return };
         let tokens = admission.tokens(CancellationToken::new());
-        match self.server.modern_context(&request, version, tokens, self.outbox.clone()) {
+        match self.server.modern_context(&request, version, None, tokens, self.outbox.clone()) {
             Ok(ctx) => self.spawn(admission, ctx, request),
             Err(error) => {
                 drop(admission);

@@ -112,30 +112,49 @@ fn into_error(error: BoxError) -> ErrorObject {
     }
 }
 
-/// The layers of the server or of one definition, applied as they were added: the last one
-/// added is the outermost, as in `axum`. `None` when there are none, so a request without
-/// layers costs nothing.
+/// What guards the requests about the server or one definition: its layers, applied as they
+/// were added (the last one added is the outermost, as in `axum`; `None` when there are
+/// none, so a request without layers costs nothing), and the OAuth scopes its callers need.
 #[derive(Clone, Default)]
-pub(crate) struct Layered(Option<McpService>);
+pub(crate) struct Layered {
+    service: Option<McpService>,
+    scopes: Vec<String>,
+}
 
 impl Layered {
     /// Adds `layer` around the layers so far, the first of them around `innermost`.
     pub(crate) fn wrap(self, layer: impl McpLayer, innermost: fn() -> McpService) -> Self {
-        Self(Some(layer.wrap(self.0.unwrap_or_else(innermost))))
+        Self { service: Some(layer.wrap(self.service.unwrap_or_else(innermost))), scopes: self.scopes }
+    }
+
+    /// Adds `scopes` to those a caller needs.
+    pub(crate) fn require(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        for scope in scopes {
+            let scope = scope.into();
+            if !self.scopes.contains(&scope) {
+                self.scopes.push(scope);
+            }
+        }
+        self
     }
 
     /// Whether any layer was added.
     pub(crate) fn is_some(&self) -> bool {
-        self.0.is_some()
+        self.service.is_some()
+    }
+
+    /// The scopes a caller needs.
+    pub(crate) fn scopes(&self) -> &[String] {
+        &self.scopes
     }
 
     /// A service to call once, if any layer was added.
     fn service(&self) -> Option<McpService> {
-        self.0.clone()
+        self.service.clone()
     }
 }
 
-/// Declares `layer`, the setter of a definition's own layers (a field `layers`).
+/// Declares `layer` and `scopes`, the setters of what guards a definition (a field `layers`).
 macro_rules! layer_setter {
     () => {
         /// Wraps the requests about this definition in `layer` (see
@@ -143,6 +162,16 @@ macro_rules! layer_setter {
         /// is the outermost.
         pub fn layer(mut self, layer: impl $crate::server::middleware::McpLayer) -> Self {
             self.layers = self.layers.wrap(layer, $crate::server::middleware::method_table);
+            self
+        }
+
+        /// Requires `scopes` of the caller's access token. Over HTTP with an authenticator
+        /// (`HttpOptions::authenticator`), a request about this definition from a caller
+        /// without them is refused `403` with an `insufficient_scope` challenge naming them,
+        /// before it is admitted. Transports without authorization (stdio) have no
+        /// principal and do not apply them.
+        pub fn scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
+            self.layers = self.layers.require(scopes);
             self
         }
     };
@@ -185,6 +214,26 @@ impl Server {
                 self.answer(ctx, &method, params).await
             }
         }
+    }
+
+    /// The scopes a caller needs for a request of `method` with `params`: those of the tool,
+    /// prompt or resource it is about (none for other methods, or an unknown target).
+    pub(crate) fn required_scopes(&self, method: &str, params: Option<&JsonObject>) -> Vec<String> {
+        let subject = Subject::of(method, params);
+        let registry = self.read_registry();
+        let guard = match method {
+            v2026::CallTool::NAME => {
+                subject.tool.and_then(|name| registry.tools.get(name)).map(|t| &t.layers)
+            }
+            v2026::GetPrompt::NAME => {
+                subject.prompt.and_then(|name| registry.prompts.get(name)).map(|p| &p.layers)
+            }
+            v2026::ReadResource::NAME => {
+                subject.uri.and_then(|uri| registry.find_resource(uri)).map(|found| found.2)
+            }
+            _ => None,
+        };
+        guard.map(|guard| guard.scopes().to_vec()).unwrap_or_default()
     }
 
     /// The layers of the tool, prompt or resource the request is about. Looked up only

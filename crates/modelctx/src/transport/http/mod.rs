@@ -9,6 +9,7 @@
 //!
 //! [`McpHttp`] is a `tower::Service` to mount in an app; [`serve_http`] runs it on a listener.
 
+mod authn;
 pub(crate) mod body;
 mod events;
 pub(crate) mod guard;
@@ -30,6 +31,7 @@ use modelctx_protocol::era::{HttpMethod, PeerState, StreamRoute, route_http_stre
 use crate::server::Server;
 use crate::server::exchange::{Exchange, Lifecycle};
 
+pub use authn::{Authenticator, Denial, RequestHead};
 pub use options::HttpOptions;
 pub use serve::{MCP_PATH, serve_http};
 pub use store::{
@@ -78,13 +80,41 @@ impl McpHttp {
         self.inner.lifecycle.abort();
     }
 
-    /// Handles one HTTP request to the MCP endpoint.
+    /// Whether requests are authenticated (`HttpOptions::authenticator`).
+    pub fn authenticates(&self) -> bool {
+        self.inner.options.authenticator.is_some()
+    }
+
+    /// Whether `path` is one this endpoint answers besides its own: the protected resource
+    /// metadata of its authenticator. Route those paths to [`McpHttp::handle`] too.
+    pub fn serves_path(&self, path: &str) -> bool {
+        self.inner
+            .options
+            .authenticator
+            .as_ref()
+            .is_some_and(|auth| auth.metadata_paths().iter().any(|p| p == path))
+    }
+
+    /// Handles one HTTP request to the MCP endpoint (or, with an authenticator, to its
+    /// protected resource metadata).
     pub async fn handle<B>(&self, request: Request<B>) -> Response<McpBody>
     where
         B: http_body::Body<Data = Bytes>,
         B::Error: std::fmt::Display,
     {
         let shared = &self.inner;
+        let mut principal = None;
+        if let Some(authenticator) = &shared.options.authenticator {
+            if request.method() == Method::GET && self.serves_path(request.uri().path()) {
+                return authn::metadata_response(authenticator.as_ref());
+            }
+            let head =
+                RequestHead { method: request.method(), uri: request.uri(), headers: request.headers() };
+            match authenticator.authenticate(head).await {
+                Ok(verified) => principal = Some(Arc::new(verified)),
+                Err(denial) => return denial.response(),
+            }
+        }
         let origin_allowed = guard::allowed(request.headers(), &shared.options);
         let method = match *request.method() {
             Method::POST => HttpMethod::Post,
@@ -104,9 +134,9 @@ impl McpHttp {
                     Ok(bytes) => bytes,
                     Err(response) => return response,
                 };
-            return post::handle(shared, &parts.headers, &bytes).await;
+            return post::handle(shared, &parts.headers, &bytes, principal).await;
         }
-        let session = match shared.sessions.lookup(request.headers()).await {
+        let session = match shared.sessions.lookup(request.headers(), principal.as_deref()).await {
             Ok(session) => session,
             Err(e) => return error_response(500, None, store_failure(&e)),
         };

@@ -1,7 +1,9 @@
 //! Options of the HTTP transport.
 
+use std::sync::Arc;
 use std::time::Duration;
 
+use super::authn::Authenticator;
 use super::store::HttpStores;
 
 /// What is HTTP's own: how the MCP endpoint guards itself, its body and header bounds, and
@@ -34,6 +36,11 @@ pub struct HttpOptions {
     /// bounded by `session_idle_timeout` and `max_sessions`. Instances given the same stores
     /// serve the same sessions.
     pub stores: Option<HttpStores>,
+    /// Who may call the endpoint: every request's access token is verified into the
+    /// request's principal (or refused `401`), the protected resource metadata is served,
+    /// and the scopes definitions require are enforced (`403`). `None` (the default) lets
+    /// every request in, as a local server on loopback would.
+    pub authenticator: Option<Arc<dyn Authenticator>>,
 }
 
 impl Default for HttpOptions {
@@ -48,6 +55,7 @@ impl Default for HttpOptions {
             session_idle_timeout: Duration::from_secs(30 * 60),
             max_sessions: 1024,
             stores: None,
+            authenticator: None,
         }
     }
 }

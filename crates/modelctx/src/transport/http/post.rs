@@ -19,10 +19,11 @@ use tokio_util::sync::CancellationToken;
 use super::body::{empty, error_response, json_response, sse_event, sse_frames, sse_response};
 use super::events::{self, LIVE_BUFFER};
 use super::sessions::{Session, store_failure};
-use super::{McpBody, Shared};
+use super::{Denial, McpBody, Shared};
+use crate::server::dispatch::Caller;
 use crate::server::exchange::{Admission, Outcome, Refusal, response};
 use crate::server::outgoing::Outgoing;
-use crate::server::{LegacySession, RequestContext};
+use crate::server::{LegacySession, Principal, RequestContext};
 
 /// Messages a request's handler sends while it runs (progress, logs, server-to-client
 /// requests) before its stream opens.
@@ -40,12 +41,20 @@ fn message_id(message: &Message) -> Option<RequestId> {
     }
 }
 
-pub(super) async fn handle(shared: &Arc<Shared>, headers: &HeaderMap, bytes: &Bytes) -> Response<McpBody> {
+pub(super) async fn handle(
+    shared: &Arc<Shared>,
+    headers: &HeaderMap,
+    bytes: &Bytes,
+    principal: Option<Arc<Principal>>,
+) -> Response<McpBody> {
     let message = match parse_message_with(bytes, &shared.lifecycle.server().options().limits.parse) {
         Ok(message) => message,
         Err(failure) => return error_response(StatusCode::BAD_REQUEST.as_u16(), failure.id, failure.error),
     };
-    let session = match shared.sessions.lookup(headers).await {
+    if let Some(denial) = lacking_scopes(shared, &message, principal.as_deref()) {
+        return denial.response();
+    }
+    let session = match shared.sessions.lookup(headers, principal.as_deref()).await {
         Ok(session) => session,
         Err(e) => return error_response(500, message_id(&message), store_failure(&e)),
     };
@@ -64,27 +73,47 @@ pub(super) async fn handle(shared: &Arc<Shared>, headers: &HeaderMap, bytes: &By
         (Route::Reject(rejection), _, _) => error_response(rejection.status, rejection.id, rejection.error),
         (Route::Ignore(_), _, _) => empty(StatusCode::ACCEPTED),
         (Route::Initialize(version), Message::Request(request), _) => {
-            initialize(shared, version, request).await
+            initialize(shared, version, request, principal.as_deref()).await
         }
         (Route::Modern(version), Message::Request(request), _) => {
-            modern(shared, headers, version, request).await
+            modern(shared, headers, version, request, principal).await
         }
         // 2026-07-28 defines no client notifications over HTTP (cancellation is closing the
         // stream): accepted and ignored.
         (Route::Modern(_), _, _) => empty(StatusCode::ACCEPTED),
-        (Route::Legacy(_), message, Ok(session)) => legacy(shared, headers, session, message).await,
+        (Route::Legacy(_), message, Ok(session)) => {
+            legacy(shared, headers, session, message, principal).await
+        }
         (Route::Legacy(_) | Route::Initialize(_), _, _) => {
             error_response(400, None, ErrorObject::invalid_request("this message needs a session"))
         }
     }
 }
 
-async fn initialize(shared: &Shared, version: ProtocolVersion, request: Request) -> Response<McpBody> {
-    let (state, result) = match LegacySession::initialize(shared.lifecycle.server(), version, request.params)
-    {
-        Ok(opened) => opened,
-        Err(error) => return error_response(200, Some(request.id), error),
-    };
+/// With an authenticator, the refusal of a request whose target requires scopes the caller
+/// lacks (`403 insufficient_scope`, AUTH-44); `None` when it may go on.
+fn lacking_scopes(shared: &Shared, message: &Message, principal: Option<&Principal>) -> Option<Denial> {
+    let authenticator = shared.options.authenticator.as_ref()?;
+    let Message::Request(request) = message else { return None };
+    let needed = shared.lifecycle.server().required_scopes(&request.method, request.params.as_ref());
+    let held = |scope: &String| principal.is_some_and(|p| p.has_scope(scope));
+    (!needed.iter().all(held)).then(|| authenticator.insufficient_scope(&needed))
+}
+
+async fn initialize(
+    shared: &Shared,
+    version: ProtocolVersion,
+    request: Request,
+    principal: Option<&Principal>,
+) -> Response<McpBody> {
+    let (mut state, result) =
+        match LegacySession::initialize(shared.lifecycle.server(), version, request.params) {
+            Ok(opened) => opened,
+            Err(error) => return error_response(200, Some(request.id), error),
+        };
+    // The session is its opener's alone (AUTH-59: each request is authenticated, and a
+    // session id is no credential).
+    state.owner = principal.map(Principal::key);
     // No room for the session, or its store is down: try later (503).
     let created = shared.sessions.create(state).await.map(|session| (session, result));
     match created {
@@ -117,6 +146,7 @@ async fn modern(
     headers: &HeaderMap,
     version: ProtocolVersion,
     request: Request,
+    principal: Option<Arc<Principal>>,
 ) -> Response<McpBody> {
     if let Err(error) = check_param_headers(shared, headers, &request) {
         return error_response(400, Some(request.id), error);
@@ -127,7 +157,7 @@ async fn modern(
     };
     let (sink, messages) = mpsc::channel(STREAM_BUFFER);
     let tokens = admission.tokens(CancellationToken::new());
-    match shared.lifecycle.server().modern_context(&request, version, tokens, sink) {
+    match shared.lifecycle.server().modern_context(&request, version, principal, tokens, sink) {
         Ok(ctx) => {
             let call = Call { ctx, request, messages, admission };
             run(call, Era::Modern).await
@@ -146,6 +176,7 @@ async fn legacy(
     headers: &HeaderMap,
     session: Arc<Session>,
     message: Message,
+    principal: Option<Arc<Principal>>,
 ) -> Response<McpBody> {
     match message {
         Message::Request(request) => {
@@ -172,7 +203,7 @@ async fn legacy(
             let ctx = shared.lifecycle.server().legacy_context(
                 &request,
                 &session.state(),
-                Some(&session.id),
+                Caller { session_id: Some(&session.id), principal },
                 peer,
                 tokens,
                 sink,

@@ -49,11 +49,13 @@ impl Endpoints {
 
     async fn handle(&self, request: Request<Incoming>) -> Response<McpBody> {
         let path = request.uri().path();
-        if path == MCP_PATH {
+        if path == MCP_PATH || self.mcp.serves_path(path) {
             return self.mcp.handle(request).await;
         }
+        // The deprecated transport has no authorization: with an authenticator it is not
+        // offered at all, rather than be a way around it.
         #[cfg(feature = "http-sse")]
-        if path == SSE_PATH || path == MESSAGES_PATH {
+        if (path == SSE_PATH || path == MESSAGES_PATH) && !self.mcp.authenticates() {
             return self.sse.route(request).await;
         }
         empty(StatusCode::NOT_FOUND)

@@ -18,8 +18,8 @@ use modelctx_protocol::jsonrpc::ErrorObject;
 use super::HttpOptions;
 use super::events::LiveStreams;
 use super::store::{HttpStores, StoreError};
-use crate::server::LegacySession;
 use crate::server::exchange::{Exchange, Lifecycle};
+use crate::server::{LegacySession, Principal};
 
 /// One legacy session, as this instance holds it.
 pub(super) struct Session {
@@ -138,8 +138,9 @@ impl Sessions {
         self.local.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The session the request names, as the store knows it now.
-    pub(super) async fn lookup(&self, headers: &HeaderMap) -> Lookup {
+    /// The session the request names, as the store knows it now; a session another
+    /// principal opened is unknown to this caller.
+    pub(super) async fn lookup(&self, headers: &HeaderMap, principal: Option<&Principal>) -> Lookup {
         let Some(id) = headers.get(MCP_SESSION_ID) else { return Ok(Err(Missing::NoHeader)) };
         let Ok(id) = id.to_str() else { return Ok(Err(Missing::Unknown)) };
         let seen = self.local().get(id).map(|session| session.generation.load(Ordering::Acquire));
@@ -147,6 +148,10 @@ impl Sessions {
             self.local().remove(id);
             return Ok(Err(Missing::Unknown));
         };
+        // Another principal's session is no session of this caller's: 404, as if unknown.
+        if state.owner != principal.map(Principal::key) {
+            return Ok(Err(Missing::Unknown));
+        }
         let session = self
             .local()
             .entry(id.to_owned())

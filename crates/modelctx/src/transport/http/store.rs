@@ -390,6 +390,7 @@ mod tests {
             log_level: None,
             subscriptions: Default::default(),
             initialized: true,
+            owner: None,
         }
     }
 

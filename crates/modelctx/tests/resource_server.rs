@@ -1,0 +1,334 @@
+//! The resource server (CHECKLIST §AUTH, server rows) on 127.0.0.1: every refusal a hostile or
+//! mistaken client can meet, and the tokens it accepts, spoken with a real HTTP client.
+#![cfg(feature = "auth")]
+
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use jsonwebtoken::jwk::{Jwk, JwkSet, ThumbprintHash};
+use jsonwebtoken::{Algorithm, EncodingKey, Header};
+use modelctx::auth::{DpopKey, Keys, ResourceServer};
+use modelctx::client::{Client, ClientOptions, EraMode, StaticBearer};
+use modelctx::server::{RequestContext, Server, ToolDef};
+use modelctx::testing::with_modern_meta;
+use modelctx::transport::http::{HttpOptions, serve_http};
+use modelctx_protocol::types::Implementation;
+use p256::pkcs8::EncodePrivateKey;
+use serde_json::{Value, json};
+use tokio::sync::oneshot;
+
+const ISSUER: &str = "https://as.example.com";
+
+/// The authorization server's signing key, its public JWK (`kid` "k1") and a second key
+/// that is in no key set.
+struct Signer {
+    key: EncodingKey,
+    public: Jwk,
+    stranger: EncodingKey,
+}
+
+fn ec_key(seed: u8) -> EncodingKey {
+    let key = p256::ecdsa::SigningKey::from_slice(&[seed; 32]).unwrap();
+    EncodingKey::from_ec_der(key.to_pkcs8_der().unwrap().as_bytes())
+}
+
+fn signer() -> Signer {
+    let key = ec_key(7);
+    let mut public = Jwk::from_encoding_key(&key, Algorithm::ES256).unwrap();
+    public.common.key_id = Some("k1".into());
+    Signer { key, public, stranger: ec_key(9) }
+}
+
+fn now() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs()
+}
+
+impl Signer {
+    /// A token with `claims` over the defaults (this issuer, for `audience`, an hour left);
+    /// a `null` claim removes the default.
+    fn token(&self, audience: &str, claims: Value) -> String {
+        self.sign(&self.key, audience, claims)
+    }
+
+    fn sign(&self, key: &EncodingKey, audience: &str, claims: Value) -> String {
+        let mut body = json!({"iss": ISSUER, "aud": audience, "sub": "alice", "exp": now() + 3600,
+                              "iat": now(), "scope": "files:read", "client_id": "the-client"});
+        for (name, value) in claims.as_object().unwrap() {
+            match value {
+                Value::Null => drop(body.as_object_mut().unwrap().remove(name)),
+                value => body[name] = value.clone(),
+            }
+        }
+        let mut header = Header::new(Algorithm::ES256);
+        header.kid = Some("k1".into());
+        jsonwebtoken::encode(&header, &body, key).unwrap()
+    }
+}
+
+/// A server whose `peek` needs `files:read` and `write` needs `files:write`; `whoami` says
+/// who the principal is.
+fn server() -> Server {
+    Server::builder(Implementation::new("protected", "1.0"))
+        .tool(ToolDef::new("peek", || async { "peeked" }).scopes(["files:read"]))
+        .tool(ToolDef::new("write", || async { "written" }).scopes(["files:write"]))
+        .tool(ToolDef::new("whoami", |ctx: RequestContext| async move {
+            let principal = ctx.principal().expect("a verified caller");
+            format!("{} via {}", principal.subject, principal.client_id.as_deref().unwrap_or("?"))
+        }))
+        .build()
+        .unwrap()
+}
+
+struct Endpoint {
+    url: String,
+    signer: Signer,
+    http: reqwest::Client,
+    _stop: oneshot::Sender<()>,
+    _keys: tempfile::TempDir,
+}
+
+/// The server behind a [`ResourceServer`] whose key set is a JWKS file.
+async fn start() -> Endpoint {
+    let signer = signer();
+    let keys = tempfile::tempdir().unwrap();
+    let jwks = keys.path().join("jwks.json");
+    std::fs::write(&jwks, serde_json::to_vec(&JwkSet { keys: vec![signer.public.clone()] }).unwrap())
+        .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let authenticator =
+        ResourceServer::jwt(&url, ISSUER, Keys::File(jwks)).unwrap().scopes_supported(["files:read"]);
+    let options = HttpOptions { authenticator: Some(Arc::new(authenticator)), ..HttpOptions::default() };
+    let (stop, stopped) = oneshot::channel::<()>();
+    tokio::spawn(serve_http(server(), listener, options, async move {
+        let _ = stopped.await;
+    }));
+    Endpoint { url, signer, http: reqwest::Client::new(), _stop: stop, _keys: keys }
+}
+
+struct Answer {
+    status: u16,
+    headers: reqwest::header::HeaderMap,
+    body: Value,
+}
+
+impl Endpoint {
+    async fn post(
+        &self,
+        url: &str,
+        authorization: Option<&str>,
+        extra: &[(&str, &str)],
+        body: Value,
+    ) -> Answer {
+        let mut request = self
+            .http
+            .post(url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(body.to_string());
+        if let Some(authorization) = authorization {
+            request = request.header("authorization", authorization);
+        }
+        for (name, value) in extra {
+            request = request.header(*name, *value);
+        }
+        let response = request.send().await.unwrap();
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        let text = response.text().await.unwrap();
+        let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
+        Answer { status, headers, body }
+    }
+
+    /// A 2026-07-28 `tools/call` of `tool` with `authorization` and `extra` headers.
+    async fn call_with(&self, tool: &str, authorization: &str, extra: &[(&str, &str)]) -> Answer {
+        let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                          "params": with_modern_meta(json!({"name": tool, "arguments": {}}), json!({}))});
+        let mut headers =
+            vec![("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/call"), ("mcp-name", tool)];
+        headers.extend_from_slice(extra);
+        self.post(&self.url, Some(authorization), &headers, call).await
+    }
+
+    /// A `tools/call` of `tool` with a bearer `token`.
+    async fn call(&self, tool: &str, token: &str) -> Answer {
+        self.call_with(tool, &format!("Bearer {token}"), &[]).await
+    }
+
+    /// A client that sends `token`.
+    async fn client(&self, token: &str, mode: EraMode) -> Client {
+        let options = ClientOptions {
+            auth: Some(Arc::new(StaticBearer::new(token))),
+            mode,
+            ..ClientOptions::new(Implementation::new("test", "1"))
+        };
+        Client::connect_http(&self.url, Default::default(), options).await.unwrap()
+    }
+}
+
+fn challenge(answer: &Answer) -> String {
+    answer.headers.get("www-authenticate").and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned()
+}
+
+fn text(result: &modelctx_protocol::model::CallToolResult) -> String {
+    serde_json::to_value(&result.content).unwrap()[0]["text"].as_str().unwrap_or_default().to_owned()
+}
+
+#[tokio::test]
+async fn auth_04_09_15_no_token_is_a_401_naming_the_metadata_which_is_served() {
+    let endpoint = start().await;
+    let refused = endpoint.post(&endpoint.url, None, &[], json!({})).await;
+    assert_eq!(refused.status, 401);
+    let challenge = challenge(&refused);
+    let parsed = modelctx::auth::challenge::parse([challenge.as_str()]);
+    let metadata_url = parsed[0].resource_metadata().expect("resource_metadata in the challenge").to_owned();
+    assert_eq!(parsed[0].scopes(), ["files:read"], "{challenge}");
+    assert!(metadata_url.ends_with("/.well-known/oauth-protected-resource/mcp"), "{metadata_url}");
+    let metadata: Value =
+        serde_json::from_str(&reqwest::get(&metadata_url).await.unwrap().text().await.unwrap()).unwrap();
+    assert_eq!(metadata["resource"], endpoint.url.as_str());
+    assert_eq!(metadata["authorization_servers"], json!([ISSUER]));
+    assert_eq!(metadata["bearer_methods_supported"], json!(["header"]));
+}
+
+#[tokio::test]
+async fn auth_39_42_a_valid_token_for_this_resource_reaches_the_handler_with_its_principal() {
+    let endpoint = start().await;
+    let token = endpoint.signer.token(&endpoint.url, json!({}));
+    let client = endpoint.client(&token, EraMode::Auto).await;
+    let result = client.call_tool("whoami", json!({})).await.unwrap();
+    assert_eq!(text(&result), "alice via the-client");
+}
+
+#[tokio::test]
+async fn auth_39_42_a_token_for_another_audience_is_refused() {
+    let endpoint = start().await;
+    let passed_through = endpoint.signer.token("https://other.example.com/mcp", json!({}));
+    let refused = endpoint.call("peek", &passed_through).await;
+    assert_eq!(refused.status, 401);
+    assert!(challenge(&refused).contains(r#"error="invalid_token""#), "{}", challenge(&refused));
+    assert_eq!(
+        refused.body["error_description"],
+        "the token was refused: it was not issued for this resource"
+    );
+}
+
+#[tokio::test]
+async fn auth_39_alg_none_and_hmac_with_the_public_key_are_refused() {
+    let endpoint = start().await;
+    let claims = json!({"iss": ISSUER, "aud": endpoint.url, "sub": "mallory", "exp": now() + 3600, "scope": "files:write"});
+    let encode = |part: &Value| URL_SAFE_NO_PAD.encode(part.to_string());
+    let unsigned = format!("{}.{}.", encode(&json!({"alg": "none", "typ": "JWT"})), encode(&claims));
+    assert_eq!(endpoint.call("peek", &unsigned).await.status, 401);
+    // The public key's coordinates as an HMAC secret: the classic key-confusion forgery.
+    let public = serde_json::to_vec(&endpoint.signer.public).unwrap();
+    let mut header = Header::new(Algorithm::HS256);
+    header.kid = Some("k1".into());
+    let forged = jsonwebtoken::encode(&header, &claims, &EncodingKey::from_secret(&public).unwrap()).unwrap();
+    let refused = endpoint.call("peek", &forged).await;
+    assert_eq!(refused.status, 401);
+    assert_eq!(refused.body["error_description"], "tokens signed with HS256 are not accepted");
+    // Signed by a key the authorization server does not publish.
+    let stranger = endpoint.signer.sign(&endpoint.signer.stranger, &endpoint.url, json!({}));
+    assert_eq!(
+        endpoint.call("peek", &stranger).await.body["error_description"],
+        "the token was refused: its signature does not verify"
+    );
+}
+
+#[tokio::test]
+async fn auth_40_an_expired_token_is_a_401_and_the_leeway_is_bounded() {
+    let endpoint = start().await;
+    let expired = endpoint.signer.token(&endpoint.url, json!({"exp": now() - 120}));
+    let refused = endpoint.call("peek", &expired).await;
+    assert_eq!(refused.status, 401);
+    assert_eq!(refused.body["error_description"], "the token was refused: it has expired");
+    let within_leeway = endpoint.signer.token(&endpoint.url, json!({"exp": now() - 5}));
+    assert_eq!(endpoint.call("peek", &within_leeway).await.status, 200);
+    let other_issuer = endpoint.signer.token(&endpoint.url, json!({"iss": "https://evil.example.com"}));
+    assert_eq!(endpoint.call("peek", &other_issuer).await.status, 401);
+}
+
+#[tokio::test]
+async fn auth_38_a_token_in_the_query_string_is_refused() {
+    let endpoint = start().await;
+    let token = endpoint.signer.token(&endpoint.url, json!({}));
+    let url = format!("{}?access_token={token}", endpoint.url);
+    let refused = endpoint.post(&url, None, &[], json!({})).await;
+    assert_eq!(refused.status, 400);
+    assert_eq!(refused.body["error"], "invalid_request");
+    // Even alongside a good header.
+    let refused = endpoint.post(&url, Some(&format!("Bearer {token}")), &[], json!({})).await;
+    assert_eq!(refused.status, 400);
+}
+
+#[tokio::test]
+async fn auth_43_44_a_missing_scope_is_a_403_naming_the_scope_needed() {
+    let endpoint = start().await;
+    let reader = endpoint.signer.token(&endpoint.url, json!({"scope": "files:read"}));
+    let refused = endpoint.call("write", &reader).await;
+    assert_eq!(refused.status, 403);
+    let parsed = modelctx::auth::challenge::parse([challenge(&refused).as_str()]);
+    assert_eq!(parsed[0].error(), Some("insufficient_scope"));
+    assert_eq!(parsed[0].scopes(), ["files:write"]);
+    assert!(parsed[0].resource_metadata().is_some());
+    assert_eq!(endpoint.call("peek", &reader).await.status, 200);
+    let writer =
+        endpoint.signer.token(&endpoint.url, json!({"scope": null, "scp": ["files:read", "files:write"]}));
+    assert_eq!(endpoint.call("write", &writer).await.status, 200);
+}
+
+#[tokio::test]
+async fn auth_59_a_session_is_bound_to_the_principal_that_opened_it() {
+    let endpoint = start().await;
+    let alice = format!("Bearer {}", endpoint.signer.token(&endpoint.url, json!({})));
+    let bob = format!("Bearer {}", endpoint.signer.token(&endpoint.url, json!({"sub": "bob"})));
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let opened = endpoint.post(&endpoint.url, Some(&alice), &[], initialize).await;
+    assert_eq!(opened.status, 200, "{:?}", opened.body);
+    let session = opened.headers.get("mcp-session-id").unwrap().to_str().unwrap().to_owned();
+    let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"});
+    let headers = [("mcp-session-id", session.as_str()), ("mcp-protocol-version", "2025-11-25")];
+    assert_eq!(endpoint.post(&endpoint.url, Some(&bob), &headers, ping.clone()).await.status, 404);
+    assert_eq!(endpoint.post(&endpoint.url, Some(&alice), &headers, ping).await.status, 200);
+    // And a client of the legacy era works end to end with its own token.
+    let client = endpoint.client(alice.trim_start_matches("Bearer "), EraMode::Legacy).await;
+    assert_eq!(text(&client.call_tool("peek", json!({})).await.unwrap()), "peeked");
+}
+
+#[tokio::test]
+async fn a_dpop_bound_token_needs_a_fresh_proof_of_its_key() {
+    let endpoint = start().await;
+    let key = DpopKey::generate().unwrap();
+    let token = endpoint.signer.token(&endpoint.url, json!({"cnf": {"jkt": key.thumbprint()}}));
+    let url = reqwest::Url::parse(&endpoint.url).unwrap();
+    let scheme = format!("DPoP {token}");
+    let proof = key.proof("POST", &url, Some(&token), None).unwrap();
+    let accepted = endpoint.call_with("peek", &scheme, &[("dpop", proof.as_str())]).await;
+    assert_eq!(accepted.status, 200, "{:?}", accepted.body);
+    let replayed = endpoint.call_with("peek", &scheme, &[("dpop", proof.as_str())]).await;
+    assert_eq!(replayed.body["error_description"], "the DPoP proof was used before");
+    // The bound token as a bearer token, or with a proof by another key: refused.
+    assert_eq!(endpoint.call("peek", &token).await.status, 401);
+    let other = DpopKey::generate().unwrap().proof("POST", &url, Some(&token), None).unwrap();
+    let stolen = endpoint.call_with("peek", &scheme, &[("dpop", other.as_str())]).await;
+    assert_eq!(
+        stolen.body["error_description"],
+        "the DPoP proof is signed by a key the token is not bound to"
+    );
+    let wrong_method = key.proof("GET", &url, Some(&token), None).unwrap();
+    let refused = endpoint.call_with("peek", &scheme, &[("dpop", wrong_method.as_str())]).await;
+    assert_eq!(refused.body["error_description"], "the DPoP proof is for another method");
+    assert_eq!(key.thumbprint(), {
+        let proof_header: Value =
+            serde_json::from_slice(&URL_SAFE_NO_PAD.decode(proof.split('.').next().unwrap()).unwrap())
+                .unwrap();
+        serde_json::from_value::<Jwk>(proof_header["jwk"].clone())
+            .unwrap()
+            .thumbprint(ThumbprintHash::SHA256)
+            .unwrap()
+    });
+}
