@@ -16,6 +16,7 @@ mod demo;
 mod host;
 mod inspect;
 mod logging;
+mod login;
 mod route;
 mod runtime;
 mod serve;
@@ -97,6 +98,22 @@ enum Command {
     ///   cargo run -p modelctx-cli -- demo
     #[command(verbatim_doc_comment)]
     Demo,
+    /// Authorize with an HTTP server's OAuth authorization server: a browser opens (or the
+    /// URL is printed, with --no-browser) and the tokens are kept in the credentials file,
+    /// for every later command with --url to use and refresh.
+    ///
+    /// Examples:
+    ///   modelctx login https://mcp.example.com/mcp
+    ///   modelctx login http://127.0.0.1:8080/mcp --scope everything:write --no-browser
+    ///
+    /// Environment:
+    ///   MODELCTX_CREDENTIALS=FILE
+    ///       The credentials file (default: $XDG_CONFIG_HOME/modelctx/credentials.json,
+    ///       or ~/.config/modelctx/credentials.json), created readable by you only.
+    #[command(verbatim_doc_comment)]
+    Login(login::LoginArgs),
+    /// Forget the tokens kept for a server.
+    Logout(login::LogoutArgs),
     /// Route a transcript of client messages through the era router, as a dual-era stdio
     /// server would, and check each message's shape against its revision.
     ///
@@ -141,6 +158,8 @@ fn main() -> ExitCode {
         Command::Prompts(command) => inspect::run_prompts(&command),
         Command::Complete(args) => inspect::run_complete(&args),
         Command::Listen(args) => inspect::run_listen(&args),
+        Command::Login(args) => login::run_login(&args),
+        Command::Logout(args) => login::run_logout(&args),
         Command::Ping(args) => inspect::run_ping(&args),
         Command::Route(args) => route::run(&args),
         Command::Serve(args) => serve::run(&args),

@@ -4,33 +4,91 @@ use std::env::VarError;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 use base64::Engine;
 use base64::engine::general_purpose::{STANDARD_NO_PAD, URL_SAFE_NO_PAD};
 use clap::{Args, Subcommand};
 
+use modelctx::auth::{Keys, ResourceServer};
 use modelctx::server::{Server, ServerBuilder, StateKey, StateKeyError, StateKeys};
 use modelctx::transport::http::{HttpOptions, MCP_PATH};
 use modelctx::transport::http_sse::SSE_PATH;
 
 use crate::servers;
 
-/// Binds `address` and serves Streamable HTTP (and the deprecated HTTP+SSE transport) until
-/// SIGTERM.
-async fn serve_http(server: Server, address: SocketAddr) -> std::io::Result<()> {
+/// Binds `address` and serves Streamable HTTP (and, without `auth`, the deprecated HTTP+SSE
+/// transport) until SIGTERM; with `auth`, only to callers with an access token of its
+/// authorization server.
+async fn serve_http(
+    server: Server,
+    address: SocketAddr,
+    auth: Option<&AuthArgs>,
+    scopes: &[String],
+) -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::bind(address).await?;
     let bound = listener.local_addr()?;
+    let mut options = HttpOptions::default();
+    if let Some(auth) = auth {
+        let resource = auth.audience.clone().unwrap_or_else(|| format!("http://{bound}{MCP_PATH}"));
+        let verifier = auth.resource_server(&resource, scopes).map_err(std::io::Error::other)?;
+        options.authenticator = Some(Arc::new(verifier));
+    }
     // A fixed line scripts can wait for and parse (the first such line).
     eprintln!("listening on http://{bound}{MCP_PATH}");
-    eprintln!("  and, for old clients, the deprecated HTTP+SSE transport at http://{bound}{SSE_PATH}");
-    modelctx::transport::http::serve_http(
-        server,
-        listener,
-        HttpOptions::default(),
-        modelctx::transport::terminated(),
-    )
-    .await
+    match auth {
+        None => {
+            eprintln!("  and, for old clients, the deprecated HTTP+SSE transport at http://{bound}{SSE_PATH}")
+        }
+        Some(auth) => {
+            eprintln!("  for callers with an access token of {}", auth.issuer.as_deref().unwrap_or_default());
+        }
+    }
+    modelctx::transport::http::serve_http(server, listener, options, modelctx::transport::terminated()).await
+}
+
+/// Options of `serve --http` that put the endpoint behind OAuth.
+#[derive(Args, Clone)]
+struct AuthArgs {
+    /// Accept only access tokens (JWTs) issued by this authorization server (its issuer
+    /// identifier), published in the endpoint's protected resource metadata. Read-only tools
+    /// then need the scope SERVER:read and the others SERVER:write (everything:read, …).
+    #[arg(long = "auth-issuer", value_name = "URL", requires_all = ["http", "jwks"], global = true)]
+    issuer: Option<String>,
+    /// The authorization server's signing keys: a JWKS file, or its jwks_uri.
+    #[arg(long = "auth-jwks", id = "jwks", value_name = "FILE_OR_URL", requires = "issuer", global = true)]
+    jwks: Option<String>,
+    /// The audience tokens must name: the endpoint's public URL (default
+    /// http://ADDR/mcp, the address bound).
+    #[arg(long = "auth-audience", value_name = "URL", requires = "issuer", global = true)]
+    audience: Option<String>,
+}
+
+impl AuthArgs {
+    /// Whether the endpoint is to be protected.
+    fn enabled(&self) -> bool {
+        self.issuer.is_some()
+    }
+
+    fn resource_server(&self, resource: &str, scopes: &[String]) -> Result<ResourceServer, String> {
+        let (Some(issuer), Some(jwks)) = (&self.issuer, &self.jwks) else {
+            return Err("--auth-issuer needs --auth-jwks".into());
+        };
+        let keys = if jwks.starts_with("https://") || jwks.starts_with("http://") {
+            Keys::Url(jwks.clone())
+        } else {
+            Keys::File(PathBuf::from(jwks))
+        };
+        let verifier = ResourceServer::jwt(resource, issuer.clone(), keys).map_err(|e| e.to_string())?;
+        Ok(verifier.scopes_supported(scopes.iter().take(1).cloned()))
+    }
+}
+
+/// The scopes of the server `name`'s tools: `NAME:read` for those that say they only read,
+/// `NAME:write` for the rest.
+fn scopes_of(name: &str) -> [String; 2] {
+    [format!("{name}:read"), format!("{name}:write")]
 }
 
 /// The environment variable that holds the `requestState` key shared by every instance:
@@ -92,6 +150,8 @@ pub struct ServeArgs {
     /// ::1, so that nothing outside this machine can reach the server).
     #[arg(long, requires = "http", global = true)]
     allow_remote: bool,
+    #[command(flatten)]
+    auth: AuthArgs,
 }
 
 /// The bundled servers, each with the options that are its own.
@@ -137,6 +197,19 @@ struct FilesystemArgs {
 }
 
 impl Bundled {
+    /// The server's name, as `serve` spells it.
+    fn name(&self) -> &'static str {
+        match self {
+            Self::Everything => "everything",
+            Self::Bench { .. } => "bench",
+            Self::Filesystem(_) => "filesystem",
+            Self::Git(_) => "git",
+            Self::Fetch(_) => "fetch",
+            Self::Memory(_) => "memory",
+            Self::Time(_) => "time",
+        }
+    }
+
     /// The server, not yet built, or why it cannot start.
     async fn builder(&self) -> Result<ServerBuilder, String> {
         match self {
@@ -204,6 +277,14 @@ pub fn run(args: &ServeArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let scopes = scopes_of(args.server.name());
+    if args.auth.enabled() {
+        let [read, write] = scopes.clone();
+        builder = builder.tool_scopes(move |tool| {
+            let reads = tool.annotations.as_ref().and_then(|a| a.read_only_hint) == Some(true);
+            vec![if reads { read.clone() } else { write.clone() }]
+        });
+    }
     if let Some((id, keys)) = state_keys {
         tracing::info!(key_id = %id, "requestState is sealed with the shared key of {STATE_KEY_VAR}");
         builder = builder.request_state_keys(keys);
@@ -221,7 +302,9 @@ pub fn run(args: &ServeArgs) -> ExitCode {
             tracing::error!(%address, "--http binds loopback addresses only; add --allow-remote to serve other machines");
             return ExitCode::FAILURE;
         }
-        Some(address) => runtime.block_on(serve_http(server, address)),
+        Some(address) => {
+            runtime.block_on(serve_http(server, address, Some(&args.auth).filter(|a| a.enabled()), &scopes))
+        }
     };
     // The blocking thread that reads stdin may still sit in read(2) after SIGTERM: do not
     // wait for it.

@@ -34,6 +34,10 @@ impl From<ClientError> for Failure {
             }
             ClientError::InvalidResult { .. } => Self::Refused(error.to_string()),
             ClientError::InvalidParams(why) => Self::Usage(why),
+            ClientError::Auth(_) => Self::Refused(error.to_string()),
+            ClientError::Http { status: 401, .. } => Self::Refused(format!(
+                "{error}: the server wants authorization; run `modelctx login URL` or give --bearer"
+            )),
             other => Self::Unreachable(other.to_string()),
         }
     }

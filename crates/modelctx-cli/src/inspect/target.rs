@@ -97,9 +97,16 @@ impl Target {
         Ok(options)
     }
 
-    /// Connects, answering the server's questions with `handlers`.
+    /// Connects, answering the server's questions with `handlers`; an HTTP server gets the
+    /// --bearer token, or else the tokens `modelctx login` kept for it.
     pub async fn connect(&self, handlers: ClientHandlers) -> Result<Client, Failure> {
-        let options = self.options(handlers)?;
+        let mut options = self.options(handlers)?;
+        if options.auth.is_none()
+            && let Some(url) = &self.url
+            && let Some(oauth) = crate::login::stored(url).await?
+        {
+            options.auth = Some(Arc::new(oauth));
+        }
         if let (Some(path), Some(name)) = (&self.config, &self.server) {
             if self.url.is_some() || !self.command.is_empty() {
                 return Err(Failure::Usage(

@@ -2,6 +2,7 @@
 //! and stdout. Shared by the integration tests; each uses only part of it.
 #![allow(dead_code)]
 
+pub mod authorization_server;
 pub mod conformance;
 pub mod http;
 

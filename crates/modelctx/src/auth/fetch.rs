@@ -133,12 +133,12 @@ impl Fetcher {
         self.send(request, url).await
     }
 
-    /// POSTs `body` as JSON to `url`.
-    pub async fn post_json(&self, url: &Url, body: &Value) -> Result<Fetched, AuthError> {
+    /// POSTs `body` as JSON to `url`, accepting the media types of `accept`.
+    pub async fn post_json(&self, url: &Url, body: &Value, accept: &str) -> Result<Fetched, AuthError> {
         let request = self
             .client
             .post(url.clone())
-            .header(ACCEPT, "application/json")
+            .header(ACCEPT, accept)
             .header(CONTENT_TYPE, "application/json")
             .body(body.to_string());
         self.send(request, url).await

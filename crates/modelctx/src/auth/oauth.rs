@@ -65,6 +65,27 @@ impl OAuth {
         Ok(Self { key: canonical_resource(&server), server, options, fetcher, state: Mutex::default() })
     }
 
+    /// Authorizes now, before the client sends anything: asks the server for its challenge
+    /// (a `ping` without credentials) and, when it refuses, discovers its authorization
+    /// server and runs the grant. `Ok(false)` when the server asks for no authorization.
+    /// A person approving in a browser takes longer than a request's time limit: call this
+    /// before connecting.
+    pub async fn login(&self) -> Result<bool, AuthError> {
+        let ping = serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "ping"});
+        let answer =
+            self.fetcher.post_json(&self.server, &ping, "application/json, text/event-stream").await?;
+        if !matches!(answer.status.as_u16(), 401 | 403) {
+            return Ok(false);
+        }
+        let challenges =
+            challenge::parse(answer.headers.get_all(WWW_AUTHENTICATE).iter().filter_map(|v| v.to_str().ok()));
+        let challenge = challenges.iter().find(|c| c.is("Bearer") || c.is("DPoP"));
+        let mut state = self.state.lock().await;
+        state.loaded = true;
+        self.obtain(&mut state, challenge, None).await?;
+        Ok(true)
+    }
+
     /// Forgets the tokens of this server, here and in the store.
     pub async fn forget(&self) -> Result<(), AuthError> {
         let mut state = self.state.lock().await;
@@ -137,6 +158,7 @@ impl OAuth {
             Some(scopes) => scopes,
             None => {
                 let mut scopes = first_scopes(challenge, &found);
+                union_into(&mut scopes, &self.options.scopes);
                 union_into(&mut scopes, &state.requested);
                 scopes
             }

@@ -113,6 +113,8 @@ pub struct OAuthOptions {
     /// The HTTPS URL of this client's metadata document, used as its `client_id` where the
     /// authorization server supports Client ID Metadata Documents.
     pub client_metadata_url: Option<String>,
+    /// Scopes to ask for besides those the server's challenge or metadata names.
+    pub scopes: Vec<String>,
     /// The name sent at dynamic registration.
     pub client_name: String,
     /// The `application_type` sent at dynamic registration.
@@ -141,6 +143,7 @@ impl OAuthOptions {
             grant,
             client: None,
             client_metadata_url: None,
+            scopes: Vec::new(),
             client_name: "modelctx".into(),
             application_type: ApplicationType::Native,
             store: Arc::new(MemoryStore::new()),

@@ -60,8 +60,9 @@ pub(crate) async fn client_for(
         return Ok((client, false));
     }
     if let Some(kept) = kept
-        && redirect_uri
-            .is_none_or(|uri| kept.redirect_uris.is_empty() || kept.redirect_uris.iter().any(|r| r == uri))
+        && redirect_uri.is_none_or(|uri| {
+            kept.redirect_uris.is_empty() || kept.redirect_uris.iter().any(|r| same_redirect(r, uri))
+        })
     {
         return Ok((kept.clone(), false));
     }
@@ -71,6 +72,22 @@ pub(crate) async fn client_for(
         )));
     };
     register(options, fetcher, endpoint, metadata, redirect_uri).await.map(|client| (client, true))
+}
+
+/// Whether a registered redirect URI covers `uri`: the same, or both loopback `http` URIs
+/// differing only in the port (RFC 8252 §7.3: a native client's listener gets a new port each
+/// time, and authorization servers allow any).
+fn same_redirect(registered: &str, uri: &str) -> bool {
+    if registered == uri {
+        return true;
+    }
+    let (Ok(mut a), Ok(mut b)) = (Url::parse(registered), Url::parse(uri)) else { return false };
+    let loopback = |u: &Url| u.scheme() == "http" && super::fetch::is_loopback_host(u);
+    if !(loopback(&a) && loopback(&b)) {
+        return false;
+    }
+    let _ = (a.set_port(None), b.set_port(None));
+    a == b
 }
 
 /// Dynamic client registration: a public client (`none`) where the server allows it, else
@@ -102,7 +119,7 @@ async fn register(
         "token_endpoint_auth_method": method,
         "application_type": options.application_type.as_str(),
     });
-    let answer = fetcher.post_json(&url, &body).await?;
+    let answer = fetcher.post_json(&url, &body, "application/json").await?;
     if !answer.status.is_success() {
         return Err(match answer.oauth_error() {
             AuthError::Denied { error, description } => AuthError::Registration(format!(
@@ -123,4 +140,18 @@ async fn register(
         client_secret: registered.client_secret,
         redirect_uris,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_redirect;
+
+    #[test]
+    fn a_loopback_redirect_matches_on_any_port_and_nothing_else_does() {
+        assert!(same_redirect("http://127.0.0.1:4000/callback", "http://127.0.0.1:5123/callback"));
+        assert!(same_redirect("https://app.example/cb", "https://app.example/cb"));
+        assert!(!same_redirect("https://app.example:443/cb", "https://app.example:8443/cb"));
+        assert!(!same_redirect("http://127.0.0.1:4000/callback", "http://127.0.0.1:4000/other"));
+        assert!(!same_redirect("http://localhost:4000/callback", "http://127.0.0.1:4000/callback"));
+    }
 }

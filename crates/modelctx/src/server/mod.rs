@@ -48,6 +48,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 
 use modelctx_protocol::era::ServerVersions;
+use modelctx_protocol::model::Tool;
 use modelctx_protocol::types::Implementation;
 use tokio::sync::broadcast;
 
@@ -358,6 +359,21 @@ impl ServerBuilder {
     /// Registers a tool.
     pub fn tool(mut self, tool: ToolDef) -> Self {
         self.tools.push(tool);
+        self
+    }
+
+    /// Requires of the callers of each tool registered so far the scopes `policy` names for
+    /// it (see [`ToolDef::scopes`]): for example one scope for the tools that only read
+    /// (`readOnlyHint`) and another for the rest.
+    pub fn tool_scopes(mut self, policy: impl Fn(&Tool) -> Vec<String>) -> Self {
+        self.tools = self
+            .tools
+            .into_iter()
+            .map(|def| {
+                let scopes = policy(def.tool());
+                def.scopes(scopes)
+            })
+            .collect();
         self
     }
 

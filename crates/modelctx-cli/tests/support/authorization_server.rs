@@ -1,0 +1,283 @@
+//! A small OAuth 2.1 authorization server on 127.0.0.1, for end-to-end tests of the client and
+//! the resource server: RFC 8414 metadata, a JWKS, dynamic registration, an authorization
+//! endpoint that approves at once (checking the client, redirect URI, PKCE and resource) and a
+//! token endpoint for codes and refresh tokens (rotated) that issues ES256 JWTs for the
+//! requested resource. It remembers every secret it issued, so a test can look for them in
+//! logs, and counts what it was asked.
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper::{Request, Response};
+use hyper_util::rt::TokioIo;
+use jsonwebtoken::jwk::{Jwk, JwkSet};
+use jsonwebtoken::{Algorithm, EncodingKey, Header};
+use p256::pkcs8::EncodePrivateKey;
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+/// What the server was asked and what it gave.
+#[derive(Default)]
+pub struct Record {
+    /// Client ids registered, with their redirect URIs.
+    pub clients: HashMap<String, Vec<String>>,
+    /// The `scope` of each authorization request, in order.
+    pub authorizations: Vec<String>,
+    /// The `grant_type` of each token request, in order.
+    pub grants: Vec<String>,
+    /// Every code, access token and refresh token issued.
+    pub secrets: Vec<String>,
+    /// Codes not yet redeemed: (client, redirect URI, challenge, scope, resource).
+    codes: HashMap<String, (String, String, String, String, String)>,
+    /// Live refresh tokens: (client, scope, resource).
+    refresh: HashMap<String, (String, String, String)>,
+}
+
+/// The running server.
+pub struct AuthorizationServer {
+    /// Its issuer identifier, `http://127.0.0.1:PORT`.
+    pub issuer: String,
+    /// What it was asked.
+    pub record: Arc<Mutex<Record>>,
+    /// Issue the first access token already expired (to see the client refresh on a 401).
+    pub expire_first: Arc<std::sync::atomic::AtomicBool>,
+    _runtime: tokio::runtime::Runtime,
+}
+
+struct State {
+    issuer: String,
+    key: EncodingKey,
+    jwks: Value,
+    record: Arc<Mutex<Record>>,
+    expire_first: Arc<std::sync::atomic::AtomicBool>,
+}
+
+fn now() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs()
+}
+
+fn random() -> String {
+    let mut bytes = [0u8; 18];
+    getrandom::fill(&mut bytes).unwrap();
+    URL_SAFE_NO_PAD.encode(bytes)
+}
+
+impl AuthorizationServer {
+    /// Starts the server on a free loopback port, on a runtime of its own.
+    pub fn start() -> Self {
+        let runtime =
+            tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+        let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
+        let address: SocketAddr = listener.local_addr().unwrap();
+        let issuer = format!("http://{address}");
+        let signing = p256::ecdsa::SigningKey::from_slice(&[11u8; 32]).unwrap();
+        let key = EncodingKey::from_ec_der(signing.to_pkcs8_der().unwrap().as_bytes());
+        let mut public = Jwk::from_encoding_key(&key, Algorithm::ES256).unwrap();
+        public.common.key_id = Some("as-key".into());
+        let jwks = serde_json::to_value(JwkSet { keys: vec![public] }).unwrap();
+        let record = Arc::new(Mutex::new(Record::default()));
+        let expire_first = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let state = Arc::new(State {
+            issuer: issuer.clone(),
+            key,
+            jwks,
+            record: record.clone(),
+            expire_first: expire_first.clone(),
+        });
+        runtime.spawn(async move {
+            loop {
+                let Ok((stream, _)) = listener.accept().await else { continue };
+                let state = state.clone();
+                let service = hyper::service::service_fn(move |request: Request<Incoming>| {
+                    let state = state.clone();
+                    async move { Ok::<_, Infallible>(state.handle(request).await) }
+                });
+                tokio::spawn(
+                    hyper::server::conn::http1::Builder::new()
+                        .serve_connection(TokioIo::new(stream), service),
+                );
+            }
+        });
+        Self { issuer, record, expire_first, _runtime: runtime }
+    }
+
+    /// The JWKS URL.
+    pub fn jwks_uri(&self) -> String {
+        format!("{}/jwks", self.issuer)
+    }
+
+    /// Every secret issued so far.
+    pub fn secrets(&self) -> Vec<String> {
+        self.record.lock().unwrap().secrets.clone()
+    }
+}
+
+fn json_response(status: u16, body: Value) -> Response<Full<Bytes>> {
+    Response::builder()
+        .status(status)
+        .header("content-type", "application/json")
+        .body(Full::new(Bytes::from(body.to_string())))
+        .unwrap()
+}
+
+fn oauth_error(error: &str, description: &str) -> Response<Full<Bytes>> {
+    json_response(400, json!({"error": error, "error_description": description}))
+}
+
+fn form(body: &[u8]) -> HashMap<String, String> {
+    url::form_urlencoded::parse(body).into_owned().collect()
+}
+
+impl State {
+    async fn handle(&self, request: Request<Incoming>) -> Response<Full<Bytes>> {
+        let path = request.uri().path().to_owned();
+        let query = form(request.uri().query().unwrap_or_default().as_bytes());
+        let method = request.method().clone();
+        let body = request.into_body().collect().await.map(|b| b.to_bytes()).unwrap_or_default();
+        match (method.as_str(), path.as_str()) {
+            ("GET", "/.well-known/oauth-authorization-server") => json_response(200, self.metadata()),
+            ("GET", "/jwks") => json_response(200, self.jwks.clone()),
+            ("POST", "/register") => self.register(&body),
+            ("GET", "/authorize") => self.authorize(&query),
+            ("POST", "/token") => self.token(&form(&body)),
+            _ => json_response(404, json!({"error": "not_found"})),
+        }
+    }
+
+    fn metadata(&self) -> Value {
+        let base = &self.issuer;
+        json!({
+            "issuer": base,
+            "authorization_endpoint": format!("{base}/authorize"),
+            "token_endpoint": format!("{base}/token"),
+            "registration_endpoint": format!("{base}/register"),
+            "jwks_uri": format!("{base}/jwks"),
+            "response_types_supported": ["code"],
+            "grant_types_supported": ["authorization_code", "refresh_token"],
+            "code_challenge_methods_supported": ["S256"],
+            "token_endpoint_auth_methods_supported": ["none"],
+            "authorization_response_iss_parameter_supported": true,
+            "scopes_supported": ["everything:read", "everything:write", "offline_access"],
+        })
+    }
+
+    fn register(&self, body: &[u8]) -> Response<Full<Bytes>> {
+        let request: Value = serde_json::from_slice(body).unwrap_or_default();
+        let redirects: Vec<String> = request["redirect_uris"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|u| u.as_str().map(str::to_owned))
+            .collect();
+        if redirects.is_empty() || request["application_type"] != "native" {
+            return oauth_error("invalid_client_metadata", "a native client with redirect URIs");
+        }
+        let client_id = format!("client-{}", random());
+        self.record.lock().unwrap().clients.insert(client_id.clone(), redirects.clone());
+        json_response(
+            201,
+            json!({"client_id": client_id, "redirect_uris": redirects, "token_endpoint_auth_method": "none"}),
+        )
+    }
+
+    fn authorize(&self, query: &HashMap<String, String>) -> Response<Full<Bytes>> {
+        let get = |name: &str| query.get(name).cloned().unwrap_or_default();
+        let mut record = self.record.lock().unwrap();
+        let redirect = get("redirect_uri");
+        let known = record.clients.get(&get("client_id")).is_some_and(|uris| {
+            // Loopback redirect URIs match on any port (RFC 8252 §7.3).
+            let without_port = |u: &str| {
+                url::Url::parse(u)
+                    .map(|mut u| {
+                        let _ = u.set_port(None);
+                        u.to_string()
+                    })
+                    .ok()
+            };
+            uris.iter().any(|u| without_port(u) == without_port(&redirect))
+        });
+        if !known
+            || get("response_type") != "code"
+            || get("code_challenge_method") != "S256"
+            || get("resource").is_empty()
+        {
+            return oauth_error("invalid_request", "an unknown client, redirect URI, or no PKCE or resource");
+        }
+        let code = random();
+        record.authorizations.push(get("scope"));
+        record.secrets.push(code.clone());
+        record.codes.insert(
+            code.clone(),
+            (get("client_id"), redirect.clone(), get("code_challenge"), get("scope"), get("resource")),
+        );
+        let mut location = url::Url::parse(&redirect).unwrap();
+        location
+            .query_pairs_mut()
+            .append_pair("code", &code)
+            .append_pair("state", &get("state"))
+            .append_pair("iss", &self.issuer);
+        Response::builder()
+            .status(302)
+            .header("location", location.as_str())
+            .body(Full::new(Bytes::new()))
+            .unwrap()
+    }
+
+    fn token(&self, form: &HashMap<String, String>) -> Response<Full<Bytes>> {
+        let get = |name: &str| form.get(name).cloned().unwrap_or_default();
+        let grant = get("grant_type");
+        let mut record = self.record.lock().unwrap();
+        record.grants.push(grant.clone());
+        let (client, scope, resource) = match grant.as_str() {
+            "authorization_code" => {
+                let Some((client, redirect, challenge, scope, resource)) = record.codes.remove(&get("code"))
+                else {
+                    return oauth_error("invalid_grant", "an unknown or used code");
+                };
+                let verified =
+                    URL_SAFE_NO_PAD.encode(Sha256::digest(get("code_verifier").as_bytes())) == challenge;
+                if !verified
+                    || client != get("client_id")
+                    || redirect != get("redirect_uri")
+                    || resource != get("resource")
+                {
+                    return oauth_error(
+                        "invalid_grant",
+                        "the verifier, client, redirect URI or resource differ",
+                    );
+                }
+                (client, scope, resource)
+            }
+            "refresh_token" => {
+                let Some((client, scope, resource)) = record.refresh.remove(&get("refresh_token")) else {
+                    return oauth_error("invalid_grant", "an unknown or rotated refresh token");
+                };
+                (client, scope, resource)
+            }
+            _ => return oauth_error("unsupported_grant_type", "codes and refresh tokens only"),
+        };
+        let expired = self.expire_first.swap(false, std::sync::atomic::Ordering::SeqCst);
+        let exp = if expired { now() - 3600 } else { now() + 3600 };
+        let claims = json!({"iss": self.issuer, "sub": "alice", "aud": resource, "client_id": client,
+                            "scope": scope, "iat": now(), "exp": exp});
+        let mut header = Header::new(Algorithm::ES256);
+        header.kid = Some("as-key".into());
+        let access = jsonwebtoken::encode(&header, &claims, &self.key).unwrap();
+        let refresh = random();
+        record.secrets.extend([access.clone(), refresh.clone()]);
+        record.refresh.insert(refresh.clone(), (client, scope.clone(), resource));
+        json_response(
+            200,
+            json!({"access_token": access, "token_type": "Bearer", "expires_in": 3600,
+                                  "refresh_token": refresh, "scope": scope}),
+        )
+    }
+}
