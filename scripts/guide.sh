@@ -39,7 +39,7 @@ mdbook build docs/guide
 echo "==> guide: the examples run"
 cargo build --locked -p modelctx -p modelctx-cli --examples --bins --quiet
 EXAMPLES=$TARGET_DIR/debug/examples
-for example in guide_primitives guide_asking guide_testing guide_axum middleware; do
+for example in guide_primitives guide_asking guide_testing guide_axum guide_authorization middleware; do
     echo "--- $example"
     timeout 60 "$EXAMPLES/$example"
 done

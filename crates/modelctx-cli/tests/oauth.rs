@@ -59,7 +59,7 @@ fn approve(url: &str) {
 }
 
 #[test]
-fn auth_37_50_login_keeps_tokens_every_url_command_uses_them_and_no_log_line_shows_a_secret() {
+fn auth_37_50_53_login_keeps_tokens_every_url_command_uses_them_and_no_log_line_shows_a_secret() {
     let authorization = AuthorizationServer::start();
     let server = protected(&authorization);
     let url = server.url();

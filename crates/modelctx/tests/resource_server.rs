@@ -98,8 +98,10 @@ async fn start() -> Endpoint {
         .unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let authenticator =
-        ResourceServer::jwt(&url, ISSUER, Keys::File(jwks)).unwrap().scopes_supported(["files:read"]);
+    let authenticator = ResourceServer::jwt(&url, ISSUER, Keys::File(jwks))
+        .unwrap()
+        .scopes_supported(["files:read"])
+        .scope_includes("files", ["files:read", "files:write"]);
     let options = HttpOptions { authenticator: Some(Arc::new(authenticator)), ..HttpOptions::default() };
     let (stop, stopped) = oneshot::channel::<()>();
     tokio::spawn(serve_http(server(), listener, options, async move {
@@ -177,7 +179,7 @@ fn text(result: &modelctx_protocol::model::CallToolResult) -> String {
 }
 
 #[tokio::test]
-async fn auth_04_09_15_no_token_is_a_401_naming_the_metadata_which_is_served() {
+async fn auth_04_05_09_15_no_token_is_a_401_naming_the_metadata_which_is_served() {
     let endpoint = start().await;
     let refused = endpoint.post(&endpoint.url, None, &[], json!({})).await;
     assert_eq!(refused.status, 401);
@@ -278,6 +280,16 @@ async fn auth_43_44_a_missing_scope_is_a_403_naming_the_scope_needed() {
     let writer =
         endpoint.signer.token(&endpoint.url, json!({"scope": null, "scp": ["files:read", "files:write"]}));
     assert_eq!(endpoint.call("write", &writer).await.status, 200);
+}
+
+#[tokio::test]
+async fn auth_46_a_broader_scope_covers_the_narrower_ones_it_includes() {
+    let endpoint = start().await;
+    let owner = endpoint.signer.token(&endpoint.url, json!({"scope": "files"}));
+    assert_eq!(endpoint.call("write", &owner).await.status, 200);
+    assert_eq!(endpoint.call("peek", &owner).await.status, 200);
+    let unrelated = endpoint.signer.token(&endpoint.url, json!({"scope": "filesystem"}));
+    assert_eq!(endpoint.call("write", &unrelated).await.status, 403);
 }
 
 #[tokio::test]

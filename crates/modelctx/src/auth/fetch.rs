@@ -204,7 +204,7 @@ mod tests {
     }
 
     #[test]
-    fn only_https_and_loopback_http_when_allowed() {
+    fn auth_52_only_https_and_loopback_http_when_allowed() {
         let check = |egress, url: &str| fetcher(egress).check(&Url::parse(url).unwrap());
         assert!(check(Egress::PublicOnly, "https://as.example.com/token").is_ok());
         assert!(check(Egress::PublicOnly, "http://as.example.com/token").is_err());

@@ -24,7 +24,6 @@ use crate::client::{ClientError, HttpAuth, Refusal, authorization_value};
 
 /// The OAuth client of one MCP server. Set it as
 /// [`ClientOptions::auth`](crate::client::ClientOptions::auth).
-#[derive(Debug)]
 pub struct OAuth {
     server: Url,
     /// The server's canonical URI: the key of its tokens in the store.
@@ -32,6 +31,12 @@ pub struct OAuth {
     options: OAuthOptions,
     fetcher: Fetcher,
     state: Mutex<State>,
+}
+
+impl std::fmt::Debug for OAuth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuth").field("server", &self.key).finish_non_exhaustive()
+    }
 }
 
 #[derive(Debug, Default)]

@@ -92,6 +92,8 @@ pub struct ResourceServer {
     issuer: String,
     audience: String,
     scopes_supported: Vec<String>,
+    /// Scopes that include others (`files` includes `files:read`), AUTH-46.
+    implies: HashMap<String, Vec<String>>,
     verifier: Verifier,
     leeway: Duration,
     proof_lifetime: Duration,
@@ -132,6 +134,7 @@ impl ResourceServer {
             resource_url,
             issuer,
             scopes_supported: Vec::new(),
+            implies: HashMap::new(),
             verifier,
             leeway: Duration::from_secs(30),
             proof_lifetime: Duration::from_secs(60),
@@ -150,6 +153,18 @@ impl ResourceServer {
     /// The scopes published in the metadata and asked for in a `401` challenge.
     pub fn scopes_supported(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.scopes_supported = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Declares that a token granted `scope` holds `included` too (a scope hierarchy: `files`
+    /// includes `files:read` and `files:write`), so that a caller with the broader scope
+    /// passes a check for a narrower one (AUTH-46). Inclusion is followed transitively.
+    pub fn scope_includes(
+        mut self,
+        scope: impl Into<String>,
+        included: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.implies.entry(scope.into()).or_default().extend(included.into_iter().map(Into::into));
         self
     }
 
@@ -241,7 +256,22 @@ impl ResourceServer {
             (None, true) => return Err(self.invalid("the DPoP scheme needs a token bound to a key")),
             (None, false) => {}
         }
-        Ok(principal(claims))
+        let mut principal = principal(claims);
+        self.expand(&mut principal.scopes);
+        Ok(principal)
+    }
+
+    /// Adds to `scopes` every scope they include, transitively.
+    fn expand(&self, scopes: &mut Vec<String>) {
+        let mut next = 0;
+        while next < scopes.len() {
+            for included in self.implies.get(&scopes[next]).into_iter().flatten() {
+                if !scopes.contains(included) {
+                    scopes.push(included.clone());
+                }
+            }
+            next += 1;
+        }
     }
 
     async fn verify_jwt(
