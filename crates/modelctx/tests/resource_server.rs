@@ -344,3 +344,81 @@ async fn a_dpop_bound_token_needs_a_fresh_proof_of_its_key() {
             .unwrap()
     });
 }
+
+/// An RFC 7662 introspection endpoint on 127.0.0.1 that knows three tokens, for the resource
+/// at `audience`, and wants the resource server's own credentials.
+async fn introspection_endpoint(audience: String) -> String {
+    use http_body_util::{BodyExt, Full};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/introspect", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        loop {
+            let (stream, _) = listener.accept().await.unwrap();
+            let audience = audience.clone();
+            let service =
+                hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
+                    let audience = audience.clone();
+                    async move {
+                        let authenticated =
+                            request.headers().get("authorization").and_then(|v| v.to_str().ok())
+                                == Some(&format!(
+                                    "Basic {}",
+                                    base64::engine::general_purpose::STANDARD.encode("rs:rs-secret")
+                                ));
+                        let body = request.into_body().collect().await.unwrap().to_bytes();
+                        let token: String = url::form_urlencoded::parse(&body)
+                            .find(|(k, _)| k == "token")
+                            .map(|(_, v)| v.into_owned())
+                            .unwrap_or_default();
+                        let answer = match (authenticated, token.as_str()) {
+                            (false, _) => json!({"error": "invalid_client"}),
+                            (true, "good") => {
+                                json!({"active": true, "aud": audience, "iss": ISSUER, "sub": "carol",
+                                                 "scope": "files:read", "exp": now() + 60})
+                            }
+                            (true, "other-audience") => {
+                                json!({"active": true, "aud": "https://other.example.com/mcp", "iss": ISSUER})
+                            }
+                            _ => json!({"active": false}),
+                        };
+                        let status = if authenticated { 200 } else { 401 };
+                        Ok::<_, std::convert::Infallible>(
+                            hyper::Response::builder()
+                                .status(status)
+                                .body(Full::new(bytes::Bytes::from(answer.to_string())))
+                                .unwrap(),
+                        )
+                    }
+                });
+            tokio::spawn(
+                hyper::server::conn::http1::Builder::new()
+                    .serve_connection(hyper_util::rt::TokioIo::new(stream), service),
+            );
+        }
+    });
+    url
+}
+
+#[tokio::test]
+async fn auth_39_40_introspected_tokens_must_be_active_and_for_this_resource() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let endpoint = introspection_endpoint(url.clone()).await;
+    let verifier =
+        ResourceServer::introspection(&url, ISSUER, endpoint, "rs", modelctx::auth::Secret::new("rs-secret"))
+            .unwrap();
+    let options = HttpOptions { authenticator: Some(Arc::new(verifier)), ..HttpOptions::default() };
+    let (_stop, stopped) = oneshot::channel::<()>();
+    tokio::spawn(serve_http(server(), listener, options, async move {
+        let _ = stopped.await;
+    }));
+    let keys = tempfile::tempdir().unwrap();
+    let endpoint =
+        Endpoint { url: url.clone(), signer: signer(), http: reqwest::Client::new(), _stop, _keys: keys };
+    let good = endpoint.client("good", EraMode::Auto).await;
+    assert_eq!(text(&good.call_tool("whoami", json!({})).await.unwrap()), "carol via ?");
+    assert_eq!(endpoint.call("write", "good").await.status, 403, "the introspected scopes count");
+    for refused in ["inactive", "other-audience"] {
+        assert_eq!(endpoint.call("peek", refused).await.status, 401, "{refused}");
+    }
+}
