@@ -15,6 +15,9 @@
 # (the synthetic wire-schema checks do not count); see conformance/summarize.mjs.
 # Exits non-zero when any scenario failed, recorded no checks or did not run.
 #
+# Then the server scenarios of the tasks extension (extension scenarios belong to no
+# revision), each by name against a fresh server: `conformance extensions: N passed, N failed`.
+#
 # Then the client side: every client scenario of each revision, auth/* included, runs
 #   conformance client --command conformance-client --scenario S --spec-version REV
 # (the binary of conformance/client), and then the authorization extensions' scenarios (the
@@ -251,6 +254,34 @@ for rev in "${REVISIONS[@]}"; do
     fi
     echo "    results: $out"
 done
+
+# --- the server scenarios of the tasks extension, at the suite's own wire (2026-07-28) ----------
+# Extension scenarios belong to no revision: `--suite all --spec-version REV` passes over them,
+# so each runs by name without --spec-version. `tasks-status-notifications` is left out: the
+# suite records only a SKIPPED check for it ("pending subscriptions/listen rewrite").
+out=$OUT_ROOT/extensions
+rm -rf "$out"
+mkdir -p "$out"
+timeout -k 5 60 "$NODE" "$SUITE_JS" list --server >"$out/list.txt" 2>&1 ||
+    die "conformance list --server failed: $(cat "$out/list.txt")"
+sed -nE 's/^  - (tasks-[^ ]+) \[extension\].*/\1/p' "$out/list.txt" | grep -vx 'tasks-status-notifications' \
+    >"$out/scenarios.txt" || true
+(($(wc -l <"$out/scenarios.txt") > 0)) || die "the suite lists no tasks scenario"
+start_server "$out/server.log"
+echo "==> conformance extensions: $(wc -l <"$out/scenarios.txt") tasks scenarios against $URL"
+: >"$out/console.log"
+while read -r scenario; do
+    timeout -k 10 $((SCENARIO_TIMEOUT + 60)) "$NODE" "$SUITE_JS" server --url "$URL" --scenario "$scenario" \
+        --timeout $((SCENARIO_TIMEOUT * 1000)) --output-dir "$out/results" >>"$out/console.log" 2>&1 </dev/null || true
+done <"$out/scenarios.txt"
+stop_server
+summary_status=0
+"$NODE" "$PKG_DIR/summarize.mjs" extensions "$out/scenarios.txt" "$out/results" "$out/summary.json" \
+    >"$out/summary.txt" || summary_status=$?
+sed '$d' "$out/summary.txt"
+summaries+=("$(tail -n 1 "$out/summary.txt")")
+((summary_status == 0)) || status=1
+echo "    results: $out"
 
 # --- the client scenarios: every one of each revision, then the auth extensions -----------------
 if [[ -z ${CONFORMANCE_CLIENT_BIN:-} ]]; then

@@ -17,6 +17,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::input::InputChannel;
 use super::outgoing::Outgoing;
+use super::tasks::TaskEntry;
 use super::{CacheDefaults, Principal, Server};
 
 /// Where a request's notifications go: the connection's writer (stdio) or the request's
@@ -81,6 +82,24 @@ struct ContextInner {
     last_progress: Mutex<Option<f64>>,
     /// The cache hints the handler set on its own result.
     cache: Mutex<Option<CacheDefaults>>,
+    /// Whether the request may become a task, and the task once it is one.
+    task: Mutex<TaskSlot>,
+}
+
+/// A request's relation to the tasks extension.
+#[derive(Default)]
+pub(crate) enum TaskSlot {
+    /// Not a call that may become a task.
+    #[default]
+    Unavailable,
+    /// A call that becomes a task when its handler asks (`continue_as_task`).
+    Available {
+        /// The handler asked; the runtime creates the task and wakes it.
+        requested: bool,
+        waker: Option<std::task::Waker>,
+    },
+    /// The request runs as this task.
+    Running(Arc<TaskEntry>),
 }
 
 impl RequestContext {
@@ -103,8 +122,62 @@ impl RequestContext {
                 server,
                 last_progress: Mutex::new(None),
                 cache: Mutex::new(None),
+                task: Mutex::new(TaskSlot::Unavailable),
             }),
         }
+    }
+
+    fn task_slot(&self) -> std::sync::MutexGuard<'_, TaskSlot> {
+        self.inner.task.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Lets the handler decide when the call becomes a task.
+    pub(crate) fn allow_task(&self) {
+        *self.task_slot() = TaskSlot::Available { requested: false, waker: None };
+    }
+
+    /// Whether the handler asked to become a task.
+    pub(crate) fn task_requested(&self) -> bool {
+        matches!(*self.task_slot(), TaskSlot::Available { requested: true, .. })
+    }
+
+    /// From now on the request runs as `task`; a handler waiting in `continue_as_task` goes on.
+    pub(crate) fn run_as(&self, task: Arc<TaskEntry>) {
+        let previous = std::mem::replace(&mut *self.task_slot(), TaskSlot::Running(task));
+        if let TaskSlot::Available { waker: Some(waker), .. } = previous {
+            waker.wake();
+        }
+    }
+
+    /// The task the request runs as, once it is one.
+    pub(crate) fn task(&self) -> Option<Arc<TaskEntry>> {
+        match &*self.task_slot() {
+            TaskSlot::Running(task) => Some(task.clone()),
+            _ => None,
+        }
+    }
+
+    /// For a tool registered with [`ToolDef::task_starts_in_handler`](super::ToolDef::task_starts_in_handler):
+    /// turns the call into a task now. The client gets the task's id; what the handler does
+    /// after this runs as the task (its questions become the task's `inputRequests`). Returns
+    /// the task's id, or `None` when the call cannot be a task (the client did not declare the
+    /// extension, or the tool is not one of those): the handler then simply goes on. Ask what
+    /// must be known before the work starts first: those questions are rounds of the call
+    /// itself (TX-06).
+    pub async fn continue_as_task(&self) -> Option<String> {
+        std::future::poll_fn(|cx| {
+            let mut slot = self.task_slot();
+            match &mut *slot {
+                TaskSlot::Unavailable => std::task::Poll::Ready(None),
+                TaskSlot::Running(task) => std::task::Poll::Ready(Some(task.id().to_owned())),
+                TaskSlot::Available { requested, waker } => {
+                    *requested = true;
+                    *waker = Some(cx.waker().clone());
+                    std::task::Poll::Pending
+                }
+            }
+        })
+        .await
     }
 
     /// Ends this request's response stream now, where the transport can resume it: a
@@ -239,6 +312,11 @@ impl RequestContext {
     pub(crate) async fn notify(&self, method: &str, params: &impl serde::Serialize) {
         if self.is_cancelled() {
             return; // STDIO-08: nothing more for a cancelled request
+        }
+        if self.task().is_some() {
+            // TX-16: a task's progress and log messages have nowhere to go.
+            tracing::debug!(method, "a task's notification is dropped");
+            return;
         }
         if self.inner.sink.send(notification(method, params)).await.is_err() {
             tracing::debug!(method, "the connection closed before a notification could be sent");

@@ -95,7 +95,7 @@ fn answerable(ctx: &RequestContext) -> bool {
 const MAY_ASK: [&str; 3] = [v2026::CallTool::NAME, v2026::GetPrompt::NAME, v2026::ReadResource::NAME];
 
 /// How a request that may ask the client ended: its result, or (modern) the questions.
-enum Asked<T> {
+pub(crate) enum Asked<T> {
     Done(T),
     InputRequired(Box<v2026::InputRequiredResult>),
 }
@@ -129,6 +129,13 @@ impl Server {
                 .then_some(ResourcesCapability { subscribe: Some(true), list_changed: Some(true) }),
             completions: registry.has_completions().then(JsonObject::new),
             logging: Some(JsonObject::new()),
+            // The extensions the registered definitions use (2026-07-28; the legacy shape has
+            // none): the tasks extension once a tool runs as a task.
+            extensions: registry
+                .tools
+                .values()
+                .any(|tool| tool.tasks != super::TaskSupport::Forbidden)
+                .then(|| [(modelctx_protocol::tasks::EXTENSION_ID.to_owned(), JsonObject::new())].into()),
             ..ServerCapabilities::default()
         }
     }
@@ -196,7 +203,7 @@ impl Server {
 
     /// Runs `operation`; for a modern request, stops it when it asks the client something not
     /// yet answered and returns the questions with the sealed answers so far.
-    async fn in_round<T>(
+    pub(crate) async fn in_round<T>(
         &self,
         ctx: &RequestContext,
         method: &str,
@@ -333,6 +340,9 @@ impl Server {
             v2026::CallTool::NAME => {
                 let digest = answerable(&ctx).then(|| state_digest(params.as_ref(), ctx.principal()));
                 let params = params_of::<v2026::CallTool>(params)?;
+                if let Some(answer) = self.call_as_task(&ctx, digest.clone(), &params).await? {
+                    return Ok(Answer::from(answer));
+                }
                 let call = self.call_tool(ctx.clone(), &params.name, params.arguments);
                 match self.in_round(&ctx, method, digest, call).await? {
                     Asked::Done(result) => to_object(&result.into_modern(Some(self.info().clone()))),
@@ -416,6 +426,7 @@ impl Server {
             v2026::SubscriptionsListen::NAME => {
                 self.listen(&ctx, params_of::<v2026::SubscriptionsListen>(params)?).await?
             }
+            task if super::tasks::is_task_method(task) => self.task_method(&ctx, method, params)?,
             legacy if LEGACY_ONLY.contains(&legacy) => {
                 return Err(ErrorObject::method_not_found(&format!(
                     "{legacy} (a 2025-11-25 session method; 2026-07-28 requests carry their state in _meta)"
@@ -511,7 +522,7 @@ impl Server {
         Ok((json, next))
     }
 
-    async fn call_tool(
+    pub(crate) async fn call_tool(
         &self,
         ctx: RequestContext,
         name: &str,

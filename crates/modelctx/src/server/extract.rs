@@ -255,7 +255,7 @@ where
 {
     fn call(&self, parts: ToolCallParts) -> BoxFuture<'static, Result<CallToolResult, ErrorObject>> {
         match Handler::call(self, parts) {
-            Ok(future) => Box::pin(async move { Ok(future.await.into_call_tool_result()) }),
+            Ok(future) => Box::pin(async move { future.await.into_outcome() }),
             Err(Rejection::Invalid(message)) => Box::pin(async move { Ok(error_result(message)) }),
             Err(rejection) => Box::pin(std::future::ready(Err(rejection.internal()))),
         }

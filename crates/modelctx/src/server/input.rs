@@ -37,6 +37,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::context::RequestContext;
 use super::outgoing::Outgoing;
+use super::tasks::TaskEntry;
 
 /// Why a question to the client got no answer.
 #[derive(Clone, Debug, PartialEq)]
@@ -54,6 +55,8 @@ pub enum InputError {
     Malformed(String),
     /// No answer within the time limit.
     TimedOut,
+    /// The task the question belongs to ended (cancelled, or past its TTL) first.
+    TaskEnded,
     /// The connection closed first.
     Closed,
 }
@@ -71,6 +74,7 @@ impl std::fmt::Display for InputError {
             Self::Malformed(why) => write!(f, "the client's answer is malformed: {why}"),
             Self::TimedOut => f.write_str("the client did not answer in time"),
             Self::Closed => f.write_str("the connection closed before the client answered"),
+            Self::TaskEnded => f.write_str("the task ended before the client answered"),
         }
     }
 }
@@ -258,6 +262,22 @@ impl RequestContext {
     }
 }
 
+/// Asks inside a task: the question waits among the task's `inputRequests` for a
+/// `tasks/update` (TX-08).
+async fn ask_in_task<T: DeserializeOwned>(
+    task: &TaskEntry,
+    kind: &'static str,
+    key: Option<&str>,
+    request: InputRequest,
+) -> Result<T, InputError> {
+    let asked = task.ask(kind, key, request).map_err(InputError::Malformed)?;
+    let answer = tokio::select! {
+        answer = asked => answer.map_err(|_| InputError::TaskEnded)?,
+        () = task.cancelled.cancelled() => return Err(InputError::TaskEnded),
+    };
+    T::deserialize(answer).map_err(|e| InputError::Malformed(e.to_string()))
+}
+
 impl Question<'_> {
     fn capability(&self, needed: Need) -> Result<(), InputError> {
         let outcome = check(self.ctx.client_capabilities(), needed);
@@ -275,6 +295,16 @@ impl Question<'_> {
             ElicitRequest::Form { .. } => Need::ElicitForm,
             ElicitRequest::Url { .. } => Need::ElicitUrl,
         };
+        if let Some(task) = self.ctx.task() {
+            self.capability(need)?;
+            return ask_in_task(
+                &task,
+                "elicit",
+                self.key,
+                InputRequest::Elicit(MethodCall::new(request.into())),
+            )
+            .await;
+        }
         match self.ctx.input() {
             InputChannel::None => Err(InputError::NotAllowed),
             InputChannel::Modern(round) => {
@@ -306,6 +336,16 @@ impl Question<'_> {
         } else {
             Need::Sampling
         };
+        if let Some(task) = self.ctx.task() {
+            self.capability(need)?;
+            return ask_in_task(
+                &task,
+                "sample",
+                self.key,
+                InputRequest::CreateMessage(MethodCall::new(params)),
+            )
+            .await;
+        }
         match self.ctx.input() {
             InputChannel::None => Err(InputError::NotAllowed),
             InputChannel::Modern(round) => {
@@ -323,6 +363,12 @@ impl Question<'_> {
 
     /// [`RequestContext::list_roots`] under this question's key.
     pub async fn list_roots(self) -> Result<Vec<Root>, InputError> {
+        if let Some(task) = self.ctx.task() {
+            self.capability(Need::Roots)?;
+            let result: ListRootsResult =
+                ask_in_task(&task, "roots", self.key, InputRequest::ListRoots(MethodCall::new(None))).await?;
+            return Ok(result.roots);
+        }
         let result: ListRootsResult = match self.ctx.input() {
             InputChannel::None => return Err(InputError::NotAllowed),
             InputChannel::Modern(round) => {

@@ -40,6 +40,7 @@ mod request_state;
 mod resource;
 pub(crate) mod session;
 mod strings;
+pub mod tasks;
 pub mod telemetry;
 mod tool;
 mod tool_result;
@@ -68,8 +69,9 @@ pub use resource::{
     ResourceDef, ResourceError, ResourceRequest, ResourceTemplateDef, blob_contents, text_contents,
 };
 pub use session::LegacySession;
+pub use tasks::{TaskOptions, TaskSupport};
 pub use tool::ToolDef;
-pub use tool_result::{IntoCallToolResult, Json, error_result};
+pub use tool_result::{IntoCallToolResult, Json, ToolOutcome, error_result};
 
 pub(crate) use context::{StateMap, Tokens};
 pub(crate) use listen::covers;
@@ -110,6 +112,8 @@ struct Inner {
     layers: middleware::Layered,
     /// Whether some tool, prompt or resource has layers of its own.
     layered_targets: AtomicBool,
+    /// The tasks of the tasks extension.
+    tasks: tasks::Tasks,
 }
 
 /// Builds a [`Server`]. Definitions are checked when [`ServerBuilder::build`] runs.
@@ -408,8 +412,10 @@ impl ServerBuilder {
         };
         let (events, _) = broadcast::channel(64);
         let layered_targets = AtomicBool::new(registry.has_layers());
+        let tasks = tasks::Tasks::new(self.options.tasks);
         Ok(Server {
             inner: Arc::new(Inner {
+                tasks,
                 info: self.info,
                 instructions: self.instructions,
                 versions: self.versions,

@@ -77,10 +77,17 @@ pub struct ServerOptions {
     pub cache: CacheDefaults,
     /// Connection limits.
     pub limits: Limits,
+    /// The bounds of tasks (the tasks extension).
+    pub tasks: super::tasks::TaskOptions,
 }
 
 impl Default for ServerOptions {
     fn default() -> Self {
-        Self { page_size: 100, cache: CacheDefaults::default(), limits: Limits::default() }
+        Self {
+            page_size: 100,
+            cache: CacheDefaults::default(),
+            limits: Limits::default(),
+            tasks: super::tasks::TaskOptions::default(),
+        }
     }
 }

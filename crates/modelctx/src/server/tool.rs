@@ -15,6 +15,7 @@ use super::context::RequestContext;
 use super::error::RegistrationError;
 use super::extract::{Erased, ErasedToolHandler, ToolCallParts, ToolHandler};
 use super::middleware::{Layered, layer_setter};
+use super::tasks::TaskSupport;
 use super::tool_result::error_result;
 use crate::schema::Validator;
 
@@ -43,6 +44,8 @@ pub struct ToolDef {
     tool: Tool,
     handler: Arc<dyn ErasedToolHandler>,
     layers: Layered,
+    tasks: TaskSupport,
+    task_in_handler: bool,
 }
 
 impl std::fmt::Debug for ToolDef {
@@ -61,10 +64,33 @@ impl ToolDef {
             output_schema: H::output_schema(),
             ..Tool::default()
         };
-        Self { tool, handler: Arc::new(Erased(handler, PhantomData)), layers: Layered::default() }
+        Self {
+            tool,
+            handler: Arc::new(Erased(handler, PhantomData)),
+            layers: Layered::default(),
+            tasks: TaskSupport::Forbidden,
+            task_in_handler: false,
+        }
     }
 
     layer_setter!();
+
+    /// Runs the tool as a task (the tasks extension) for clients that declared it: `Optional`
+    /// answers the others plainly, `Required` refuses them with `-32021`. See
+    /// [`crate::server::tasks`].
+    pub fn tasks(mut self, support: TaskSupport) -> Self {
+        self.tasks = support;
+        self
+    }
+
+    /// The call becomes a task only when the handler calls
+    /// [`RequestContext::continue_as_task`](super::RequestContext::continue_as_task), after
+    /// asking (as rounds of the call) what it needs before the work starts; without this the
+    /// task starts before the handler runs.
+    pub fn task_starts_in_handler(mut self) -> Self {
+        self.task_in_handler = true;
+        self
+    }
 
     /// The description the model reads.
     pub fn description(mut self, description: impl Into<String>) -> Self {
@@ -120,6 +146,9 @@ pub(crate) struct RegisteredTool {
     handler: Arc<dyn ErasedToolHandler>,
     /// The tool's own layers.
     pub(crate) layers: Layered,
+    /// Whether the tool runs as a task, and when the task starts.
+    pub(crate) tasks: TaskSupport,
+    pub(crate) task_in_handler: bool,
     input: Validator,
     output: Option<Validator>,
     /// The arguments mirrored into `Mcp-Param-*` headers (`x-mcp-header`).
@@ -157,7 +186,7 @@ impl RegisteredTool {
     /// Checks a definition: the name (TOOL-06), an object-rooted input schema (TOOL-05) that
     /// compiles, an output schema that compiles, and `x-mcp-header` annotations (HTTP-26).
     pub(crate) fn new(def: ToolDef) -> Result<Self, RegistrationError> {
-        let ToolDef { tool, handler, layers } = def;
+        let ToolDef { tool, handler, layers, tasks, task_in_handler } = def;
         let invalid = |reason: String| RegistrationError::Tool { name: tool.name.clone(), reason };
         check_name(&tool.name).map_err(|reason| invalid(reason.to_owned()))?;
         if tool.input_schema.get("type") != Some(&Value::String("object".into())) {
@@ -174,7 +203,18 @@ impl RegisteredTool {
         let legacy = model::legacy_tool(object_output_only(tool.clone()), None);
         let legacy_json =
             serde_json::to_value(&legacy).map_err(|e| invalid(format!("serialising it: {e}")))?;
-        Ok(Self { tool, handler, layers, input, output, param_headers, modern_json, legacy_json })
+        Ok(Self {
+            tool,
+            handler,
+            layers,
+            tasks,
+            task_in_handler,
+            input,
+            output,
+            param_headers,
+            modern_json,
+            legacy_json,
+        })
     }
 
     /// The tool as `era`'s `tools/list` shows it.

@@ -3,6 +3,7 @@
 use std::fmt::Display;
 
 use modelctx_protocol::JsonObject;
+use modelctx_protocol::jsonrpc::ErrorObject;
 use modelctx_protocol::model::CallToolResult;
 use modelctx_protocol::types::ContentBlock;
 use schemars::JsonSchema;
@@ -19,6 +20,15 @@ use crate::schema::schema_of;
 pub trait IntoCallToolResult {
     /// The result.
     fn into_call_tool_result(self) -> CallToolResult;
+
+    /// What the call is answered: the result, or for a [`ToolOutcome`] error a JSON-RPC
+    /// error.
+    fn into_outcome(self) -> Result<CallToolResult, ErrorObject>
+    where
+        Self: Sized,
+    {
+        Ok(self.into_call_tool_result())
+    }
 
     /// The `outputSchema` this return type implies, if it produces structured content.
     fn output_schema() -> Option<JsonObject> {
@@ -91,6 +101,29 @@ impl<T: IntoCallToolResult, E: Display> IntoCallToolResult for Result<T, E> {
             Ok(value) => value.into_call_tool_result(),
             Err(error) => error_result(error.to_string()),
         }
+    }
+
+    fn output_schema() -> Option<JsonObject> {
+        T::output_schema()
+    }
+}
+
+/// A tool's result, or a JSON-RPC error: `Err` answers the call with the error itself (and
+/// fails its task, TX-19) — for faults of the server, such as a backend that is down, never
+/// for what the model's arguments got wrong (those are `isError` results it can correct).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolOutcome<T>(pub Result<T, ErrorObject>);
+
+impl<T: IntoCallToolResult> IntoCallToolResult for ToolOutcome<T> {
+    fn into_call_tool_result(self) -> CallToolResult {
+        match self.0 {
+            Ok(value) => value.into_call_tool_result(),
+            Err(error) => error_result(error.message),
+        }
+    }
+
+    fn into_outcome(self) -> Result<CallToolResult, ErrorObject> {
+        self.0.map(IntoCallToolResult::into_call_tool_result)
     }
 
     fn output_schema() -> Option<JsonObject> {

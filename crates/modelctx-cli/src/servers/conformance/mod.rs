@@ -13,6 +13,7 @@ mod input;
 mod mrtr;
 mod prompts;
 mod resources;
+mod tasks;
 mod triggers;
 
 use base64::Engine;
@@ -34,6 +35,7 @@ pub fn register(builder: ServerBuilder) -> ServerBuilder {
     let builder = mrtr::register(builder);
     let builder = resources::register(builder);
     let builder = prompts::register(builder);
+    let builder = tasks::register(builder);
     triggers::register(builder)
 }
 

@@ -1,0 +1,172 @@
+//! Where a `tools/call` becomes a task, how the task's work runs, and the `tasks/*` methods.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use futures::FutureExt as _;
+use futures::future::BoxFuture;
+use modelctx_protocol::jsonrpc::{ErrorObject, MethodName as _};
+use modelctx_protocol::model::CallToolResult;
+use modelctx_protocol::tasks::{self, CancelTask, GetTask, UpdateTask};
+use modelctx_protocol::{JsonObject, v2026};
+use serde_json::{Value, json};
+
+use super::{TaskEntry, TaskSupport};
+use crate::server::dispatch::{Asked, to_object};
+use crate::server::{Principal, RequestContext, Server};
+
+/// A tool call's work, owned so that it can move into a task halfway.
+type Work = BoxFuture<'static, Result<CallToolResult, ErrorObject>>;
+
+/// How a call that may become a task in its handler ended its synchronous part.
+enum Detached {
+    /// The handler finished without becoming a task.
+    Finished(CallToolResult),
+    /// The handler asked to become a task; the rest of its work.
+    Start(Work),
+}
+
+/// Polls a tool call until it finishes or its handler calls `continue_as_task`.
+struct Detachable {
+    work: Option<Work>,
+    ctx: RequestContext,
+}
+
+impl Future for Detachable {
+    type Output = Result<Detached, ErrorObject>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let Some(work) = self.work.as_mut() else { return Poll::Pending };
+        match work.as_mut().poll(cx) {
+            Poll::Ready(outcome) => Poll::Ready(outcome.map(Detached::Finished)),
+            Poll::Pending if self.ctx.task_requested() => {
+                Poll::Ready(Ok(Detached::Start(self.work.take().expect("checked above"))))
+            }
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+/// The principal a task is bound to.
+fn owner(ctx: &RequestContext) -> Option<String> {
+    ctx.principal().map(Principal::key)
+}
+
+impl Server {
+    /// For a modern `tools/call` of a tool that runs as a task: `-32021` for a client that
+    /// did not declare the extension when the tool requires it (TX-03); the task's
+    /// `CreateTaskResult` (or the call's own answer, when its handler never became a task)
+    /// for one that did; `None` to serve the call plainly.
+    pub(crate) async fn call_as_task(
+        &self,
+        ctx: &RequestContext,
+        digest: Option<String>,
+        params: &v2026::CallToolRequestParams,
+    ) -> Result<Option<JsonObject>, ErrorObject> {
+        let Some((support, in_handler)) =
+            self.read_registry().tools.get(&params.name).map(|tool| (tool.tasks, tool.task_in_handler))
+        else {
+            return Ok(None);
+        };
+        let declared = ctx.client_capabilities().has_extension(tasks::EXTENSION_ID);
+        match (support, declared) {
+            (TaskSupport::Forbidden, _) | (TaskSupport::Optional, false) => return Ok(None),
+            (TaskSupport::Required, false) => return Err(tasks::missing_capability_error()),
+            (TaskSupport::Optional | TaskSupport::Required, true) => {}
+        }
+        let work: Work = {
+            let (server, ctx, name, arguments) =
+                (self.clone(), ctx.clone(), params.name.clone(), params.arguments.clone());
+            Box::pin(async move { server.call_tool(ctx, &name, arguments).await })
+        };
+        let work = if in_handler {
+            ctx.allow_task();
+            let detachable = Detachable { work: Some(work), ctx: ctx.clone() };
+            match self.in_round(ctx, v2026::CallTool::NAME, digest, detachable).await? {
+                Asked::Done(Detached::Start(work)) => work,
+                Asked::Done(Detached::Finished(result)) => {
+                    return Ok(Some(to_object(&result.into_modern(Some(self.info().clone())))));
+                }
+                Asked::InputRequired(required) => return Ok(Some(to_object(&*required))),
+            }
+        } else {
+            work
+        };
+        let task = self.inner.tasks.create(owner(ctx))?;
+        // The seed state, before the work can move it on.
+        let created = task.created();
+        ctx.run_as(task.clone());
+        self.run_task(task, work);
+        Ok(Some(created))
+    }
+
+    /// Runs a task's work to its end, bounded by `TaskOptions::max_duration`; `tasks/cancel`
+    /// drops it. A panic fails the task with `-32603`.
+    fn run_task(&self, task: Arc<TaskEntry>, work: Work) {
+        let limit = self.inner.tasks.options().max_duration;
+        let info = self.info().clone();
+        tokio::spawn(async move {
+            let work = std::panic::AssertUnwindSafe(work).catch_unwind();
+            let ended = tokio::select! {
+                biased;
+                () = task.cancelled.cancelled() => return,
+                ended = tokio::time::timeout(limit, work) => ended,
+            };
+            let outcome = match ended {
+                Err(_) => Err(ErrorObject::internal(format!(
+                    "the task ran past its limit of {} s and was stopped",
+                    limit.as_secs()
+                ))),
+                Ok(Err(_panic)) => Err(ErrorObject::internal("the task's handler panicked")),
+                Ok(Ok(result)) => result.map(|result| to_object(&result.into_modern(Some(info)))),
+            };
+            task.finish(outcome);
+        });
+    }
+
+    /// `tasks/get`, `tasks/update` and `tasks/cancel`, for a client that declared the
+    /// extension on this request (TX-02: `-32021` first, whatever the task); `-32602` for a
+    /// task that is not there (TX-18).
+    pub(crate) fn task_method(
+        &self,
+        ctx: &RequestContext,
+        method: &str,
+        params: Option<JsonObject>,
+    ) -> Result<JsonObject, ErrorObject> {
+        if !ctx.client_capabilities().has_extension(tasks::EXTENSION_ID) {
+            return Err(tasks::missing_capability_error());
+        }
+        let params = params.unwrap_or_default();
+        let Some(id) = params.get("taskId").and_then(Value::as_str) else {
+            return Err(ErrorObject::invalid_params(format!("{method} needs params.taskId, a string")));
+        };
+        let task = self.inner.tasks.get(id, owner(ctx).as_deref())?;
+        let ack = || json!({"resultType": "complete"}).as_object().cloned().unwrap_or_default();
+        match method {
+            GetTask::NAME => Ok(task.detailed()),
+            UpdateTask::NAME => {
+                // Read as plain JSON: answers to keys that are not outstanding are passed
+                // over before any is read as an answer (TX-12).
+                let Some(responses) = params.get("inputResponses").and_then(Value::as_object) else {
+                    return Err(ErrorObject::invalid_params(
+                        "tasks/update needs params.inputResponses, an object",
+                    ));
+                };
+                task.update(responses);
+                Ok(ack())
+            }
+            CancelTask::NAME => {
+                task.cancel();
+                Ok(ack())
+            }
+            other => Err(ErrorObject::method_not_found(other)),
+        }
+    }
+}
+
+/// Whether `method` is one of the extension's.
+pub(crate) fn is_task_method(method: &str) -> bool {
+    matches!(method, GetTask::NAME | UpdateTask::NAME | CancelTask::NAME)
+}
