@@ -39,7 +39,8 @@ mod progress;
 mod rpc;
 pub(crate) mod sse;
 mod stdio;
-pub mod telemetry;
+mod tasks;
+mod telemetry;
 mod wire;
 
 use std::collections::HashMap;
@@ -308,6 +309,13 @@ impl Client {
                 None => return Ok(Answered { result, rounds }),
                 Some(Value::String(kind)) if kind == "complete" => return Ok(Answered { result, rounds }),
                 Some(Value::String(kind)) if kind == "input_required" => {}
+                // TX-02: a task answers only a tools/call, and only a client that declared
+                // the extension.
+                Some(Value::String(kind))
+                    if kind == "task" && method == "tools/call" && self.options.tasks =>
+                {
+                    return Ok(Answered { result, rounds });
+                }
                 Some(other) => {
                     return Err(ClientError::InvalidResult {
                         method: method.into(),
@@ -468,6 +476,10 @@ impl Client {
     /// conforms to it; otherwise the call fails with [`ClientError::InvalidResult`].
     pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult, ClientError> {
         let result = self.request("tools/call", json!({"name": name, "arguments": arguments})).await?;
+        let result = match result.get("resultType").and_then(Value::as_str) {
+            Some("task") => self.follow_task(result).await?,
+            _ => result,
+        };
         self.tool_result(name, result)
     }
 

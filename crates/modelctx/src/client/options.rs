@@ -50,6 +50,13 @@ pub struct ClientOptions {
     /// stdio servers it is unused). [`StaticBearer`](super::StaticBearer) for a fixed token,
     /// `modelctx::auth::OAuth` (feature `auth`) for OAuth. Default none.
     pub auth: Option<Arc<dyn HttpAuth>>,
+    /// Whether to declare the tasks extension (`io.modelcontextprotocol/tasks`) on 2026-07-28
+    /// requests: a server may then answer a `tools/call` with a task, which
+    /// [`Client::call_tool`](super::Client::call_tool) follows to its end. Default false.
+    pub tasks: bool,
+    /// How long `call_tool` follows a task before it cancels it (`tasks/cancel`) and gives up
+    /// with a timeout. Default 1 hour.
+    pub task_timeout: Duration,
 }
 
 impl ClientOptions {
@@ -66,6 +73,8 @@ impl ClientOptions {
             max_input_rounds: 8,
             reset_timeout_on_progress: true,
             auth: None,
+            tasks: false,
+            task_timeout: Duration::from_secs(3600),
         }
     }
 }

@@ -41,7 +41,11 @@ pub(super) fn with_meta(
 ) -> JsonObject {
     let request_meta = request_meta(&mut params);
     request_meta.insert(meta::PROTOCOL_VERSION.into(), json!(version.to_string()));
-    request_meta.insert(meta::CLIENT_CAPABILITIES.into(), options.handlers.capabilities());
+    let mut capabilities = options.handlers.capabilities();
+    if options.tasks {
+        capabilities["extensions"] = json!({ modelctx_protocol::tasks::EXTENSION_ID: {} });
+    }
+    request_meta.insert(meta::CLIENT_CAPABILITIES.into(), capabilities);
     request_meta.insert(meta::CLIENT_INFO.into(), json!(options.info));
     if let Some(level) = log_level {
         request_meta.insert(meta::LOG_LEVEL.into(), json!(level));

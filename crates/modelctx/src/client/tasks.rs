@@ -1,0 +1,113 @@
+//! The client's side of the tasks extension: a `tools/call` answered with a task is followed
+//! to its end — polled with `tasks/get` at the server's pace, its questions answered once each
+//! through the client's handlers with `tasks/update` (TX-09, TX-11), and cancelled with
+//! `tasks/cancel` (never `notifications/cancelled`, TX-13) when the caller's patience ends.
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use modelctx_protocol::jsonrpc::ErrorObject;
+use modelctx_protocol::{Era, JsonObject};
+use serde_json::{Value, json};
+
+use super::{Client, ClientError};
+
+/// The polling interval when the server suggests none, and the bounds on its suggestion.
+const DEFAULT_POLL: Duration = Duration::from_millis(500);
+const MIN_POLL: Duration = Duration::from_millis(20);
+const MAX_POLL: Duration = Duration::from_secs(5);
+
+impl Client {
+    /// A task's current state (`tasks/get`): its status, and its `result`, `error` or
+    /// outstanding `inputRequests`.
+    pub async fn get_task(&self, task_id: &str) -> Result<JsonObject, ClientError> {
+        self.request("tasks/get", json!({"taskId": task_id})).await
+    }
+
+    /// Asks the server to cancel a task (`tasks/cancel`); cancellation is cooperative, and
+    /// the task may still end otherwise.
+    pub async fn cancel_task(&self, task_id: &str) -> Result<(), ClientError> {
+        self.request("tasks/cancel", json!({"taskId": task_id})).await.map(drop)
+    }
+
+    /// Follows the task of a `CreateTaskResult` to its end: the result of a completed task,
+    /// the error of a failed one.
+    pub(super) async fn follow_task(&self, created: JsonObject) -> Result<JsonObject, ClientError> {
+        let invalid =
+            |detail: &str| ClientError::InvalidResult { method: "tools/call".into(), detail: detail.into() };
+        let id = created
+            .get("taskId")
+            .and_then(Value::as_str)
+            .ok_or_else(|| invalid("a task without a taskId"))?;
+        let deadline = tokio::time::Instant::now() + self.options.task_timeout;
+        let mut answered: HashSet<String> = HashSet::new();
+        let mut state = created.clone();
+        loop {
+            let poll = state
+                .get("pollIntervalMs")
+                .and_then(Value::as_u64)
+                .map_or(DEFAULT_POLL, Duration::from_millis)
+                .clamp(MIN_POLL, MAX_POLL);
+            if tokio::time::Instant::now() + poll > deadline {
+                // Our patience ends before the task does: tell the server to stop.
+                let _ = self.cancel_task(id).await;
+                return Err(ClientError::Timeout {
+                    method: "tools/call (as a task)".into(),
+                    after: self.options.task_timeout,
+                });
+            }
+            tokio::time::sleep(poll).await;
+            state = self.get_task(id).await?;
+            match state.get("status").and_then(Value::as_str) {
+                Some("completed") => {
+                    return state
+                        .get("result")
+                        .and_then(Value::as_object)
+                        .cloned()
+                        .ok_or_else(|| invalid("a completed task without a result"));
+                }
+                Some("failed") => {
+                    let error = state
+                        .get("error")
+                        .cloned()
+                        .and_then(|e| serde_json::from_value::<ErrorObject>(e).ok());
+                    return Err(ClientError::Rpc(
+                        error.unwrap_or_else(|| ErrorObject::internal("the task failed")),
+                    ));
+                }
+                Some("cancelled") => {
+                    let why = state.get("statusMessage").and_then(Value::as_str).unwrap_or("no reason given");
+                    return Err(ClientError::Closed(format!("the server cancelled task {id}: {why}")));
+                }
+                Some("input_required") => self.answer_task(id, &state, &mut answered).await?,
+                _ => {}
+            }
+        }
+    }
+
+    /// Answers the task's questions not answered before, in one `tasks/update`.
+    async fn answer_task(
+        &self,
+        id: &str,
+        state: &JsonObject,
+        answered: &mut HashSet<String>,
+    ) -> Result<(), ClientError> {
+        let asked = state.get("inputRequests").and_then(Value::as_object).cloned().unwrap_or_default();
+        let mut responses = JsonObject::new();
+        for (key, request) in asked {
+            if answered.contains(&key) {
+                continue;
+            }
+            let method = request.get("method").and_then(Value::as_str).unwrap_or_default();
+            let params = request.get("params").and_then(Value::as_object).cloned();
+            let answer =
+                self.options.handlers.answer(Era::Modern, method, params).await.map_err(ClientError::Rpc)?;
+            responses.insert(key.clone(), Value::Object(answer));
+            answered.insert(key);
+        }
+        if responses.is_empty() {
+            return Ok(());
+        }
+        self.request("tasks/update", json!({"taskId": id, "inputResponses": responses})).await.map(drop)
+    }
+}
