@@ -63,6 +63,9 @@ enum Command {
     /// List prompts or get one.
     #[command(subcommand, after_help = inspect::exit::EXIT_STATUS_HELP)]
     Prompts(inspect::PromptsCommand),
+    /// Show or cancel a task of the tasks extension, by id.
+    #[command(subcommand, after_help = inspect::exit::EXIT_STATUS_HELP)]
+    Tasks(inspect::TasksCommand),
     /// Complete an argument of a prompt or a variable of a resource template.
     #[command(after_help = inspect::exit::EXIT_STATUS_HELP)]
     Complete(inspect::CompleteArgs),
@@ -157,6 +160,7 @@ fn main() -> ExitCode {
         Command::Resources(command) => inspect::run_resources(&command),
         Command::Prompts(command) => inspect::run_prompts(&command),
         Command::Complete(args) => inspect::run_complete(&args),
+        Command::Tasks(command) => inspect::run_tasks(&command),
         Command::Listen(args) => inspect::run_listen(&args),
         Command::Login(args) => login::run_login(&args),
         Command::Logout(args) => login::run_logout(&args),

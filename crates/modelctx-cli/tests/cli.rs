@@ -244,3 +244,47 @@ fn a_closed_pipe_ends_the_output_quietly() {
     std::io::Read::read_to_string(child.0.stderr.as_mut().unwrap(), &mut errors).unwrap();
     assert!(status.success() && !errors.contains("panicked"), "{status}: {errors}");
 }
+
+/// `modelctx` with `args`, run to its end (bounded).
+fn tasks_command(args: &[&str]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_modelctx"));
+    command
+        .args(args)
+        .env_remove("MODELCTX_BEARER")
+        .env("MODELCTX_CREDENTIALS", "/nonexistent/credentials.json");
+    run_bounded(command, WAIT)
+}
+
+#[test]
+fn tasks_are_followed_or_left_running_shown_and_cancelled_from_the_command_line() {
+    let mut serve = Command::new(env!("CARGO_BIN_EXE_modelctx"));
+    serve.args(["serve", "everything", "--http", "127.0.0.1:0"]);
+    let server = HttpServer::start(serve);
+    let url = server.url();
+    let followed =
+        tasks_command(&["tools", "call", "slow_compute", "seconds=0.1", "label=a", "--tasks", "--url", &url]);
+    assert!(followed.status.success(), "{}", String::from_utf8_lossy(&followed.stderr));
+    assert_eq!(String::from_utf8_lossy(&followed.stdout).trim(), "computed a after 0.1s");
+    let detached = tasks_command(&[
+        "tools",
+        "call",
+        "slow_compute",
+        "seconds=60",
+        "label=b",
+        "--tasks",
+        "--detach",
+        "--url",
+        &url,
+    ]);
+    let id = String::from_utf8_lossy(&detached.stdout).trim().to_owned();
+    assert_eq!(id.len(), 32, "{id:?} {}", String::from_utf8_lossy(&detached.stderr));
+    let shown = tasks_command(&["tasks", "get", &id, "--url", &url, "--json"]);
+    let task: Value = serde_json::from_slice(&shown.stdout).unwrap();
+    assert_eq!(task["status"], "working");
+    assert!(tasks_command(&["tasks", "cancel", &id, "--url", &url]).status.success());
+    let shown = tasks_command(&["tasks", "get", &id, "--url", &url, "--json"]);
+    assert_eq!(serde_json::from_slice::<Value>(&shown.stdout).unwrap()["status"], "cancelled");
+    let unknown = tasks_command(&["tasks", "get", "no-such-task", "--url", &url]);
+    assert_eq!(unknown.status.code(), Some(4));
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("Task not found"));
+}

@@ -15,6 +15,7 @@ mod prompts;
 mod resources;
 mod server;
 mod target;
+mod tasks;
 pub mod tools;
 
 use std::process::ExitCode;
@@ -27,6 +28,7 @@ pub use prompts::{PromptsCommand, run as run_prompts};
 pub use resources::{ResourcesCommand, run as run_resources};
 pub use server::{run_discover, run_ping};
 pub use target::Target;
+pub use tasks::{TasksCommand, run as run_tasks};
 pub use tools::{ToolsCommand, run as run_tools};
 
 use exit::Failure;

@@ -51,6 +51,10 @@ pub struct Target {
     /// (auto), or only one.
     #[arg(long, value_enum, default_value_t = EraArg::Auto, help_heading = "Server")]
     pub era: EraArg,
+    /// Declare the tasks extension (2026-07-28): the server may run a tool call as a task,
+    /// which is followed to its end (its questions answered as they come).
+    #[arg(long, help_heading = "Server")]
+    pub tasks: bool,
     /// Seconds each request may take.
     #[arg(long, value_name = "SECONDS", default_value_t = 60.0, help_heading = "Server")]
     pub timeout: f64,
@@ -81,6 +85,11 @@ impl From<EraArg> for EraMode {
 }
 
 impl Target {
+    /// The same target, declaring the tasks extension.
+    pub fn declaring_tasks(&self) -> Self {
+        Self { tasks: true, ..self.clone() }
+    }
+
     /// The client options: our name, the era, the time limit and `handlers`.
     fn options(&self, handlers: ClientHandlers) -> Result<ClientOptions, Failure> {
         if !(self.timeout.is_finite() && self.timeout > 0.0) {
@@ -94,6 +103,7 @@ impl Target {
         options.request_timeout = Duration::from_secs_f64(self.timeout);
         options.handlers = handlers;
         options.auth = self.bearer.clone().map(|token| Arc::new(StaticBearer::new(token)) as _);
+        options.tasks = self.tasks;
         Ok(options)
     }
 

@@ -1,7 +1,7 @@
 //! `modelctx tools list|call`.
 
 use clap::{Args, Subcommand};
-use modelctx::client::Client;
+use modelctx::client::{Client, Started};
 use modelctx::host::Risk;
 use modelctx::protocol::model::{CallToolResult, Tool};
 use serde_json::{Value, json};
@@ -47,6 +47,10 @@ pub struct CallArgs {
     /// An argument as KEY=VALUE, as the MCP Inspector takes it (repeatable).
     #[arg(long = "tool-arg", value_name = "KEY=VALUE")]
     tool_args: Vec<String>,
+    /// With --tasks: when the server runs the call as a task, print the task's id and
+    /// leave it running (see `modelctx tasks get|cancel`) instead of following it.
+    #[arg(long, requires = "tasks")]
+    detach: bool,
     #[command(flatten)]
     target: Target,
     #[command(flatten)]
@@ -103,6 +107,19 @@ async fn call(client: &Client, args: &CallArgs) -> Result<(), Failure> {
     let schema = tools.iter().find(|t| t.name == args.name).map(|t| &t.input_schema);
     let items: Vec<String> = args.arguments.iter().chain(&args.tool_args).cloned().collect();
     let arguments = arguments::build(&items, schema)?;
+    if args.detach {
+        return match client.start_tool(&args.name, Value::Object(arguments)).await? {
+            Started::Done(result) => print_result(&result, args.output.json),
+            Started::Task(id) => {
+                if args.output.json {
+                    print_json(&json!({"taskId": id}));
+                } else {
+                    out!("{id}");
+                }
+                Ok(())
+            }
+        };
+    }
     let bar = ProgressDisplay::new(&args.name);
     let result =
         client.call_tool_with_progress(&args.name, Value::Object(arguments), |p| bar.update(&p)).await;

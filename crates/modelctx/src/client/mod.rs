@@ -41,6 +41,8 @@ pub(crate) mod sse;
 mod stdio;
 mod tasks;
 mod telemetry;
+
+pub use tasks::Started;
 mod wire;
 
 use std::collections::HashMap;
@@ -476,15 +478,32 @@ impl Client {
     /// conforms to it; otherwise the call fails with [`ClientError::InvalidResult`].
     pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult, ClientError> {
         let result = self.request("tools/call", json!({"name": name, "arguments": arguments})).await?;
+        self.tool_result(name, result).await
+    }
+
+    /// Like [`Client::call_tool`], but a call the server runs as a task is not followed:
+    /// its id is returned, for [`Client::get_task`] and [`Client::cancel_task`].
+    pub async fn start_tool(&self, name: &str, arguments: Value) -> Result<Started, ClientError> {
+        let result = self.request("tools/call", json!({"name": name, "arguments": arguments})).await?;
+        match result.get("resultType").and_then(Value::as_str) {
+            Some("task") => match result.get("taskId").and_then(Value::as_str) {
+                Some(id) => Ok(Started::Task(id.to_owned())),
+                None => Err(ClientError::InvalidResult {
+                    method: "tools/call".into(),
+                    detail: "a task without a taskId".into(),
+                }),
+            },
+            _ => self.tool_result(name, result).await.map(Started::Done),
+        }
+    }
+
+    /// A `tools/call` answer — followed to its end when it is a task — in the neutral model,
+    /// checked against the tool's output schema.
+    async fn tool_result(&self, name: &str, result: JsonObject) -> Result<CallToolResult, ClientError> {
         let result = match result.get("resultType").and_then(Value::as_str) {
             Some("task") => self.follow_task(result).await?,
             _ => result,
         };
-        self.tool_result(name, result)
-    }
-
-    /// A `tools/call` result in the neutral model, checked against the tool's output schema.
-    fn tool_result(&self, name: &str, result: JsonObject) -> Result<CallToolResult, ClientError> {
         let result = self.dialect.call_result(result)?;
         self.check_output(name, &result)?;
         Ok(result)

@@ -95,6 +95,6 @@ impl Client {
     ) -> Result<CallToolResult, ClientError> {
         let params = json!({"name": name, "arguments": arguments});
         let result = self.request_with_progress("tools/call", params, on_progress).await?;
-        self.tool_result(name, result)
+        self.tool_result(name, result).await
     }
 }

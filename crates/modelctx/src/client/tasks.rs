@@ -12,6 +12,15 @@ use serde_json::{Value, json};
 
 use super::{Client, ClientError};
 
+/// What [`Client::start_tool`] got: the call's result, or the id of the task that runs it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Started {
+    /// The server answered at once.
+    Done(modelctx_protocol::model::CallToolResult),
+    /// The server runs the call as this task.
+    Task(String),
+}
+
 /// The polling interval when the server suggests none, and the bounds on its suggestion.
 const DEFAULT_POLL: Duration = Duration::from_millis(500);
 const MIN_POLL: Duration = Duration::from_millis(20);
