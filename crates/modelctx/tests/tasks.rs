@@ -259,3 +259,43 @@ async fn tx_06_what_must_be_known_before_the_task_is_a_round_of_the_call() {
     let done = settled(&client, created["taskId"].as_str().unwrap()).await;
     assert_eq!(done["result"]["content"][0]["text"], "Accept in true");
 }
+
+#[tokio::test]
+async fn tx_15_a_listener_hears_each_change_of_its_tasks_as_the_whole_task() {
+    let (client, _) = start();
+    let created = call(&client, "ask", with_extension()).await.unwrap();
+    let id = created["taskId"].as_str().unwrap().to_owned();
+    let waiting = settled(&client, &id).await;
+    let key = waiting["inputRequests"].as_object().unwrap().keys().next().unwrap().clone();
+    let filter = json!({"notifications": {"taskIds": [id, "someone-elses"]}});
+    let _listening =
+        client.send_request("subscriptions/listen", with_modern_meta(filter, with_extension())).await;
+    let ack = within(client.next_notification(common::WAIT)).await.expect("an acknowledgement");
+    let ack = serde_json::to_value(ack).unwrap();
+    assert_eq!(
+        ack["params"]["notifications"]["taskIds"],
+        json!([id]),
+        "only tasks that exist and are the caller's"
+    );
+    let answer = json!({"taskId": id, "inputResponses": {key: {"action": "decline"}}});
+    task(&client, "tasks/update", answer).await.unwrap();
+    let completed = within(async {
+        loop {
+            let heard =
+                serde_json::to_value(client.next_notification(common::WAIT).await.expect("a notification"))
+                    .unwrap();
+            assert_eq!(heard["method"], "notifications/tasks");
+            assert!(heard["params"].get("resultType").is_none());
+            assert!(
+                heard["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"].is_string()
+                    || heard["params"]["_meta"].is_object()
+            );
+            if heard["params"]["status"] == "completed" {
+                return heard;
+            }
+        }
+    })
+    .await;
+    assert_eq!(completed["params"]["taskId"], id.as_str());
+    assert_eq!(completed["params"]["result"]["content"][0]["text"], "Decline");
+}

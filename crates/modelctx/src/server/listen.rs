@@ -26,8 +26,9 @@ pub(crate) fn covers(subscribed: &str, uri: &str) -> bool {
 }
 
 impl Server {
-    /// The part of `wanted` this server honours (SUB-03): only what its capabilities offer.
-    fn honoured(&self, wanted: SubscriptionFilter) -> SubscriptionFilter {
+    /// The part of `wanted` this server honours (SUB-03): only what its capabilities offer,
+    /// and of the tasks asked for those that exist and are `owner`'s.
+    fn honoured(&self, wanted: SubscriptionFilter, owner: Option<&str>) -> SubscriptionFilter {
         let capabilities = self.capabilities();
         let (tools, prompts, resources) =
             (capabilities.tools.is_some(), capabilities.prompts.is_some(), capabilities.resources.is_some());
@@ -37,8 +38,9 @@ impl Server {
             prompts_list_changed: yes(wanted.prompts_list_changed, prompts),
             resources_list_changed: yes(wanted.resources_list_changed, resources),
             resource_subscriptions: wanted.resource_subscriptions.filter(|_| resources),
-            // This server runs no tasks, so it has no task notifications to offer.
-            task_ids: None,
+            task_ids: wanted
+                .task_ids
+                .map(|ids| ids.into_iter().filter(|id| self.inner.tasks.get(id, owner).is_ok()).collect()),
         }
     }
 
@@ -57,7 +59,8 @@ impl Server {
                 json!({"extensions": {tasks::EXTENSION_ID: {}}}),
             ));
         }
-        let honoured = self.honoured(wanted);
+        let owner = ctx.principal().map(super::Principal::key);
+        let honoured = self.honoured(wanted, owner.as_deref());
         let id = ctx.request_id().clone();
         let tag = json!({ meta::SUBSCRIPTION_ID: id });
         // Subscribe before acknowledging, so no change between the two is lost.
@@ -84,8 +87,15 @@ impl Server {
                     event = events.recv() => event,
                     room = ctx.room() => {
                         let Some(room) = room else { break };
-                        let (method, uri) = backlog.pop().expect("not empty");
-                        let params = match uri {
+                        let (method, subject) = backlog.pop().expect("not empty");
+                        let params = match subject {
+                            // The whole task, as tasks/get would show it now.
+                            Some(id) if method == tasks::TaskStatusChanged::NAME => {
+                                let Ok(task) = self.inner.tasks.get(&id, owner.as_deref()) else { continue };
+                                let mut params = task.notification();
+                                params.insert("_meta".into(), tag.clone());
+                                serde_json::Value::Object(params)
+                            }
                             Some(uri) => json!({"uri": uri, "_meta": tag}),
                             None => json!({"_meta": tag}),
                         };
@@ -163,6 +173,9 @@ impl Backlog {
             {
                 self.push(v2026::ResourceUpdated::NAME, Some(uri))
             }
+            ServerEvent::TaskChanged(id) if honoured.task_ids.iter().flatten().any(|t| *t == id) => {
+                self.push(tasks::TaskStatusChanged::NAME, Some(id))
+            }
             _ => {}
         }
     }
@@ -174,6 +187,9 @@ impl Backlog {
         }
         for uri in honoured.resource_subscriptions.iter().flatten() {
             self.push(v2026::ResourceUpdated::NAME, Some(uri.clone()));
+        }
+        for id in honoured.task_ids.iter().flatten() {
+            self.push(tasks::TaskStatusChanged::NAME, Some(id.clone()));
         }
     }
 }

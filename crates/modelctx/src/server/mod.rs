@@ -89,6 +89,8 @@ pub enum ServerEvent {
     PromptsChanged,
     /// The resource at this URI changed.
     ResourceUpdated(String),
+    /// The task with this id changed status, or was asked or answered a question.
+    TaskChanged(String),
 }
 
 /// An MCP server: its definitions and options. Cheap to clone; every connection shares it.
@@ -410,9 +412,9 @@ impl ServerBuilder {
                 std::time::Duration::from_secs(600),
             ),
         };
-        let (events, _) = broadcast::channel(64);
         let layered_targets = AtomicBool::new(registry.has_layers());
-        let tasks = tasks::Tasks::new(self.options.tasks);
+        let (events, _) = broadcast::channel(64);
+        let tasks = tasks::Tasks::new(self.options.tasks, events.clone());
         Ok(Server {
             inner: Arc::new(Inner {
                 tasks,

@@ -119,6 +119,8 @@ impl LegacySession {
                 params.insert("uri".into(), uri.clone().into());
                 ("notifications/resources/updated", Some(params))
             }
+            // Tasks are a 2026-07-28 extension: a legacy session hears nothing of them.
+            ServerEvent::TaskChanged(_) => return None,
         };
         Some(Notification { method: method.into(), params })
     }

@@ -29,7 +29,9 @@ use modelctx_protocol::tasks::Task;
 use modelctx_protocol::types::TaskStatus;
 use modelctx_protocol::v2026::InputRequest;
 use serde_json::{Value, json};
-use tokio::sync::oneshot;
+
+use super::ServerEvent;
+use tokio::sync::{broadcast, oneshot};
 use tokio_util::sync::CancellationToken;
 
 pub(crate) use clock::now_ms;
@@ -101,6 +103,8 @@ pub(crate) struct TaskEntry {
     /// Tripped by `tasks/cancel`: the work is dropped.
     pub(crate) cancelled: CancellationToken,
     state: Mutex<TaskState>,
+    /// The server's events: every change is told, for `notifications/tasks`.
+    events: broadcast::Sender<ServerEvent>,
 }
 
 /// The `-32602` of a task that is not there (or not the caller's: the same answer, so that
@@ -112,6 +116,24 @@ fn not_found(id: &str) -> ErrorObject {
 impl TaskEntry {
     fn state(&self) -> MutexGuard<'_, TaskState> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Tells listeners the task changed (no listener is no error).
+    fn changed(&self) {
+        let _ = self.events.send(ServerEvent::TaskChanged(self.id.clone()));
+    }
+
+    /// Whether `owner` may see the task.
+    pub(crate) fn owned_by(&self, owner: Option<&str>) -> bool {
+        self.owner.as_deref() == owner
+    }
+
+    /// The task as `notifications/tasks` carries it: the `DetailedTask` of `tasks/get`,
+    /// without `resultType` (a notification is no result).
+    pub(crate) fn notification(&self) -> JsonObject {
+        let mut detailed = self.detailed();
+        detailed.remove("resultType");
+        detailed
     }
 
     /// The task's id.
@@ -197,6 +219,8 @@ impl TaskEntry {
         }
         state.outstanding.clear();
         state.updated_ms = now_ms();
+        drop(state);
+        self.changed();
     }
 
     /// `tasks/cancel`: a task still running is cancelled at once and its work dropped; an
@@ -208,8 +232,9 @@ impl TaskEntry {
             state.message = Some("cancelled by the client".into());
             state.outstanding.clear();
             state.updated_ms = now_ms();
+            drop(state);
+            self.changed();
         }
-        drop(state);
         self.cancelled.cancel();
     }
 
@@ -244,6 +269,8 @@ impl TaskEntry {
         state.outstanding.insert(key, Outstanding { request, answer: Some(answer) });
         state.status = TaskStatus::InputRequired;
         state.updated_ms = now_ms();
+        drop(state);
+        self.changed();
         Ok(asked)
     }
 
@@ -266,6 +293,8 @@ impl TaskEntry {
                 state.status = TaskStatus::Working;
             }
             state.updated_ms = now_ms();
+            drop(state);
+            self.changed();
         }
     }
 }
@@ -274,11 +303,12 @@ impl TaskEntry {
 pub(crate) struct Tasks {
     options: TaskOptions,
     entries: Mutex<HashMap<String, Arc<TaskEntry>>>,
+    events: broadcast::Sender<ServerEvent>,
 }
 
 impl Tasks {
-    pub(crate) fn new(options: TaskOptions) -> Self {
-        Self { options, entries: Mutex::new(HashMap::new()) }
+    pub(crate) fn new(options: TaskOptions, events: broadcast::Sender<ServerEvent>) -> Self {
+        Self { options, entries: Mutex::new(HashMap::new()), events }
     }
 
     pub(crate) fn options(&self) -> TaskOptions {
@@ -327,6 +357,7 @@ impl Tasks {
                 outstanding: BTreeMap::new(),
                 issued: HashMap::new(),
             }),
+            events: self.events.clone(),
         });
         entries.insert(id, entry.clone());
         Ok(entry)
@@ -344,7 +375,7 @@ impl Tasks {
                 "Failed to retrieve task {id:?}: Task has expired"
             )));
         }
-        if entry.owner.as_deref() != owner {
+        if !entry.owned_by(owner) {
             return Err(not_found(id));
         }
         Ok(entry)
@@ -363,7 +394,7 @@ mod tests {
 
     #[test]
     fn tx_10_question_keys_are_never_reused_and_partial_answers_keep_the_rest() {
-        let tasks = Tasks::new(TaskOptions::default());
+        let tasks = Tasks::new(TaskOptions::default(), broadcast::channel(4).0);
         let task = tasks.create(None).unwrap();
         let _first = task.ask("roots", None, roots()).unwrap();
         let _second = task.ask("roots", None, roots()).unwrap();
@@ -385,7 +416,7 @@ mod tests {
 
     #[test]
     fn tx_19_20_terminal_states_stay_a_late_outcome_is_dropped_and_tasks_are_their_owners() {
-        let tasks = Tasks::new(TaskOptions::default());
+        let tasks = Tasks::new(TaskOptions::default(), broadcast::channel(4).0);
         let task = tasks.create(Some("alice".into())).unwrap();
         task.cancel();
         task.finish(Ok(JsonObject::new()));
