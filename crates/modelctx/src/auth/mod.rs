@@ -25,8 +25,8 @@
 //!    well-known URLs, and checks that it names this server;
 //! 3. fetches the authorization server's metadata (RFC 8414, then OpenID Connect Discovery)
 //!    and checks its `issuer`;
-//! 4. finds a client identity kept for that issuer, or a pre-registered one, or uses a Client
-//!    ID Metadata Document URL, or registers dynamically (RFC 7591);
+//! 4. takes a client identity for that issuer: a pre-registered one, a Client ID Metadata
+//!    Document URL, one registered before and kept, or a dynamic registration (RFC 7591);
 //! 5. gets a token: authorization code with PKCE `S256` through a [`UserAgent`] (checking
 //!    `state` and `iss`, RFC 9207), client credentials, a JWT bearer assertion (workload
 //!    identity), or an enterprise identity provider's ID-JAG; every request names the
@@ -39,6 +39,12 @@
 //! (plain `http` to a loopback host only when loopback is allowed), no redirects, public
 //! addresses only unless told otherwise, bounded in bytes and time. No token, code, verifier
 //! or secret is ever written to a log.
+//!
+//! The server's side is [`ResourceServer`], the `Authenticator` of an HTTP endpoint
+//! (`HttpOptions::authenticator`): it verifies each request's token (a JWT against the
+//! authorization server's keys, or by introspection), serves the protected resource metadata,
+//! and puts the caller in `RequestContext::principal`; the scopes a definition requires
+//! (`ToolDef::scopes`) are answered `403 insufficient_scope`.
 
 mod agent;
 pub mod challenge;
