@@ -421,3 +421,22 @@ async fn cache_a_handler_sets_the_cache_hints_of_its_own_result() {
     let result = Era::Modern.ok(&client, "resources/read", json!({"uri": "test://plain"})).await;
     assert_eq!((&result["ttlMs"], &result["cacheScope"]), (&json!(0), &json!("private")), "{result}");
 }
+
+#[tokio::test]
+async fn ext_01_declared_extensions_need_a_prefixed_id_and_reach_modern_clients_only() {
+    for refused in ["no-prefix", "com..example/thing", "-bad.label/x", "com.example/-name"] {
+        let built = builder().extension(refused, serde_json::Map::new()).build();
+        assert!(built.is_err(), "{refused} was accepted");
+    }
+    let settings = json!({"mimeTypes": ["text/html;profile=mcp-app"]}).as_object().cloned().unwrap();
+    let server = builder().extension("com.example/widgets", settings).build().unwrap();
+    let modern = Era::Modern.connect(server.clone()).await;
+    let discovered = Era::Modern.request(&modern, "server/discover", json!({})).await.unwrap();
+    assert_eq!(
+        discovered["capabilities"]["extensions"]["com.example/widgets"]["mimeTypes"][0],
+        "text/html;profile=mcp-app"
+    );
+    let legacy = TestClient::start(server);
+    let initialized = within(legacy.initialize(ProtocolVersion::V2025_11_25)).await.unwrap();
+    assert!(initialized["capabilities"].get("extensions").is_none(), "2025-11-25 has no extensions");
+}

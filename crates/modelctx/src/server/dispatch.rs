@@ -129,13 +129,15 @@ impl Server {
                 .then_some(ResourcesCapability { subscribe: Some(true), list_changed: Some(true) }),
             completions: registry.has_completions().then(JsonObject::new),
             logging: Some(JsonObject::new()),
-            // The extensions the registered definitions use (2026-07-28; the legacy shape has
-            // none): the tasks extension once a tool runs as a task.
-            extensions: registry
-                .tools
-                .values()
-                .any(|tool| tool.tasks != super::TaskSupport::Forbidden)
-                .then(|| [(modelctx_protocol::tasks::EXTENSION_ID.to_owned(), JsonObject::new())].into()),
+            // The extensions declared, and those the registered definitions use (2026-07-28;
+            // the legacy shape has none): the tasks extension once a tool runs as a task.
+            extensions: {
+                let mut extensions = self.inner.extensions.clone();
+                if registry.tools.values().any(|tool| tool.tasks != super::TaskSupport::Forbidden) {
+                    extensions.insert(modelctx_protocol::tasks::EXTENSION_ID.to_owned(), JsonObject::new());
+                }
+                (!extensions.is_empty()).then_some(extensions)
+            },
             ..ServerCapabilities::default()
         }
     }

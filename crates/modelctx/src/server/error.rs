@@ -27,6 +27,13 @@ pub enum RegistrationError {
         /// What is wrong.
         reason: String,
     },
+    /// An extension's identifier breaks the `_meta` key rules, or has no prefix (EXT-01).
+    Extension {
+        /// The identifier.
+        id: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// Two definitions of one kind share a name (or URI).
     Duplicate {
         /// `tool`, `prompt`, `resource` or `resource template`.
@@ -42,6 +49,7 @@ impl fmt::Display for RegistrationError {
             Self::Tool { name, reason } => write!(f, "tool {name:?}: {reason}"),
             Self::Resource { uri, reason } => write!(f, "resource {uri:?}: {reason}"),
             Self::Prompt { name, reason } => write!(f, "prompt {name:?}: {reason}"),
+            Self::Extension { id, reason } => write!(f, "extension {id:?}: {reason}"),
             Self::Duplicate { kind, name } => write!(f, "a {kind} named {name:?} is already registered"),
         }
     }

@@ -45,9 +45,11 @@ pub mod telemetry;
 mod tool;
 mod tool_result;
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 
+use modelctx_protocol::JsonObject;
 use modelctx_protocol::era::ServerVersions;
 use modelctx_protocol::model::Tool;
 use modelctx_protocol::types::Implementation;
@@ -116,6 +118,8 @@ struct Inner {
     layered_targets: AtomicBool,
     /// The tasks of the tasks extension.
     tasks: tasks::Tasks,
+    /// The extensions declared with `ServerBuilder::extension`.
+    extensions: BTreeMap<String, JsonObject>,
 }
 
 /// Builds a [`Server`]. Definitions are checked when [`ServerBuilder::build`] runs.
@@ -131,6 +135,7 @@ pub struct ServerBuilder {
     state: StateMap,
     state_keys: Option<StateKeys>,
     layers: middleware::Layered,
+    extensions: BTreeMap<String, JsonObject>,
 }
 
 /// Why a server could not be built.
@@ -175,6 +180,7 @@ impl Server {
             state: StateMap::default(),
             state_keys: None,
             layers: middleware::Layered::default(),
+            extensions: BTreeMap::new(),
         }
     }
 
@@ -401,8 +407,25 @@ impl ServerBuilder {
         self
     }
 
+    /// Declares a 2026-07-28 extension the server supports, with its settings, in
+    /// `capabilities.extensions` (`server/discover`). The id must have a prefix and follow
+    /// the `_meta` key rules (`com.example/thing`; `io.modelcontextprotocol/…` for official
+    /// ones, EXT-01), else building fails. Extensions the runtime serves itself (tasks) are
+    /// declared without this.
+    pub fn extension(mut self, id: impl Into<String>, settings: JsonObject) -> Self {
+        self.extensions.insert(id.into(), settings);
+        self
+    }
+
     /// Checks every definition and builds the server.
     pub fn build(self) -> Result<Server, BuildError> {
+        for id in self.extensions.keys() {
+            let refused = |reason: String| RegistrationError::Extension { id: id.clone(), reason };
+            if !id.contains('/') {
+                return Err(refused("an extension id needs a prefix, as in com.example/name".into()).into());
+            }
+            modelctx_protocol::meta::validate_key(id).map_err(|e| refused(e.to_string()))?;
+        }
         let registry = Registry::build(self.tools, self.resources, self.templates, self.prompts)?;
         let state_keys = match self.state_keys {
             Some(keys) => keys,
@@ -429,6 +452,7 @@ impl ServerBuilder {
                 events,
                 layers: self.layers,
                 layered_targets,
+                extensions: self.extensions,
             }),
         })
     }
