@@ -433,3 +433,24 @@ async fn http_42_49_57_a_legacy_client_names_its_version_and_session_on_every_re
         assert_eq!(request.header("mcp-session-id"), Some(session.as_str()), "{}", request.body);
     }
 }
+
+#[tokio::test]
+async fn validated_arguments_are_checked_against_the_input_schema_before_they_are_sent() {
+    let (url, _stop) = serve(server(ServerVersions::default()), HttpOptions::default()).await;
+    let checking = ClientOptions { validate_arguments: true, ..options() };
+    let client = Client::connect_http(&url, Default::default(), checking).await.unwrap();
+    // No listing was asked for: the client fetches it to know the schema.
+    let refused = client.call_tool("regional", json!({"region": 5})).await.unwrap_err();
+    assert!(
+        matches!(&refused, modelctx::client::ClientError::InvalidParams(why) if why.contains("inputSchema")),
+        "{refused:?}"
+    );
+    assert!(
+        client.call_tool("no_such_tool", json!({})).await.unwrap_err().to_string().contains("lists no tool")
+    );
+    assert_eq!(text(&client.call_tool("regional", json!({"region": "eu"})).await.unwrap()), "eu");
+    // Without the option the server judges, and answers a tool error the model can read.
+    let plain = Client::connect_http(&url, Default::default(), options()).await.unwrap();
+    plain.list_tools().await.unwrap();
+    assert_eq!(plain.call_tool("regional", json!({"region": 5})).await.unwrap().is_error, Some(true));
+}

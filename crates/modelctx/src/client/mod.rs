@@ -91,6 +91,8 @@ pub struct Client {
     link: Link,
     /// Tools' `outputSchema`s from the last listing, compiled, by tool name.
     output_schemas: Mutex<HashMap<String, Arc<Validator>>>,
+    /// The tools' input schemas, once a listing was seen (`None` before).
+    input_schemas: Mutex<Option<HashMap<String, Arc<Validator>>>>,
     /// The next progress token.
     progress_tokens: AtomicU64,
     /// Results kept for their `ttlMs`.
@@ -204,6 +206,7 @@ impl Client {
             server,
             process,
             output_schemas: Mutex::default(),
+            input_schemas: Mutex::default(),
             progress_tokens: AtomicU64::new(1),
             cache,
             log_level: Mutex::default(),
@@ -368,6 +371,13 @@ impl Client {
 
     /// Compiles the listed tools' output schemas, so that calls can be checked against them.
     fn learn_output_schemas(&self, tools: &[Tool]) {
+        let inputs = tools
+            .iter()
+            .filter_map(|tool| {
+                Validator::new(&tool.input_schema).ok().map(|v| (tool.name.clone(), Arc::new(v)))
+            })
+            .collect();
+        *self.input_schemas.lock().unwrap_or_else(PoisonError::into_inner) = Some(inputs);
         let mut schemas = self.output_schemas.lock().unwrap_or_else(PoisonError::into_inner);
         schemas.clear();
         for tool in tools {
@@ -380,6 +390,34 @@ impl Client {
                     tracing::warn!(tool = %tool.name, error = %e, "a tool's outputSchema does not compile")
                 }
             }
+        }
+    }
+
+    /// With [`ClientOptions::validate_arguments`]: checks `arguments` against the tool's
+    /// `inputSchema`, listing the tools first when no listing was seen (which also gives the
+    /// `outputSchema` its results are checked against). Nothing is sent for arguments that do
+    /// not fit.
+    async fn check_arguments(&self, name: &str, arguments: &Value) -> Result<(), ClientError> {
+        if !self.options.validate_arguments {
+            return Ok(());
+        }
+        if self.input_schemas.lock().unwrap_or_else(PoisonError::into_inner).is_none() {
+            self.list_tools().await?;
+        }
+        let validator = self
+            .input_schemas
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+            .and_then(|schemas| schemas.get(name).cloned());
+        let Some(validator) = validator else {
+            return Err(ClientError::InvalidParams(format!("the server lists no tool {name:?}")));
+        };
+        match validator.explain(arguments) {
+            None => Ok(()),
+            Some(why) => Err(ClientError::InvalidParams(format!(
+                "the arguments of {name} break its inputSchema: {why}"
+            ))),
         }
     }
 
@@ -477,6 +515,7 @@ impl Client {
     /// tool an `outputSchema`, a successful result must carry `structuredContent` that
     /// conforms to it; otherwise the call fails with [`ClientError::InvalidResult`].
     pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult, ClientError> {
+        self.check_arguments(name, &arguments).await?;
         let result = self.request("tools/call", json!({"name": name, "arguments": arguments})).await?;
         self.tool_result(name, result).await
     }

@@ -50,6 +50,10 @@ pub struct ClientOptions {
     /// stdio servers it is unused). [`StaticBearer`](super::StaticBearer) for a fixed token,
     /// `modelctx::auth::OAuth` (feature `auth`) for OAuth. Default none.
     pub auth: Option<Arc<dyn HttpAuth>>,
+    /// Whether `call_tool` checks the arguments against the tool's `inputSchema` before
+    /// sending them (listing the tools first when no listing was seen): arguments that do not
+    /// fit are `ClientError::InvalidParams` and nothing is sent. Default false.
+    pub validate_arguments: bool,
     /// Whether to declare the tasks extension (`io.modelcontextprotocol/tasks`) on 2026-07-28
     /// requests: a server may then answer a `tools/call` with a task, which
     /// [`Client::call_tool`](super::Client::call_tool) follows to its end. Default false.
@@ -73,6 +77,7 @@ impl ClientOptions {
             max_input_rounds: 8,
             reset_timeout_on_progress: true,
             auth: None,
+            validate_arguments: false,
             tasks: false,
             task_timeout: Duration::from_secs(3600),
         }
