@@ -86,7 +86,8 @@ struct Endpoint {
     signer: Signer,
     http: reqwest::Client,
     _stop: oneshot::Sender<()>,
-    _keys: tempfile::TempDir,
+    /// The JWKS file's directory, when the verifier reads one.
+    _keys: Option<tempfile::TempDir>,
 }
 
 /// The server behind a [`ResourceServer`] whose key set is a JWKS file.
@@ -107,7 +108,7 @@ async fn start() -> Endpoint {
     tokio::spawn(serve_http(server(), listener, options, async move {
         let _ = stopped.await;
     }));
-    Endpoint { url, signer, http: reqwest::Client::new(), _stop: stop, _keys: keys }
+    Endpoint { url, signer, http: reqwest::Client::new(), _stop: stop, _keys: Some(keys) }
 }
 
 struct Answer {
@@ -412,9 +413,9 @@ async fn auth_39_40_introspected_tokens_must_be_active_and_for_this_resource() {
     tokio::spawn(serve_http(server(), listener, options, async move {
         let _ = stopped.await;
     }));
-    let keys = tempfile::tempdir().unwrap();
+    // The signer stands unused here: these tokens are opaque, known to the introspection endpoint.
     let endpoint =
-        Endpoint { url: url.clone(), signer: signer(), http: reqwest::Client::new(), _stop, _keys: keys };
+        Endpoint { url: url.clone(), signer: signer(), http: reqwest::Client::new(), _stop, _keys: None };
     let good = endpoint.client("good", EraMode::Auto).await;
     assert_eq!(text(&good.call_tool("whoami", json!({})).await.unwrap()), "carol via ?");
     assert_eq!(endpoint.call("write", "good").await.status, 403, "the introspected scopes count");

@@ -193,9 +193,7 @@ impl OAuth {
         ];
         let mut tokens = endpoint.request(&form, &scopes, &mut state.as_nonce).await?;
         tokens.refresh_token = tokens.refresh_token.or(Some(refresh_token));
-        tokens.resource = Some(resource);
-        tokens.dpop_key =
-            dpop.filter(|_| tokens.token_type.eq_ignore_ascii_case("DPoP")).map(|k| k.to_pkcs8());
+        bind(&mut tokens, resource, dpop);
         let current = Current { issuer: found.issuer.clone(), tokens, found: Some(found.clone()) };
         self.save(&current, None).await?;
         state.current = Some(current);
@@ -315,9 +313,7 @@ impl OAuth {
                 (endpoint.request(&form, scopes, &mut state.as_nonce).await?, None)
             }
         };
-        tokens.resource = Some(found.resource.clone());
-        tokens.dpop_key =
-            dpop.filter(|_| tokens.token_type.eq_ignore_ascii_case("DPoP")).map(|k| k.to_pkcs8());
+        bind(&mut tokens, found.resource.clone(), dpop);
         Ok((tokens, new_client))
     }
 
@@ -511,6 +507,13 @@ impl OAuth {
         self.obtain(&mut state, challenge, None).await?;
         Ok(true)
     }
+}
+
+/// Records what `tokens` were asked for: the `resource`, and the DPoP key when the server
+/// bound them to it (`token_type: DPoP`).
+fn bind(tokens: &mut TokenSet, resource: String, dpop: Option<DpopKey>) {
+    tokens.resource = Some(resource);
+    tokens.dpop_key = dpop.filter(|_| tokens.token_type.eq_ignore_ascii_case("DPoP")).map(|k| k.to_pkcs8());
 }
 
 /// An authorization code and the verifier that redeems it.

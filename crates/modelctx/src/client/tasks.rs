@@ -47,10 +47,12 @@ impl Client {
         let id = created
             .get("taskId")
             .and_then(Value::as_str)
+            .map(str::to_owned)
             .ok_or_else(|| invalid("a task without a taskId"))?;
+        let id = id.as_str();
         let deadline = tokio::time::Instant::now() + self.options.task_timeout;
         let mut answered: HashSet<String> = HashSet::new();
-        let mut state = created.clone();
+        let mut state = created;
         loop {
             let poll = state
                 .get("pollIntervalMs")

@@ -19,7 +19,7 @@
 mod clock;
 mod run;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
@@ -34,7 +34,7 @@ use super::ServerEvent;
 use tokio::sync::{broadcast, oneshot};
 use tokio_util::sync::CancellationToken;
 
-pub(crate) use clock::now_ms;
+use clock::now_ms;
 pub(crate) use run::is_task_method;
 
 /// Whether a tool runs as a task for clients that declared the extension.
@@ -89,8 +89,11 @@ struct TaskState {
     result: Option<JsonObject>,
     error: Option<ErrorObject>,
     outstanding: BTreeMap<String, Outstanding>,
-    /// Keys handed out so far, so that none is used twice (TX-10).
-    issued: HashMap<String, u32>,
+    /// Automatic keys handed out so far, per kind (`elicit-0`, `elicit-1`, …).
+    counters: HashMap<String, u32>,
+    /// Every key used in the task's life, automatic or chosen, so that none is used twice
+    /// (TX-10).
+    used: HashSet<String>,
 }
 
 /// One task.
@@ -252,18 +255,21 @@ impl TaskEntry {
             return Err("the task has ended".into());
         }
         let key = match key {
-            Some(key) if state.issued.contains_key(key) => {
+            Some(key) if state.used.contains(key) => {
                 return Err(format!("the question key {key:?} was used before in this task"));
             }
             Some(key) => key.to_owned(),
-            None => {
-                let n = state.issued.entry(kind.to_owned()).or_default();
+            // The next automatic key no question has used, chosen keys included.
+            None => loop {
+                let n = state.counters.entry(kind.to_owned()).or_default();
                 let key = format!("{kind}-{n}");
                 *n += 1;
-                key
-            }
+                if !state.used.contains(&key) {
+                    break key;
+                }
+            },
         };
-        state.issued.insert(key.clone(), 1);
+        state.used.insert(key.clone());
         let (answer, asked) = oneshot::channel();
         let request = serde_json::to_value(request).map_err(|e| e.to_string())?;
         state.outstanding.insert(key, Outstanding { request, answer: Some(answer) });
@@ -355,7 +361,8 @@ impl Tasks {
                 result: None,
                 error: None,
                 outstanding: BTreeMap::new(),
-                issued: HashMap::new(),
+                counters: HashMap::new(),
+                used: HashSet::new(),
             }),
             events: self.events.clone(),
         });
@@ -412,6 +419,10 @@ mod tests {
         let _third = task.ask("roots", None, roots()).unwrap();
         assert!(task.detailed()["inputRequests"].get("roots-2").is_some(), "a new key, never an old one");
         assert!(task.ask("x", Some("roots-0"), roots()).is_err());
+        // A key chosen by the handler is never handed out again as an automatic one.
+        let _chosen = task.ask("roots", Some("roots-3"), roots()).unwrap();
+        let _fourth = task.ask("roots", None, roots()).unwrap();
+        assert!(task.detailed()["inputRequests"].get("roots-4").is_some());
     }
 
     #[test]
