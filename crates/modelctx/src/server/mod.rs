@@ -118,6 +118,9 @@ struct Inner {
     layered_targets: AtomicBool,
     /// The tasks of the tasks extension.
     tasks: tasks::Tasks,
+    /// Whether some tool may run as a task: a plain server's `tools/call` then looks no
+    /// further.
+    task_tools: AtomicBool,
     /// The extensions declared with `ServerBuilder::extension`.
     extensions: BTreeMap<String, JsonObject>,
 }
@@ -209,6 +212,9 @@ impl Server {
     pub fn add_tool(&self, tool: ToolDef) -> Result<(), RegistrationError> {
         let registered = tool::RegisteredTool::new(tool)?;
         self.note_layers(registered.layers.is_some());
+        if registered.tasks != TaskSupport::Forbidden {
+            self.inner.task_tools.store(true, Ordering::Relaxed);
+        }
         self.write_registry().tools.insert(registered.tool.name.clone(), Arc::new(registered));
         self.publish(ServerEvent::ToolsChanged);
         Ok(())
@@ -436,6 +442,7 @@ impl ServerBuilder {
             ),
         };
         let layered_targets = AtomicBool::new(registry.has_layers());
+        let task_tools = AtomicBool::new(registry.tools.values().any(|t| t.tasks != TaskSupport::Forbidden));
         let (events, _) = broadcast::channel(64);
         let tasks = tasks::Tasks::new(self.options.tasks, events.clone());
         Ok(Server {
@@ -452,6 +459,7 @@ impl ServerBuilder {
                 events,
                 layers: self.layers,
                 layered_targets,
+                task_tools,
                 extensions: self.extensions,
             }),
         })

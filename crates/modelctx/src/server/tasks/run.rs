@@ -65,6 +65,9 @@ impl Server {
         digest: Option<String>,
         params: &v2026::CallToolRequestParams,
     ) -> Result<Option<JsonObject>, ErrorObject> {
+        if !self.inner.task_tools.load(std::sync::atomic::Ordering::Relaxed) {
+            return Ok(None);
+        }
         let Some((support, in_handler)) =
             self.read_registry().tools.get(&params.name).map(|tool| (tool.tasks, tool.task_in_handler))
         else {
