@@ -133,7 +133,7 @@ impl Server {
             // the legacy shape has none): the tasks extension once a tool runs as a task.
             extensions: {
                 let mut extensions = self.inner.extensions.clone();
-                if self.inner.task_tools.load(std::sync::atomic::Ordering::Relaxed) {
+                if registry.tools.values().any(|tool| tool.tasks != super::TaskSupport::Forbidden) {
                     extensions.insert(modelctx_protocol::tasks::EXTENSION_ID.to_owned(), JsonObject::new());
                 }
                 (!extensions.is_empty()).then_some(extensions)

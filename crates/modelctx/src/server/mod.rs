@@ -118,8 +118,9 @@ struct Inner {
     layered_targets: AtomicBool,
     /// The tasks of the tasks extension.
     tasks: tasks::Tasks,
-    /// Whether some tool may run as a task: a plain server's `tools/call` then looks no
-    /// further.
+    /// Whether some tool may ever have run as a task: a server that never had one does not
+    /// look its tools up for task support on each `tools/call`. (Not reset when such a tool
+    /// is removed; the capability is read from the registry.)
     task_tools: AtomicBool,
     /// The extensions declared with `ServerBuilder::extension`.
     extensions: BTreeMap<String, JsonObject>,
