@@ -54,6 +54,7 @@ pub mod host;
 pub mod otel;
 pub(crate) mod schema;
 pub mod server;
+pub mod store;
 mod telemetry;
 pub mod testing;
 pub mod transport;

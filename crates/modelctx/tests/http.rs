@@ -66,7 +66,10 @@ struct Endpoint {
 }
 
 async fn start(options: HttpOptions) -> Endpoint {
-    let server = server();
+    start_serving(server(), options).await
+}
+
+async fn start_serving(server: Server, options: HttpOptions) -> Endpoint {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let (stop, stopped) = oneshot::channel::<()>();
@@ -99,14 +102,51 @@ impl Answer {
     }
 }
 
+/// Reads a streamed body until `done` finds what it wants in the text so far.
+async fn read_until<T>(body: &mut hyper::body::Incoming, mut done: impl FnMut(&str) -> Option<T>) -> T {
+    let mut text = String::new();
+    loop {
+        if let Some(found) = done(&text) {
+            return found;
+        }
+        let frame = tokio::time::timeout(WAIT, body.frame()).await.unwrap().unwrap().unwrap();
+        text.push_str(std::str::from_utf8(&frame.into_data().unwrap_or_default()).unwrap());
+    }
+}
+
+/// The text of a streamed body up to where it holds `wanted`.
+async fn read_text_until(body: &mut hyper::body::Incoming, wanted: &str) -> String {
+    read_until(body, |text| text.contains(wanted).then(|| text.to_owned())).await
+}
+
+/// The first JSON-RPC message of a streamed SSE body.
+async fn first_message(body: &mut hyper::body::Incoming) -> Value {
+    read_until(body, |text| {
+        text.lines()
+            .filter_map(|line| line.strip_prefix("data: "))
+            .find_map(|data| serde_json::from_str(data).ok())
+    })
+    .await
+}
+
 impl Endpoint {
-    async fn send(&self, method: &str, headers: &[(&str, &str)], body: &str) -> Answer {
+    /// Sends a request and returns the response with its body still streaming.
+    async fn open(
+        &self,
+        method: &str,
+        headers: &[(&str, &str)],
+        body: &str,
+    ) -> http::Response<hyper::body::Incoming> {
         let mut request = Request::builder().method(method).uri(&self.url);
         for (name, value) in headers {
             request = request.header(*name, *value);
         }
         let request = request.body(Full::new(Bytes::from(body.to_owned()))).unwrap();
-        let response = tokio::time::timeout(WAIT, self.client.request(request)).await.unwrap().unwrap();
+        tokio::time::timeout(WAIT, self.client.request(request)).await.unwrap().unwrap()
+    }
+
+    async fn send(&self, method: &str, headers: &[(&str, &str)], body: &str) -> Answer {
+        let response = self.open(method, headers, body).await;
         let status = response.status().as_u16();
         let headers = response.headers().clone();
         let body =
@@ -236,26 +276,13 @@ async fn legacy_questions_travel_on_the_request_stream_and_answers_by_post() {
     let answer = endpoint.send("POST", &[("content-type", "application/json")], &init.to_string()).await;
     let session = answer.headers["mcp-session-id"].to_str().unwrap().to_owned();
     // Send the call, read the stream's first event (the server's question), answer it by POST.
-    let request = Request::builder()
-        .method("POST")
-        .uri(&endpoint.url)
-        .header("content-type", "application/json")
-        .header("mcp-session-id", &session)
-        .body(Full::new(Bytes::from(
-            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"ask"}}"#,
-        )))
-        .unwrap();
-    let response = tokio::time::timeout(WAIT, endpoint.client.request(request)).await.unwrap().unwrap();
+    let call = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"ask"}}"#;
+    let response = endpoint
+        .open("POST", &[("content-type", "application/json"), ("mcp-session-id", &session)], call)
+        .await;
     assert_eq!(response.headers()["content-type"], "text/event-stream");
     let mut body = response.into_body();
-    let mut text = String::new();
-    let question = loop {
-        let frame = tokio::time::timeout(WAIT, body.frame()).await.unwrap().unwrap().unwrap();
-        text.push_str(std::str::from_utf8(&frame.into_data().unwrap()).unwrap());
-        if let Some(line) = text.lines().find_map(|l| l.strip_prefix("data: ")) {
-            break serde_json::from_str::<Value>(line).unwrap();
-        }
-    };
+    let question = first_message(&mut body).await;
     assert_eq!(question["method"], "elicitation/create");
     let reply = json!({"jsonrpc": "2.0", "id": question["id"], "result": {"action": "decline"}});
     let posted = endpoint
@@ -281,22 +308,12 @@ async fn http_50_a_session_stream_opens_with_a_priming_event_and_carries_changes
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
     let answer = endpoint.send("POST", &[("content-type", "application/json")], &init.to_string()).await;
     let session = answer.headers["mcp-session-id"].to_str().unwrap().to_owned();
-    let request = Request::builder()
-        .method("GET")
-        .uri(&endpoint.url)
-        .header("accept", "text/event-stream")
-        .header("mcp-session-id", &session)
-        .body(Full::new(Bytes::new()))
-        .unwrap();
-    let response = tokio::time::timeout(WAIT, endpoint.client.request(request)).await.unwrap().unwrap();
+    let response =
+        endpoint.open("GET", &[("accept", "text/event-stream"), ("mcp-session-id", &session)], "").await;
     assert_eq!(response.headers()["content-type"], "text/event-stream", "HTTP-50");
     let mut body = response.into_body();
     endpoint.server.add_tool(ToolDef::new("late", || async { "late" })).unwrap();
-    let mut text = String::new();
-    while !text.contains("list_changed") {
-        let frame = tokio::time::timeout(WAIT, body.frame()).await.unwrap().unwrap().unwrap();
-        text.push_str(std::str::from_utf8(&frame.into_data().unwrap()).unwrap());
-    }
+    let text = read_text_until(&mut body, "list_changed").await;
     assert!(text.starts_with("id: "), "HTTP-44: a priming event with an id first: {text}");
     assert!(text.contains("notifications/tools/list_changed"));
     let no_session = endpoint.send("GET", &[], "").await;
@@ -444,4 +461,43 @@ async fn a_failing_session_store_is_an_error_the_client_can_read_not_a_lost_sess
             .unwrap()
             .contains("the session store failed: connection refused")
     );
+}
+
+/// Instances that share stores and a bus need no sticky sessions: a legacy client's answer
+/// posted to one instance reaches the handler waiting on another, and a change on one
+/// instance reaches a session stream held by another.
+#[tokio::test]
+async fn instances_on_a_bus_relay_answers_and_changes_to_each_other() {
+    let stores = HttpStores::in_memory(Duration::from_secs(60), 16);
+    let bus = std::sync::Arc::new(modelctx::store::LocalBus::new());
+    let options = HttpOptions { stores: Some(stores), ..HttpOptions::default() };
+    let instance = || {
+        let mut builder =
+            Server::builder(Implementation::new("http-test", "1")).tool(ToolDef::new("ask", ask));
+        builder = builder.bus(bus.clone());
+        builder.build().unwrap()
+    };
+    let (a, b) = (start_serving(instance(), options.clone()).await, start_serving(instance(), options).await);
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}}, "clientInfo": {"name": "t", "version": "1"}}});
+    let answer = a.send("POST", &[("content-type", "application/json")], &init.to_string()).await;
+    let session = answer.headers["mcp-session-id"].to_str().unwrap().to_owned();
+    let headers = [("content-type", "application/json"), ("mcp-session-id", session.as_str())];
+
+    // The session stream is held by `a`; the change happens on `b`.
+    let stream = a.open("GET", &[("accept", "text/event-stream"), ("mcp-session-id", &session)], "").await;
+    let mut stream = stream.into_body();
+    read_text_until(&mut stream, "id: ").await;
+    b.server.add_tool(ToolDef::new("late", || async { "late" })).unwrap();
+    read_text_until(&mut stream, "notifications/tools/list_changed").await;
+
+    // The question is asked on `b`'s stream; its answer is posted to `a`.
+    let call = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"ask"}}"#;
+    let mut asked = b.open("POST", &headers, call).await.into_body();
+    let question = first_message(&mut asked).await;
+    assert_eq!(question["method"], "elicitation/create");
+    let reply = json!({"jsonrpc": "2.0", "id": question["id"], "result": {"action": "decline"}});
+    assert_eq!(a.send("POST", &headers, &reply.to_string()).await.status, 202);
+    let rest = read_text_until(&mut asked, "\"id\":7").await;
+    assert!(rest.contains("Decline"), "the handler on b got the answer posted to a: {rest}");
 }

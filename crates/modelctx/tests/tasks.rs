@@ -8,7 +8,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use common::{builder, within};
-use modelctx::server::{InputError, RequestContext, Server, TaskSupport, ToolDef, ToolOutcome};
+use modelctx::server::tasks::MemoryTaskStore;
+use modelctx::server::{
+    InputError, RequestContext, Server, ServerBuilder, TaskSupport, ToolDef, ToolOutcome,
+};
+use modelctx::store::LocalBus;
 use modelctx::testing::{TestClient, with_modern_meta};
 use modelctx_protocol::JsonObject;
 use modelctx_protocol::jsonrpc::ErrorObject;
@@ -32,7 +36,11 @@ fn confirm_form() -> ElicitRequest {
 }
 
 fn server(dropped: Arc<AtomicBool>) -> Server {
-    builder()
+    with_tools(builder(), dropped).build().unwrap()
+}
+
+fn with_tools(builder: ServerBuilder, dropped: Arc<AtomicBool>) -> ServerBuilder {
+    builder
         .tool(ToolDef::new("quick", || async { "quick done" }).tasks(TaskSupport::Optional))
         .tool(ToolDef::new("required", || async { "required done" }).tasks(TaskSupport::Required))
         .tool(ToolDef::new("plain", || async { "plain done" }))
@@ -73,8 +81,6 @@ fn server(dropped: Arc<AtomicBool>) -> Server {
             .tasks(TaskSupport::Required)
             .task_starts_in_handler(),
         )
-        .build()
-        .unwrap()
 }
 
 fn with_extension() -> Value {
@@ -298,4 +304,47 @@ async fn tx_15_a_listener_hears_each_change_of_its_tasks_as_the_whole_task() {
     .await;
     assert_eq!(completed["params"]["taskId"], id.as_str());
     assert_eq!(completed["params"]["result"]["content"][0]["text"], "Decline");
+}
+
+/// Instances sharing a task store and a bus answer for each other's tasks: a task created on
+/// one is read, answered and cancelled on another, while its work runs where it started.
+#[tokio::test]
+async fn a_task_is_read_answered_and_cancelled_on_another_instance() {
+    let (store, bus) = (Arc::new(MemoryTaskStore::new()), Arc::new(LocalBus::new()));
+    let dropped = Arc::new(AtomicBool::new(false));
+    let instance = || {
+        let builder = builder().task_store(store.clone()).bus(bus.clone());
+        TestClient::start(with_tools(builder, dropped.clone()).build().unwrap())
+    };
+    let (a, b) = (instance(), instance());
+    let created = call(&a, "ask", with_extension()).await.unwrap();
+    let id = created["taskId"].as_str().unwrap().to_owned();
+    let waiting = settled(&b, &id).await;
+    assert_eq!(waiting["status"], "input_required", "the question asked on a is seen on b");
+    let key = waiting["inputRequests"].as_object().unwrap().keys().next().unwrap().clone();
+    let answer =
+        json!({"taskId": id, "inputResponses": {key: {"action": "accept", "content": {"ok": true}}}});
+    task(&b, "tasks/update", answer).await.unwrap();
+    let done = within(async {
+        loop {
+            let got = task(&a, "tasks/get", json!({"taskId": id})).await.unwrap();
+            if got["status"] == "completed" {
+                return got;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await;
+    assert_eq!(done["result"]["content"][0]["text"], "Accept", "the work on a got the answer given on b");
+
+    let forever = call(&a, "forever", with_extension()).await.unwrap();
+    let id = forever["taskId"].as_str().unwrap().to_owned();
+    task(&b, "tasks/cancel", json!({"taskId": id})).await.unwrap();
+    within(async {
+        while !dropped.load(Ordering::SeqCst) {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await;
+    assert_eq!(task(&a, "tasks/get", json!({"taskId": id})).await.unwrap()["status"], "cancelled");
 }

@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::input::InputChannel;
 use super::outgoing::Outgoing;
-use super::tasks::TaskEntry;
+use super::tasks::Running;
 use super::{CacheDefaults, Principal, Server};
 
 /// Where a request's notifications go: the connection's writer (stdio) or the request's
@@ -99,7 +99,7 @@ pub(crate) enum TaskSlot {
         waker: Option<std::task::Waker>,
     },
     /// The request runs as this task.
-    Running(Arc<TaskEntry>),
+    Running(Arc<Running>),
 }
 
 impl RequestContext {
@@ -142,7 +142,7 @@ impl RequestContext {
     }
 
     /// From now on the request runs as `task`; a handler waiting in `continue_as_task` goes on.
-    pub(crate) fn run_as(&self, task: Arc<TaskEntry>) {
+    pub(crate) fn run_as(&self, task: Arc<Running>) {
         let previous = std::mem::replace(&mut *self.task_slot(), TaskSlot::Running(task));
         if let TaskSlot::Available { waker: Some(waker), .. } = previous {
             waker.wake();
@@ -150,7 +150,7 @@ impl RequestContext {
     }
 
     /// The task the request runs as, once it is one.
-    pub(crate) fn task(&self) -> Option<Arc<TaskEntry>> {
+    pub(crate) fn task(&self) -> Option<Arc<Running>> {
         match &*self.task_slot() {
             TaskSlot::Running(task) => Some(task.clone()),
             _ => None,
@@ -169,7 +169,7 @@ impl RequestContext {
             let mut slot = self.task_slot();
             match &mut *slot {
                 TaskSlot::Unavailable => std::task::Poll::Ready(None),
-                TaskSlot::Running(task) => std::task::Poll::Ready(Some(task.id().to_owned())),
+                TaskSlot::Running(task) => std::task::Poll::Ready(Some(task.id.clone())),
                 TaskSlot::Available { requested, waker } => {
                     *requested = true;
                     *waker = Some(cx.waker().clone());

@@ -428,7 +428,7 @@ impl Server {
             v2026::SubscriptionsListen::NAME => {
                 self.listen(&ctx, params_of::<v2026::SubscriptionsListen>(params)?).await?
             }
-            task if super::tasks::is_task_method(task) => self.task_method(&ctx, method, params)?,
+            task if super::tasks::is_task_method(task) => self.task_method(&ctx, method, params).await?,
             legacy if LEGACY_ONLY.contains(&legacy) => {
                 return Err(ErrorObject::method_not_found(&format!(
                     "{legacy} (a 2025-11-25 session method; 2026-07-28 requests carry their state in _meta)"

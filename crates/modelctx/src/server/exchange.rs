@@ -153,6 +153,20 @@ impl Refusal {
     }
 }
 
+/// The number of a peer's first request to the client: 1, or — for a server whose instances
+/// share sessions over a bus — a random start in a space of its own (the high 32 bits), so
+/// that two instances' requests in one session do not share ids.
+fn first_outgoing_id(server: &Server) -> u64 {
+    if server.bus().is_none() {
+        return 1;
+    }
+    let mut start = [0u8; 4];
+    match getrandom::fill(&mut start) {
+        Ok(()) => (u64::from(u32::from_le_bytes(start)) << 32) | 1,
+        Err(_) => 1,
+    }
+}
+
 impl Exchange {
     fn new(lifecycle: &Arc<Lifecycle>, track_ids: bool) -> Self {
         Self {
@@ -162,7 +176,7 @@ impl Exchange {
                 track_ids,
                 in_flight: Mutex::new(HashMap::new()),
                 answers: PendingAnswers::default(),
-                next_outgoing_id: Arc::new(AtomicU64::new(1)),
+                next_outgoing_id: Arc::new(AtomicU64::new(first_outgoing_id(&lifecycle.server))),
                 subscriptions: AtomicUsize::new(0),
                 tasks: TaskTracker::new(),
             }),
@@ -224,15 +238,26 @@ impl Exchange {
 
     /// Takes `notifications/cancelled`: trips the named request's token. An unknown or
     /// finished request, or params without a `requestId`, are ignored (CANCEL-07).
-    pub(crate) fn cancel(&self, params: Option<JsonObject>) {
+    /// `false` when the request is not in flight here (ended, unknown, or another
+    /// instance's); a malformed cancellation is ignored (`true`: nothing to pass on).
+    pub(crate) fn cancel(&self, params: Option<JsonObject>) -> bool {
         // The 2025-11-25 shape reads both eras' params: its `requestId` is optional.
         let id = match parse_params::<v2025::CancelledNotificationParams>(params) {
             Ok(params) => params.request_id,
-            Err(error) => return tracing::debug!(%error, "ignoring a malformed cancellation"),
+            Err(error) => {
+                tracing::debug!(%error, "ignoring a malformed cancellation");
+                return true;
+            }
         };
         match id.and_then(|id| self.in_flight().get(&id).cloned()) {
-            Some(token) => token.cancel(),
-            None => tracing::debug!("cancellation of a request that is not in flight"),
+            Some(token) => {
+                token.cancel();
+                true
+            }
+            None => {
+                tracing::debug!("cancellation of a request that is not in flight here");
+                false
+            }
         }
     }
 
@@ -262,14 +287,19 @@ impl Exchange {
         }
     }
 
-    /// Hands the client's answer to the server's own request waiting for it.
-    pub(crate) fn deliver(&self, id: RequestId, outcome: Result<JsonObject, ErrorObject>) {
+    /// Hands the client's answer to the server's own request waiting for it; `false` when
+    /// none waits here (late, unknown, or another instance's).
+    pub(crate) fn deliver(&self, id: RequestId, outcome: Result<JsonObject, ErrorObject>) -> bool {
         let waiter = self.inner.answers.lock().unwrap_or_else(PoisonError::into_inner).remove(&id);
         match waiter {
             Some(waiter) => {
                 let _ = waiter.send(outcome);
+                true
             }
-            None => tracing::debug!(%id, "an answer to no request of ours (late, or unknown)"),
+            None => {
+                tracing::debug!(%id, "an answer to no request waiting here (late, or unknown)");
+                false
+            }
         }
     }
 

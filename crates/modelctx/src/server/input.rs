@@ -37,7 +37,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::context::RequestContext;
 use super::outgoing::Outgoing;
-use super::tasks::TaskEntry;
+use super::tasks::Running;
 
 /// Why a question to the client got no answer.
 #[derive(Clone, Debug, PartialEq)]
@@ -59,6 +59,8 @@ pub enum InputError {
     TaskEnded,
     /// The connection closed first.
     Closed,
+    /// The store that keeps the task failed; holds its message.
+    Store(String),
 }
 
 impl std::fmt::Display for InputError {
@@ -75,6 +77,7 @@ impl std::fmt::Display for InputError {
             Self::TimedOut => f.write_str("the client did not answer in time"),
             Self::Closed => f.write_str("the connection closed before the client answered"),
             Self::TaskEnded => f.write_str("the task ended before the client answered"),
+            Self::Store(message) => write!(f, "the task's question could not be kept: {message}"),
         }
     }
 }
@@ -265,16 +268,15 @@ impl RequestContext {
 /// Asks inside a task: the question waits among the task's `inputRequests` for a
 /// `tasks/update` (TX-08).
 async fn ask_in_task<T: DeserializeOwned>(
-    task: &TaskEntry,
+    ctx: &RequestContext,
+    task: &Running,
     kind: &'static str,
     key: Option<&str>,
     request: InputRequest,
 ) -> Result<T, InputError> {
-    let asked = task.ask(kind, key, request).map_err(InputError::Malformed)?;
-    let answer = tokio::select! {
-        answer = asked => answer.map_err(|_| InputError::TaskEnded)?,
-        () = task.cancelled.cancelled() => return Err(InputError::TaskEnded),
-    };
+    let request = serde_json::to_value(request).map_err(|e| InputError::Malformed(e.to_string()))?;
+    let server = &ctx.server().inner;
+    let answer = server.tasks.ask(task, kind, key, request, &server.announcer).await?;
     T::deserialize(answer).map_err(|e| InputError::Malformed(e.to_string()))
 }
 
@@ -298,6 +300,7 @@ impl Question<'_> {
         if let Some(task) = self.ctx.task() {
             self.capability(need)?;
             return ask_in_task(
+                self.ctx,
                 &task,
                 "elicit",
                 self.key,
@@ -339,6 +342,7 @@ impl Question<'_> {
         if let Some(task) = self.ctx.task() {
             self.capability(need)?;
             return ask_in_task(
+                self.ctx,
                 &task,
                 "sample",
                 self.key,
@@ -365,8 +369,14 @@ impl Question<'_> {
     pub async fn list_roots(self) -> Result<Vec<Root>, InputError> {
         if let Some(task) = self.ctx.task() {
             self.capability(Need::Roots)?;
-            let result: ListRootsResult =
-                ask_in_task(&task, "roots", self.key, InputRequest::ListRoots(MethodCall::new(None))).await?;
+            let result: ListRootsResult = ask_in_task(
+                self.ctx,
+                &task,
+                "roots",
+                self.key,
+                InputRequest::ListRoots(MethodCall::new(None)),
+            )
+            .await?;
             return Ok(result.roots);
         }
         let result: ListRootsResult = match self.ctx.input() {

@@ -28,7 +28,7 @@ pub(crate) fn covers(subscribed: &str, uri: &str) -> bool {
 impl Server {
     /// The part of `wanted` this server honours (SUB-03): only what its capabilities offer,
     /// and of the tasks asked for those that exist and are `owner`'s.
-    fn honoured(&self, wanted: SubscriptionFilter, owner: Option<&str>) -> SubscriptionFilter {
+    async fn honoured(&self, wanted: SubscriptionFilter, owner: Option<&str>) -> SubscriptionFilter {
         let capabilities = self.capabilities();
         let (tools, prompts, resources) =
             (capabilities.tools.is_some(), capabilities.prompts.is_some(), capabilities.resources.is_some());
@@ -38,9 +38,18 @@ impl Server {
             prompts_list_changed: yes(wanted.prompts_list_changed, prompts),
             resources_list_changed: yes(wanted.resources_list_changed, resources),
             resource_subscriptions: wanted.resource_subscriptions.filter(|_| resources),
-            task_ids: wanted
-                .task_ids
-                .map(|ids| ids.into_iter().filter(|id| self.inner.tasks.get(id, owner).is_ok()).collect()),
+            task_ids: match wanted.task_ids {
+                Some(ids) => {
+                    let mut known = Vec::with_capacity(ids.len());
+                    for id in ids {
+                        if self.inner.tasks.get(&id, owner, &self.inner.announcer).await.is_ok() {
+                            known.push(id);
+                        }
+                    }
+                    Some(known)
+                }
+                None => None,
+            },
         }
     }
 
@@ -60,7 +69,7 @@ impl Server {
             ));
         }
         let owner = ctx.principal().map(super::Principal::key);
-        let honoured = self.honoured(wanted, owner.as_deref());
+        let honoured = self.honoured(wanted, owner.as_deref()).await;
         let id = ctx.request_id().clone();
         let tag = json!({ meta::SUBSCRIPTION_ID: id });
         // Subscribe before acknowledging, so no change between the two is lost.
@@ -91,7 +100,7 @@ impl Server {
                         let params = match subject {
                             // The whole task, as tasks/get would show it now.
                             Some(id) if method == tasks::TaskStatusChanged::NAME => {
-                                let Ok(task) = self.inner.tasks.get(&id, owner.as_deref()) else { continue };
+                                let Ok(task) = self.inner.tasks.get(&id, owner.as_deref(), &self.inner.announcer).await else { continue };
                                 let mut params = task.notification();
                                 params.insert("_meta".into(), tag.clone());
                                 serde_json::Value::Object(params)

@@ -20,6 +20,7 @@
 //! resources or templates offers `resources` (with `subscribe` and `listChanged`), one with
 //! prompts offers `prompts`, and one with a completer offers `completions`.
 
+mod announce;
 mod answer;
 mod completion;
 mod context;
@@ -111,7 +112,8 @@ struct Inner {
     tool_pages: dispatch::ToolPages,
     state: StateMap,
     state_keys: StateKeys,
-    events: broadcast::Sender<ServerEvent>,
+    /// Tells changes here and across instances.
+    announcer: announce::Announcer,
     /// The layers every request passes through.
     layers: middleware::Layered,
     /// Whether some tool, prompt or resource has layers of its own.
@@ -140,6 +142,8 @@ pub struct ServerBuilder {
     state_keys: Option<StateKeys>,
     layers: middleware::Layered,
     extensions: BTreeMap<String, JsonObject>,
+    task_store: Option<Arc<dyn tasks::TaskStore>>,
+    bus: Option<Arc<dyn crate::store::Bus>>,
 }
 
 /// Why a server could not be built.
@@ -185,6 +189,8 @@ impl Server {
             state_keys: None,
             layers: middleware::Layered::default(),
             extensions: BTreeMap::new(),
+            task_store: None,
+            bus: None,
         }
     }
 
@@ -306,13 +312,23 @@ impl Server {
     }
 
     /// Changes as they happen, for transports that forward them to clients.
+    /// With a [`ServerBuilder::bus`], the other instances' changes are heard too.
     pub fn events(&self) -> broadcast::Receiver<ServerEvent> {
-        self.inner.events.subscribe()
+        self.inner.announcer.subscribe()
     }
 
     fn publish(&self, event: ServerEvent) {
-        // No receiver just means no client is listening.
-        let _ = self.inner.events.send(event);
+        self.inner.announcer.announce(event);
+    }
+
+    /// The bus between this server's instances, if it has one.
+    pub(crate) fn bus(&self) -> Option<&Arc<dyn crate::store::Bus>> {
+        self.inner.announcer.bus()
+    }
+
+    /// This instance's id on the bus (random, made as the server is built).
+    pub(crate) fn instance(&self) -> &str {
+        self.inner.announcer.instance()
     }
 
     fn read_registry(&self) -> std::sync::RwLockReadGuard<'_, Registry> {
@@ -365,6 +381,23 @@ impl ServerBuilder {
     /// ten minutes of state.
     pub fn request_state_keys(mut self, keys: StateKeys) -> Self {
         self.state_keys = Some(keys);
+        self
+    }
+
+    /// Where tasks are kept (default: this process's memory). Instances that share one
+    /// store — and a [`bus`](Self::bus) — answer for each other's tasks: any of them reads,
+    /// answers or cancels a task, while its work runs on the instance that created it.
+    pub fn task_store(mut self, store: Arc<dyn tasks::TaskStore>) -> Self {
+        self.task_store = Some(store);
+        self
+    }
+
+    /// The bus between the instances of one deployment: a change on one (a tool added, a
+    /// resource updated, a task moved on) reaches the listeners of every instance, and a
+    /// legacy client's answer reaches the instance whose handler waits for it. None by
+    /// default: one instance alone needs none.
+    pub fn bus(mut self, bus: Arc<dyn crate::store::Bus>) -> Self {
+        self.bus = Some(bus);
         self
     }
 
@@ -444,8 +477,12 @@ impl ServerBuilder {
         };
         let layered_targets = AtomicBool::new(registry.has_layers());
         let task_tools = AtomicBool::new(registry.tools.values().any(|t| t.tasks != TaskSupport::Forbidden));
-        let (events, _) = broadcast::channel(64);
-        let tasks = tasks::Tasks::new(self.options.tasks, events.clone());
+        let task_store = self.task_store.unwrap_or_else(|| Arc::new(tasks::MemoryTaskStore::new()));
+        let tasks = tasks::Tasks::new(self.options.tasks, task_store);
+        let mut instance = [0u8; 8];
+        getrandom::fill(&mut instance)
+            .map_err(|e| BuildError::StateKey(StateKeyError::NoRandomness(e.to_string())))?;
+        let instance: String = instance.iter().map(|b| format!("{b:02x}")).collect();
         Ok(Server {
             inner: Arc::new(Inner {
                 tasks,
@@ -457,7 +494,7 @@ impl ServerBuilder {
                 tool_pages: dispatch::ToolPages::default(),
                 state: self.state,
                 state_keys,
-                events,
+                announcer: announce::Announcer::new(self.bus, instance.into()),
                 layers: self.layers,
                 layered_targets,
                 task_tools,

@@ -122,10 +122,10 @@ impl Connection {
                 self.modern_request(version, request).await
             }
             (Route::Legacy(_), Message::Response(answer)) => {
-                self.exchange.deliver(answer.id, Ok(answer.result))
+                self.exchange.deliver(answer.id, Ok(answer.result));
             }
             (Route::Legacy(_), Message::Error(error)) => match error.id {
-                Some(id) => self.exchange.deliver(id, Err(error.error)),
+                Some(id) => drop(self.exchange.deliver(id, Err(error.error))),
                 None => tracing::warn!(error = %error.error, "the client sent an error without an id"),
             },
             (_, Message::Response(_) | Message::Error(_)) => {
@@ -147,7 +147,7 @@ impl Connection {
 
     fn on_notification(&mut self, notification: Notification) {
         match notification.method.as_str() {
-            v2026::Cancelled::NAME => self.exchange.cancel(notification.params),
+            v2026::Cancelled::NAME => drop(self.exchange.cancel(notification.params)),
             method => match &mut self.session {
                 Some(session) => session.notification(method),
                 None => tracing::debug!(method, "ignoring a notification"),

@@ -4,6 +4,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use futures::FutureExt as _;
 use futures::future::BoxFuture;
@@ -13,7 +14,7 @@ use modelctx_protocol::tasks::{self, CancelTask, GetTask, UpdateTask};
 use modelctx_protocol::{JsonObject, v2026};
 use serde_json::{Value, json};
 
-use super::{TaskEntry, TaskSupport};
+use super::{Running, TaskRecord, TaskSupport};
 use crate::server::dispatch::{Asked, to_object};
 use crate::server::{Principal, RequestContext, Server};
 
@@ -97,42 +98,82 @@ impl Server {
         } else {
             work
         };
-        let task = self.inner.tasks.create(owner(ctx))?;
-        // The seed state, before the work can move it on.
-        let created = task.created();
-        ctx.run_as(task.clone());
-        self.run_task(task, work);
-        Ok(Some(created))
+        let (task, running) = self.inner.tasks.create(owner(ctx), &self.inner.announcer).await?;
+        ctx.run_as(running.clone());
+        self.run_task(running, work);
+        // The seed state, as the store kept it before the work could move it on.
+        Ok(Some(task.created()))
     }
 
-    /// Runs a task's work to its end, bounded by `TaskOptions::max_duration`; `tasks/cancel`
-    /// drops it. A panic fails the task with `-32603`.
-    fn run_task(&self, task: Arc<TaskEntry>, work: Work) {
-        let limit = self.inner.tasks.options().max_duration;
-        let info = self.info().clone();
+    /// Runs a task's work to its end, bounded by `TaskOptions::max_duration`, renewing the
+    /// task's lease meanwhile. The work is dropped when the task ends first (cancelled on any
+    /// instance, or expired). A panic fails the task with `-32603`.
+    fn run_task(&self, running: Arc<Running>, work: Work) {
+        let server = self.clone();
         tokio::spawn(async move {
-            let work = std::panic::AssertUnwindSafe(work).catch_unwind();
-            let ended = tokio::select! {
-                biased;
-                () = task.cancelled.cancelled() => return,
-                ended = tokio::time::timeout(limit, work) => ended,
+            let tasks = &server.inner.tasks;
+            let options = tasks.options();
+            let work =
+                tokio::time::timeout(options.max_duration, std::panic::AssertUnwindSafe(work).catch_unwind());
+            let mut work = std::pin::pin!(work);
+            let mut changes = running.changes();
+            let mut renewal = tokio::time::interval((options.lease / 3).max(Duration::from_millis(1)));
+            renewal.tick().await;
+            let ended = loop {
+                tokio::select! {
+                    biased;
+                    () = running.cancelled.cancelled() => break None,
+                    ended = &mut work => break Some(ended),
+                    _ = changes.changed() => {
+                        if server.task_ended(&running.id).await {
+                            break None;
+                        }
+                    }
+                    _ = renewal.tick() => {
+                        let until = tasks.lease_until();
+                        match tasks.store.modify(&running.id, &|task: &mut TaskRecord| task.renew(until)).await {
+                            Ok(Some(task)) if !task.terminal() => {}
+                            Ok(_) => break None,
+                            Err(e) => tracing::warn!(task = %running.id, error = %e, "the task's lease could not be renewed"),
+                        }
+                    }
+                }
             };
-            let outcome = match ended {
-                Err(_) => Err(ErrorObject::internal(format!(
-                    "the task ran past its limit of {} s and was stopped",
-                    limit.as_secs()
-                ))),
-                Ok(Err(_panic)) => Err(ErrorObject::internal("the task's handler panicked")),
-                Ok(Ok(result)) => result.map(|result| to_object(&result.into_modern(Some(info)))),
-            };
-            task.finish(outcome);
+            match ended {
+                None => running.cancelled.cancel(),
+                Some(ended) => {
+                    let outcome = match ended {
+                        Err(_) => Err(ErrorObject::internal(format!(
+                            "the task ran past its limit of {} s and was stopped",
+                            options.max_duration.as_secs()
+                        ))),
+                        Ok(Err(_panic)) => Err(ErrorObject::internal("the task's handler panicked")),
+                        Ok(Ok(result)) => {
+                            result.map(|result| to_object(&result.into_modern(Some(server.info().clone()))))
+                        }
+                    };
+                    let finish = |task: &mut TaskRecord| task.finish(&outcome);
+                    if let Err(e) = tasks.change(&running.id, &finish, &server.inner.announcer).await {
+                        tracing::error!(task = %running.id, error = %e.message, "the task's outcome could not be stored");
+                    }
+                }
+            }
+            tasks.ended(&running.id);
         });
+    }
+
+    /// Whether task `id` ended (or is gone) in the store.
+    async fn task_ended(&self, id: &str) -> bool {
+        match self.inner.tasks.store.get(id).await {
+            Ok(task) => task.is_none_or(|task| task.terminal()),
+            Err(_) => false,
+        }
     }
 
     /// `tasks/get`, `tasks/update` and `tasks/cancel`, for a client that declared the
     /// extension on this request (TX-02: `-32021` first, whatever the task); `-32602` for a
     /// task that is not there (TX-18).
-    pub(crate) fn task_method(
+    pub(crate) async fn task_method(
         &self,
         ctx: &RequestContext,
         method: &str,
@@ -145,7 +186,8 @@ impl Server {
         let Some(id) = params.get("taskId").and_then(Value::as_str) else {
             return Err(ErrorObject::invalid_params(format!("{method} needs params.taskId, a string")));
         };
-        let task = self.inner.tasks.get(id, owner(ctx).as_deref())?;
+        let announcer = &self.inner.announcer;
+        let task = self.inner.tasks.get(id, owner(ctx).as_deref(), announcer).await?;
         let ack = || json!({"resultType": "complete"}).as_object().cloned().unwrap_or_default();
         match method {
             GetTask::NAME => Ok(task.detailed()),
@@ -157,11 +199,14 @@ impl Server {
                         "tasks/update needs params.inputResponses, an object",
                     ));
                 };
-                task.update(responses);
+                self.inner
+                    .tasks
+                    .change(id, &|task: &mut TaskRecord| task.update(responses), announcer)
+                    .await?;
                 Ok(ack())
             }
             CancelTask::NAME => {
-                task.cancel();
+                self.inner.tasks.cancel(id, announcer).await?;
                 Ok(ack())
             }
             other => Err(ErrorObject::method_not_found(other)),

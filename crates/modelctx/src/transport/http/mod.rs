@@ -15,6 +15,7 @@ mod events;
 pub(crate) mod guard;
 mod options;
 mod post;
+mod relay;
 mod serve;
 pub(crate) mod sessions;
 mod store;

@@ -18,6 +18,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::body::{empty, error_response, json_response, sse_event, sse_frames, sse_response};
 use super::events::{self, LIVE_BUFFER};
+use super::relay;
 use super::sessions::{Session, store_failure};
 use super::{Denial, McpBody, Shared};
 use crate::server::dispatch::Caller;
@@ -220,12 +221,16 @@ async fn legacy(
             empty(StatusCode::ACCEPTED)
         }
         Message::Response(answer) => {
-            session.exchange.deliver(answer.id, Ok(answer.result));
+            if !session.exchange.deliver(answer.id.clone(), Ok(answer.result.clone())) {
+                relay::forward(shared.lifecycle.server(), &session, &Message::Response(answer)).await;
+            }
             empty(StatusCode::ACCEPTED)
         }
         Message::Error(error) => {
-            if let Some(id) = error.id {
-                session.exchange.deliver(id, Err(error.error));
+            if let Some(id) = error.id.clone()
+                && !session.exchange.deliver(id, Err(error.error.clone()))
+            {
+                relay::forward(shared.lifecycle.server(), &session, &Message::Error(error)).await;
             }
             empty(StatusCode::ACCEPTED)
         }
@@ -234,7 +239,10 @@ async fn legacy(
 
 async fn on_notification(shared: &Shared, session: &Session, notification: &Notification) {
     if notification.method == v2026::Cancelled::NAME {
-        session.exchange.cancel(notification.params.clone());
+        if !session.exchange.cancel(notification.params.clone()) {
+            let message = Message::Notification(notification.clone());
+            relay::forward(shared.lifecycle.server(), session, &message).await;
+        }
     } else {
         let before = session.state().clone();
         session.state().notification(&notification.method);

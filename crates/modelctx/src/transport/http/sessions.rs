@@ -3,7 +3,7 @@
 //! awaiting answers, attached streams — with the instance that runs them.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -17,6 +17,7 @@ use modelctx_protocol::jsonrpc::ErrorObject;
 
 use super::HttpOptions;
 use super::events::LiveStreams;
+use super::relay::{self, LocalSessions};
 use super::store::{HttpStores, StoreError};
 use crate::server::exchange::{Exchange, Lifecycle};
 use crate::server::{LegacySession, Principal};
@@ -93,8 +94,11 @@ pub(super) struct Sessions {
     pub(super) stores: HttpStores,
     lifecycle: Arc<Lifecycle>,
     /// Sessions this instance has served, for their live parts.
-    local: Mutex<HashMap<String, Arc<Session>>>,
+    local: Arc<LocalSessions>,
     idle: Duration,
+    /// Whether the messages other instances relay for these sessions are taken (started
+    /// once, with the first session, when the server has a bus).
+    relaying: AtomicBool,
 }
 
 pub(crate) fn fresh_id() -> String {
@@ -131,11 +135,32 @@ impl Sessions {
             .stores
             .clone()
             .unwrap_or_else(|| HttpStores::in_memory(options.session_idle_timeout, options.max_sessions));
-        Self { stores, lifecycle, local: Mutex::new(HashMap::new()), idle: options.session_idle_timeout }
+        let local = Arc::new(Mutex::new(HashMap::new()));
+        Self {
+            stores,
+            lifecycle,
+            local,
+            idle: options.session_idle_timeout,
+            relaying: AtomicBool::new(false),
+        }
     }
 
     fn local(&self) -> MutexGuard<'_, HashMap<String, Arc<Session>>> {
+        self.relay_others();
         self.local.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Starts taking the answers and cancellations other instances relay for the sessions
+    /// held here, once (with a bus, in a runtime).
+    fn relay_others(&self) {
+        let server = self.lifecycle.server();
+        if server.bus().is_none() || self.relaying.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => drop(runtime.spawn(relay::relay(server.clone(), Arc::downgrade(&self.local)))),
+            Err(_) => self.relaying.store(false, Ordering::Release),
+        }
     }
 
     /// The session the request names, as the store knows it now; a session another

@@ -13,24 +13,8 @@ use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use futures::future::BoxFuture;
-
 use crate::server::LegacySession;
-
-/// Why a store could not do what was asked; the client gets `-32603` with this message.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StoreError(pub String);
-
-impl fmt::Display for StoreError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for StoreError {}
-
-/// What a store operation returns.
-pub type StoreFuture<'a, T> = BoxFuture<'a, Result<T, StoreError>>;
+pub use crate::store::{StoreError, StoreFuture};
 
 /// The state of legacy sessions by `Mcp-Session-Id`: negotiated version, client
 /// capabilities, log level, subscriptions.

@@ -1,5 +1,6 @@
 //! GET: a legacy session's standalone SSE stream, carrying the notifications the session
-//! should hear of (list changes, subscribed resource updates).
+//! should hear of (list changes, subscribed resource updates), from this instance and, with
+//! a bus, from every other.
 
 use std::sync::Arc;
 
@@ -12,6 +13,7 @@ use super::body::{sse_frames, sse_response};
 use super::events;
 use super::sessions::Session;
 use super::{McpBody, Shared};
+use crate::server::ServerEvent;
 
 /// Opens a GET stream: with `Last-Event-ID` naming one of the session's request streams, the
 /// rest of that stream (HTTP-54); otherwise a standalone stream for the session (a client may
@@ -31,6 +33,7 @@ pub(super) async fn open(
     let (sender, stream) = mpsc::channel(64);
     let mut events = shared.lifecycle.server().events();
     let closing = shared.lifecycle.closing().clone();
+    let store = shared.sessions.stores.sessions.clone();
     let priming = Bytes::from(format!("id: {}-0\ndata: \n\n", session.id));
     tokio::spawn(async move {
         loop {
@@ -40,6 +43,13 @@ pub(super) async fn open(
                 event = events.recv() => event,
             };
             let notification = match event {
+                // Whether the session subscribed may have changed on another instance: the
+                // store's copy decides.
+                Ok(event @ ServerEvent::ResourceUpdated(_)) => match store.get(&session.id).await {
+                    Ok(Some(state)) => state.notification_for(&event),
+                    Ok(None) => return,
+                    Err(_) => session.state().notification_for(&event),
+                },
                 Ok(event) => session.state().notification_for(&event),
                 Err(RecvError::Lagged(missed)) => {
                     tracing::warn!(missed, "a session stream missed server events");

@@ -1,0 +1,37 @@
+//! What outlives one request or one instance, behind traits so that the instances of one
+//! deployment can share it through a database or a cache: the store errors every store
+//! answers with, the [`Bus`] that carries changes and answers between instances, and the
+//! [`OnceStore`] that remembers what may be used only once.
+//!
+//! The other stores sit with what they store: legacy sessions and their event logs in
+//! [`transport::http`](crate::transport::http) (`SessionStore`, `EventStore`), tasks in
+//! [`server::tasks`](crate::server::tasks) (`TaskStore`). Each has an in-memory
+//! implementation, the default; the `modelctx-redis` crate has shared ones. [`contract`] holds
+//! the tests every implementation must pass.
+
+mod bus;
+#[cfg(any(test, feature = "store-contract"))]
+pub mod contract;
+mod once;
+
+use std::fmt;
+
+use futures::future::BoxFuture;
+
+pub use bus::{Bus, BusMessages, LocalBus};
+pub use once::{MemoryOnceStore, OnceStore};
+
+/// Why a store could not do what was asked; the client gets `-32603` with this message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoreError(pub String);
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+/// What a store operation returns.
+pub type StoreFuture<'a, T> = BoxFuture<'a, Result<T, StoreError>>;
