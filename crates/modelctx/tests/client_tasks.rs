@@ -119,7 +119,9 @@ async fn tx_02_09_11_a_task_is_followed_to_its_result_and_each_question_answered
 async fn tx_13_a_task_past_the_callers_patience_is_cancelled_with_tasks_cancel() {
     let (url, dropped, _stop) = serve().await;
     let mut impatient = options(true, Arc::new(AtomicUsize::new(0)));
-    impatient.task_timeout = Duration::from_millis(300);
+    // Past one poll (500 ms), so the work has started when the client gives up: cancelled
+    // before it ever ran, a task's work is never started at all.
+    impatient.task_timeout = Duration::from_millis(1200);
     let client = Client::connect_http(&url, Default::default(), impatient).await.unwrap();
     let gave_up = within(client.call_tool("endless", json!({}))).await.unwrap_err();
     assert!(gave_up.is_timeout(), "{gave_up:?}");
