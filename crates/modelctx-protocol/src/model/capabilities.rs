@@ -9,8 +9,10 @@ use crate::JsonObject;
 use crate::types::{ElicitationCapability, ListChangedCapability, ResourcesCapability, SamplingCapability};
 use crate::{v2025, v2026};
 
-/// What a client supports, in either era.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// What a client supports, in either era. (Serialised only to be stored, as a shared
+/// session store does: the wire forms are the eras' own.)
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ClientCapabilities {
     /// Non-standard capabilities.
     pub experimental: Option<BTreeMap<String, JsonObject>>,

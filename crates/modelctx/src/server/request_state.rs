@@ -6,6 +6,7 @@
 //! expiry, and the answers; the tag is HMAC-SHA256 over the key id and the payload. A state
 //! that fails any check is refused with `-32602`.
 
+use std::sync::{Arc, PoisonError, RwLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use base64::Engine;
@@ -88,19 +89,47 @@ impl StateKey {
     }
 }
 
-/// The keys of a server: the current one seals, every one unseals (for rotation).
+/// The keys of a server: the current one seals, every one unseals (for rotation). Clones
+/// share their keys: a rotation through one is seen by all (and by the server holding one).
 #[derive(Clone, Debug)]
 pub struct StateKeys {
+    keys: Arc<RwLock<KeyRing>>,
+    lifetime: Duration,
+}
+
+#[derive(Debug)]
+struct KeyRing {
     current: StateKey,
     previous: Vec<StateKey>,
-    lifetime: Duration,
 }
 
 impl StateKeys {
     /// Seals with `current`; also accepts states sealed with `previous` keys. States live for
     /// `lifetime` (ten minutes is a good default).
     pub fn new(current: StateKey, previous: Vec<StateKey>, lifetime: Duration) -> Self {
-        Self { current, previous, lifetime }
+        Self { keys: Arc::new(RwLock::new(KeyRing { current, previous })), lifetime }
+    }
+
+    /// How long a sealed state lives.
+    pub fn lifetime(&self) -> Duration {
+        self.lifetime
+    }
+
+    /// Seals with `next` from now on; the current key still unseals, as do the `keep - 1`
+    /// keys before it. Rotating to the current key changes nothing.
+    pub fn rotate(&self, next: StateKey, keep: usize) {
+        let mut ring = self.keys.write().unwrap_or_else(PoisonError::into_inner);
+        if ring.current.id == next.id {
+            return;
+        }
+        let retired = std::mem::replace(&mut ring.current, next);
+        ring.previous.insert(0, retired);
+        ring.previous.truncate(keep);
+    }
+
+    /// The id of the key that seals now.
+    pub fn current_id(&self) -> String {
+        self.keys.read().unwrap_or_else(PoisonError::into_inner).current.id.clone()
     }
 }
 
@@ -179,8 +208,9 @@ impl StateKeys {
         let expiry = now_ms().saturating_add(self.lifetime.as_millis() as u64);
         let payload = Payload { m: method.to_owned(), d: digest, e: expiry, a: answers };
         let payload = URL_SAFE_NO_PAD.encode(serde_json::to_vec(&payload).expect("a payload serialises"));
-        let tag = URL_SAFE_NO_PAD.encode(self.current.tag(&payload).finalize().into_bytes());
-        format!("{payload}.{}.{tag}", self.current.id)
+        let ring = self.keys.read().unwrap_or_else(PoisonError::into_inner);
+        let tag = URL_SAFE_NO_PAD.encode(ring.current.tag(&payload).finalize().into_bytes());
+        format!("{payload}.{}.{tag}", ring.current.id)
     }
 
     /// Verifies and opens a state: the tag, the key id, the expiry, the method and the params.
@@ -189,12 +219,15 @@ impl StateKeys {
         let (Some(payload), Some(key_id), Some(tag)) = (parts.next(), parts.next(), parts.next()) else {
             return Err(refused("is malformed"));
         };
-        let key = std::iter::once(&self.current)
-            .chain(&self.previous)
-            .find(|key| key.id == key_id)
-            .ok_or_else(|| refused("was sealed with an unknown key"))?;
         let tag = URL_SAFE_NO_PAD.decode(tag).map_err(|_| refused("is malformed"))?;
-        key.tag(payload).verify_slice(&tag).map_err(|_| refused("failed verification"))?;
+        {
+            let ring = self.keys.read().unwrap_or_else(PoisonError::into_inner);
+            let key = std::iter::once(&ring.current)
+                .chain(&ring.previous)
+                .find(|key| key.id == key_id)
+                .ok_or_else(|| refused("was sealed with an unknown key"))?;
+            key.tag(payload).verify_slice(&tag).map_err(|_| refused("failed verification"))?;
+        }
         let payload: Payload = URL_SAFE_NO_PAD
             .decode(payload)
             .ok()
@@ -259,6 +292,24 @@ mod tests {
         let rotated =
             StateKeys::new(StateKey::new("new", [2u8; 32]).unwrap(), vec![old], Duration::from_secs(60));
         assert!(rotated.open(&sealed, "m", "d").is_ok());
+    }
+
+    #[test]
+    fn a_rotation_through_a_clone_seals_with_the_next_key_and_keeps_as_many_as_asked() {
+        let keys = StateKeys::new(StateKey::new("k1", [1u8; 32]).unwrap(), vec![], Duration::from_secs(60));
+        let first = keys.seal("m", "d".into(), answers());
+        let shared = keys.clone();
+        shared.rotate(StateKey::new("k2", [2u8; 32]).unwrap(), 1);
+        assert_eq!(keys.current_id(), "k2", "clones share their keys");
+        assert!(keys.seal("m", "d".into(), answers()).contains(".k2."));
+        assert!(keys.open(&first, "m", "d").is_ok(), "the retired key still opens");
+        shared.rotate(StateKey::new("k2", [9u8; 32]).unwrap(), 1);
+        assert!(
+            keys.open(&keys.seal("m", "d".into(), answers()), "m", "d").is_ok(),
+            "the same id: no change"
+        );
+        shared.rotate(StateKey::new("k3", [3u8; 32]).unwrap(), 1);
+        assert!(keys.open(&first, "m", "d").is_err(), "only one retired key is kept");
     }
 
     #[test]

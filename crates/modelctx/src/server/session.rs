@@ -11,8 +11,9 @@ use modelctx_protocol::{JsonObject, ProtocolVersion, v2025};
 use super::dispatch::{params_of, to_object};
 use super::{Server, ServerEvent, covers};
 
-/// One client's legacy session: on stdio the process, on HTTP the `Mcp-Session-Id`.
-#[derive(Clone, Debug, PartialEq)]
+/// One client's legacy session: on stdio the process, on HTTP the `Mcp-Session-Id`. A shared
+/// session store keeps it as JSON.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct LegacySession {
     /// The negotiated version.
     pub version: ProtocolVersion,

@@ -1,0 +1,110 @@
+//! Tasks in Redis: each one a JSON value expiring with its TTL, an index by expiry that
+//! bounds how many are kept, and changes applied by compare-and-set.
+
+use std::sync::LazyLock;
+
+use modelctx::server::tasks::{TaskChange, TaskRecord, TaskStore};
+use modelctx::store::{StoreError, StoreFuture};
+use redis::Script;
+
+use crate::Redis;
+use crate::sessions::now_ms;
+
+/// Keeps a new task if there is room. KEYS: task, index. ARGV: JSON, expiry ms (empty for
+/// never), now, max, id.
+static CREATE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+        redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[3])
+        if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then return 0 end
+        if ARGV[2] == '' then
+            redis.call('SET', KEYS[1], ARGV[1])
+            redis.call('ZADD', KEYS[2], '+inf', ARGV[5])
+        else
+            redis.call('SET', KEYS[1], ARGV[1], 'PXAT', ARGV[2])
+            redis.call('ZADD', KEYS[2], ARGV[2], ARGV[5])
+        end
+        return 1",
+    )
+});
+
+/// Replaces a task if it is still as read. KEYS: task. ARGV: as read, new JSON.
+static SWAP: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+        if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+        redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
+        return 1",
+    )
+});
+
+/// How many times a change is tried again on a task another instance changed meanwhile.
+const MAX_ATTEMPTS: usize = 64;
+
+/// The tasks of every instance, in Redis.
+#[derive(Clone, Debug)]
+pub struct RedisTaskStore {
+    redis: Redis,
+}
+
+impl RedisTaskStore {
+    pub(crate) fn new(redis: Redis) -> Self {
+        Self { redis }
+    }
+
+    fn key(&self, id: &str) -> String {
+        self.redis.key(&["task", id])
+    }
+
+    async fn read(&self, id: &str) -> Result<Option<(String, TaskRecord)>, StoreError> {
+        let value: Option<String> =
+            self.redis.run("read a task", redis::cmd("GET").arg(self.key(id))).await?;
+        value
+            .map(|value| {
+                let task = serde_json::from_str(&value).map_err(|e| {
+                    StoreError(format!("task {id} in Redis is not one this version reads: {e}"))
+                })?;
+                Ok((value, task))
+            })
+            .transpose()
+    }
+}
+
+fn encode(task: &TaskRecord) -> Result<String, StoreError> {
+    serde_json::to_string(task).map_err(|e| StoreError(format!("a task could not be encoded: {e}")))
+}
+
+impl TaskStore for RedisTaskStore {
+    fn create<'a>(&'a self, task: &'a TaskRecord, max: usize) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            let mut invocation = CREATE.prepare_invoke();
+            invocation.key(self.key(task.id())).key(self.redis.key(&["tasks"])).arg(encode(task)?);
+            invocation.arg(task.expires_ms().map(|at| at.to_string()).unwrap_or_default());
+            invocation.arg(now_ms()).arg(max).arg(task.id());
+            Ok(self.redis.invoke::<i64>("keep a task", &invocation).await? == 1)
+        })
+    }
+
+    fn get<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<TaskRecord>> {
+        Box::pin(async move { Ok(self.read(id).await?.map(|(_, task)| task)) })
+    }
+
+    fn modify<'a>(&'a self, id: &'a str, change: TaskChange<'a>) -> StoreFuture<'a, Option<TaskRecord>> {
+        Box::pin(async move {
+            for _ in 0..MAX_ATTEMPTS {
+                let Some((read, mut task)) = self.read(id).await? else { return Ok(None) };
+                if !change(&mut task) {
+                    return Ok(Some(task));
+                }
+                let mut invocation = SWAP.prepare_invoke();
+                invocation.key(self.key(id)).arg(&read).arg(encode(&task)?);
+                if self.redis.invoke::<i64>("change a task", &invocation).await? == 1 {
+                    return Ok(Some(task));
+                }
+            }
+            Err(StoreError(format!(
+                "task {id} kept changing; the change was given up after {MAX_ATTEMPTS} attempts"
+            )))
+        })
+    }
+}
