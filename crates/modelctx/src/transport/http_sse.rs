@@ -128,8 +128,8 @@ impl McpSse {
         B: http_body::Body<Data = Bytes>,
         B::Error: std::fmt::Display,
     {
-        if !guard::allowed(request.headers(), &self.inner.options) {
-            return guard::forbidden();
+        if let Err(refused) = guard::check(request.headers(), &self.inner.options) {
+            return guard::forbidden(&refused);
         }
         match *request.method() {
             Method::GET => self.open(),

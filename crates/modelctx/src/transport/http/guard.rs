@@ -24,38 +24,62 @@ fn host_of(authority: &str) -> &str {
     })
 }
 
-/// Whether the request's `Origin` (if any) and `Host` are acceptable.
-pub(crate) fn allowed(headers: &HeaderMap, options: &HttpOptions) -> bool {
-    let origin_ok = match headers.get(header::ORIGIN).map(|v| v.to_str()) {
-        None => true,
-        Some(Err(_)) => false,
-        Some(Ok(origin)) => {
-            let authority = origin.split_once("://").map_or(origin, |(_, rest)| rest);
-            is_loopback(host_of(authority)) || options.allowed_origins.iter().any(|allowed| allowed == origin)
-        }
-    };
-    let host_ok = match headers.get(header::HOST).map(|v| v.to_str()) {
-        None => true,
-        Some(Err(_)) => false,
-        Some(Ok(host)) => {
-            let name = host_of(host);
-            is_loopback(name)
-                || options.allowed_hosts.iter().any(|allowed| allowed.eq_ignore_ascii_case(name))
-        }
-    };
-    origin_ok && host_ok
+/// A header that names a site the server does not accept.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Refused {
+    /// `Origin` or `Host`.
+    header: &'static str,
+    /// What it said (`None`: not text).
+    value: Option<String>,
 }
 
-/// 403 with an id-less JSON-RPC error naming the fix.
-pub(crate) fn forbidden() -> http::Response<McpBody> {
-    error_response(
-        StatusCode::FORBIDDEN.as_u16(),
-        None,
-        ErrorObject::invalid_request(
-            "the Origin or Host header names a site this server does not accept (DNS-rebinding \
-             protection); add it to the server's allowed origins or hosts if it is yours",
+/// Whether the request's `Origin` (if any) and `Host` are acceptable; the header that is not.
+pub(crate) fn check(headers: &HeaderMap, options: &HttpOptions) -> Result<(), Refused> {
+    let text = |name: header::HeaderName| headers.get(name).map(|v| v.to_str().map_err(|_| ()));
+    match text(header::ORIGIN) {
+        None => {}
+        Some(Err(())) => return Err(Refused { header: "Origin", value: None }),
+        Some(Ok(origin)) => {
+            let authority = origin.split_once("://").map_or(origin, |(_, rest)| rest);
+            if !is_loopback(host_of(authority))
+                && !options.allowed_origins.iter().any(|allowed| allowed == origin)
+            {
+                return Err(Refused { header: "Origin", value: Some(origin.to_owned()) });
+            }
+        }
+    }
+    match text(header::HOST) {
+        None => Ok(()),
+        Some(Err(())) => Err(Refused { header: "Host", value: None }),
+        Some(Ok(host)) => {
+            let name = host_of(host);
+            if is_loopback(name)
+                || options.allowed_hosts.iter().any(|allowed| allowed.eq_ignore_ascii_case(name))
+            {
+                Ok(())
+            } else {
+                Err(Refused { header: "Host", value: Some(name.to_owned()) })
+            }
+        }
+    }
+}
+
+/// 403 with an id-less JSON-RPC error naming the header and the option that would allow it.
+pub(crate) fn forbidden(refused: &Refused) -> http::Response<McpBody> {
+    let message = match (&refused.value, refused.header) {
+        (None, header) => {
+            format!("the {header} header is not text; it is refused (DNS-rebinding protection)")
+        }
+        (Some(origin), "Origin") => format!(
+            "the Origin {origin:?} is not one this server accepts (DNS-rebinding protection); if it is \
+             yours, allow it with HttpOptions::allowed_origins (modelctx serve --allowed-origin {origin})"
         ),
-    )
+        (Some(host), _) => format!(
+            "the Host {host:?} is not a name this server accepts (DNS-rebinding protection); if it is \
+             yours, allow it with HttpOptions::allowed_hosts (modelctx serve --allowed-host {host})"
+        ),
+    };
+    error_response(StatusCode::FORBIDDEN.as_u16(), None, ErrorObject::invalid_request(message))
 }
 
 #[cfg(test)]
@@ -77,23 +101,30 @@ mod tests {
             headers(&[("host", "[::1]:80"), ("origin", "http://[::1]:5173")]),
             headers(&[]),
         ] {
-            assert!(allowed(&ok, &options), "{ok:?}");
+            assert!(check(&ok, &options).is_ok(), "{ok:?}");
         }
         for bad in [
             headers(&[("host", "evil.example.com")]),
             headers(&[("host", "127.0.0.1:8080"), ("origin", "https://evil.example.com")]),
             headers(&[("host", "localhost.evil.com:80")]),
         ] {
-            assert!(!allowed(&bad, &options), "{bad:?}");
+            assert!(check(&bad, &options).is_err(), "{bad:?}");
         }
         let configured = HttpOptions {
             allowed_origins: vec!["https://app.example.com".into()],
             allowed_hosts: vec!["mcp.example.com".into()],
             ..HttpOptions::default()
         };
-        assert!(allowed(
-            &headers(&[("host", "mcp.example.com"), ("origin", "https://app.example.com")]),
-            &configured
-        ));
+        assert!(
+            check(
+                &headers(&[("host", "mcp.example.com"), ("origin", "https://app.example.com")]),
+                &configured
+            )
+            .is_ok()
+        );
+        let refused = check(&headers(&[("host", "mcp.example.com:443")]), &options).unwrap_err();
+        let body = forbidden(&refused);
+        assert_eq!(body.status(), 403);
+        assert_eq!(refused, Refused { header: "Host", value: Some("mcp.example.com".into()) });
     }
 }

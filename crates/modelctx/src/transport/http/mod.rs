@@ -116,7 +116,9 @@ impl McpHttp {
                 Err(denial) => return denial.response(),
             }
         }
-        let origin_allowed = guard::allowed(request.headers(), &shared.options);
+        if let Err(refused) = guard::check(request.headers(), &shared.options) {
+            return guard::forbidden(&refused);
+        }
         let method = match *request.method() {
             Method::POST => HttpMethod::Post,
             Method::GET => HttpMethod::Get,
@@ -124,9 +126,6 @@ impl McpHttp {
             _ => HttpMethod::Other,
         };
         if method == HttpMethod::Post {
-            if !origin_allowed {
-                return guard::forbidden();
-            }
             let (parts, body) = request.into_parts();
             let bytes =
                 match read_limited(body, shared.options.max_body_bytes, shared.options.body_read_timeout)
@@ -142,7 +141,8 @@ impl McpHttp {
             Err(e) => return error_response(500, None, store_failure(&e)),
         };
         let peer = session.as_ref().map_or_else(|lookup| lookup.peer(), |s| PeerState::Session(s.version()));
-        match route_http_stream(method, origin_allowed, &peer, shared.lifecycle.server().versions()) {
+        // The origin was checked above, for every method.
+        match route_http_stream(method, true, &peer, shared.lifecycle.server().versions()) {
             StreamRoute::Reject(rejection) => error_response(rejection.status, None, rejection.error),
             StreamRoute::OpenStream(_) => match session {
                 Ok(session) => stream::open(shared, session, request.headers()).await,
