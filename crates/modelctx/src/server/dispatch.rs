@@ -136,6 +136,10 @@ impl Server {
                 if registry.tools.values().any(|tool| tool.tasks != super::TaskSupport::Forbidden) {
                     extensions.insert(modelctx_protocol::tasks::EXTENSION_ID.to_owned(), JsonObject::new());
                 }
+                if !self.inner.skills.is_empty() {
+                    extensions
+                        .insert(super::skills::EXTENSION_ID.to_owned(), super::skills::Skills::settings());
+                }
                 (!extensions.is_empty()).then_some(extensions)
             },
             ..ServerCapabilities::default()
@@ -429,6 +433,13 @@ impl Server {
                 self.listen(&ctx, params_of::<v2026::SubscriptionsListen>(params)?).await?
             }
             task if super::tasks::is_task_method(task) => self.task_method(&ctx, method, params).await?,
+            skill if super::skills::is_skill_method(skill) => {
+                let mut result = self.inner.skills.serve(skill, params, self.options().page_size)?;
+                result.insert("resultType".into(), serde_json::json!(complete));
+                result.insert("ttlMs".into(), serde_json::json!(ttl_ms));
+                result.insert("cacheScope".into(), serde_json::json!(cache_scope));
+                result
+            }
             legacy if LEGACY_ONLY.contains(&legacy) => {
                 return Err(ErrorObject::method_not_found(&format!(
                     "{legacy} (a 2025-11-25 session method; 2026-07-28 requests carry their state in _meta)"
@@ -490,6 +501,9 @@ impl Server {
                 let completion =
                     self.complete(ctx, params.reference, params.argument, params.context).await?;
                 to_object(&v2025::CompleteResult { completion, meta: None })
+            }
+            skill if super::skills::is_skill_method(skill) => {
+                self.inner.skills.serve(skill, params, self.options().page_size)?
             }
             other => return Err(ErrorObject::method_not_found(other)),
         }))

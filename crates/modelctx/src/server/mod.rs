@@ -40,6 +40,7 @@ mod registry;
 mod request_state;
 mod resource;
 pub(crate) mod session;
+pub mod skills;
 mod strings;
 pub mod tasks;
 pub mod telemetry;
@@ -126,6 +127,8 @@ struct Inner {
     task_tools: AtomicBool,
     /// The extensions declared with `ServerBuilder::extension`.
     extensions: BTreeMap<String, JsonObject>,
+    /// The skills of the Skills extension.
+    skills: skills::Skills,
 }
 
 /// Builds a [`Server`]. Definitions are checked when [`ServerBuilder::build`] runs.
@@ -144,6 +147,7 @@ pub struct ServerBuilder {
     extensions: BTreeMap<String, JsonObject>,
     task_store: Option<Arc<dyn tasks::TaskStore>>,
     bus: Option<Arc<dyn crate::store::Bus>>,
+    skills: Vec<skills::Skill>,
 }
 
 /// Why a server could not be built.
@@ -154,6 +158,8 @@ pub enum BuildError {
     Registration(RegistrationError),
     /// No `requestState` key was configured and none could be generated.
     StateKey(StateKeyError),
+    /// Two skills share a URI.
+    Skill(skills::SkillError),
 }
 
 impl std::fmt::Display for BuildError {
@@ -161,6 +167,7 @@ impl std::fmt::Display for BuildError {
         match self {
             Self::Registration(e) => e.fmt(f),
             Self::StateKey(e) => e.fmt(f),
+            Self::Skill(e) => e.fmt(f),
         }
     }
 }
@@ -191,6 +198,7 @@ impl Server {
             extensions: BTreeMap::new(),
             task_store: None,
             bus: None,
+            skills: Vec::new(),
         }
     }
 
@@ -441,6 +449,14 @@ impl ServerBuilder {
         self
     }
 
+    /// Registers a skill (the Skills extension): its files become `skill://` resources, and
+    /// the server declares the extension and answers `skills/list`, `skills/get` and
+    /// `resources/directory/read`.
+    pub fn skill(mut self, skill: skills::Skill) -> Self {
+        self.skills.push(skill);
+        self
+    }
+
     /// Registers a prompt.
     pub fn prompt(mut self, prompt: PromptDef) -> Self {
         self.prompts.push(prompt);
@@ -466,7 +482,10 @@ impl ServerBuilder {
             }
             modelctx_protocol::meta::validate_key(id).map_err(|e| refused(e.to_string()))?;
         }
-        let registry = Registry::build(self.tools, self.resources, self.templates, self.prompts)?;
+        let skills = skills::Skills::new(self.skills.clone()).map_err(BuildError::Skill)?;
+        let mut resources = self.resources;
+        resources.extend(self.skills.iter().flat_map(skills::Skill::resources));
+        let registry = Registry::build(self.tools, resources, self.templates, self.prompts)?;
         let state_keys = match self.state_keys {
             Some(keys) => keys,
             None => StateKeys::new(
@@ -499,6 +518,7 @@ impl ServerBuilder {
                 layered_targets,
                 task_tools,
                 extensions: self.extensions,
+                skills,
             }),
         })
     }

@@ -13,6 +13,7 @@ mod input;
 mod mrtr;
 mod prompts;
 mod resources;
+mod skills;
 mod tasks;
 mod triggers;
 
@@ -36,6 +37,7 @@ pub fn register(builder: ServerBuilder) -> ServerBuilder {
     let builder = resources::register(builder);
     let builder = prompts::register(builder);
     let builder = tasks::register(builder);
+    let builder = skills::register(builder);
     triggers::register(builder)
 }
 
