@@ -74,6 +74,10 @@ struct Topic {
 }
 
 fn server(options: ServerOptions) -> Server {
+    builder(options).build().unwrap()
+}
+
+fn builder(options: ServerOptions) -> modelctx::server::ServerBuilder {
     Server::builder(Implementation::new("input-test", "1"))
         .options(options)
         .resource(ResourceDef::new("input://greeting", "greeting", |request: ResourceRequest| async move {
@@ -94,8 +98,6 @@ fn server(options: ServerOptions) -> Server {
         .tool(ToolDef::new("about", |ctx: RequestContext, Args(Topic { topic }): Args<Topic>| async move {
             ctx.sample(question(&topic)).await.map(|_| topic)
         }))
-        .build()
-        .unwrap()
 }
 
 fn caps() -> Value {
@@ -128,6 +130,28 @@ async fn mrtr_01_a_modern_request_gets_input_required_then_completes_on_retry() 
     let done = call(&client, retry, caps()).await.unwrap();
     assert_eq!(done["resultType"], "complete");
     assert_eq!(done["content"][0]["text"], "Hello, Grace!");
+}
+
+/// MRTR-10: a server that requires it redeems each sealed state once; by default a retry
+/// with the same state (its answer was lost, say) is served again.
+#[tokio::test]
+async fn mrtr_10_a_request_state_is_redeemed_at_most_once_when_the_server_requires_it() {
+    let once = std::sync::Arc::new(modelctx::store::MemoryOnceStore::default());
+    let strict =
+        TestClient::start(builder(ServerOptions::default()).request_state_once(once).build().unwrap());
+    let lenient = TestClient::start(server(ServerOptions::default()));
+    for (client, again_ok) in [(&strict, false), (&lenient, true)] {
+        let first = call(client, json!({"name": "greet"}), caps()).await.unwrap();
+        let retry = json!({"name": "greet", "requestState": first["requestState"],
+            "inputResponses": {"elicit-0": {"action": "accept", "content": {"name": "Grace"}}}});
+        assert_eq!(call(client, retry.clone(), caps()).await.unwrap()["content"][0]["text"], "Hello, Grace!");
+        let again = call(client, retry, caps()).await;
+        assert_eq!(again.is_ok(), again_ok, "{again:?}");
+        if let Err(refused) = again {
+            assert_eq!(refused.code.0, -32602);
+            assert!(refused.message.contains("used before"), "{}", refused.message);
+        }
+    }
 }
 
 #[tokio::test]

@@ -9,9 +9,9 @@
 //! leeway; or by RFC 7662 introspection. A DPoP-bound token (`cnf.jkt`) needs the `DPoP`
 //! scheme and a fresh proof for this request (RFC 9449 §7), never seen before.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::Mutex;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use base64::Engine;
@@ -31,6 +31,7 @@ use super::metadata::{canonical_resource, resource_metadata_urls};
 use super::store::{Secret, unix_now};
 use crate::client::egress::Egress;
 use crate::server::Principal;
+use crate::store::{MemoryOnceStore, OnceStore};
 use crate::transport::http::{Authenticator, Denial, RequestHead};
 
 /// The asymmetric algorithms accepted by default. HMAC (`HS*`) is never among them: the
@@ -72,15 +73,8 @@ struct KeyCache {
     fetched: Option<Instant>,
 }
 
-/// The `jti`s of DPoP proofs seen within the proof lifetime, bounded in count.
-#[derive(Debug, Default)]
-struct Replay {
-    seen: HashMap<String, u64>,
-    order: VecDeque<(String, u64)>,
-}
-
-/// The most DPoP proof ids remembered; past it the oldest are forgotten (they are expired
-/// by then at any real request rate, and a proof is accepted only within its lifetime).
+/// The most DPoP proof ids remembered in memory; past it the soonest to expire are forgotten
+/// (a proof is accepted only within its lifetime, so at any real request rate they have).
 const MAX_REMEMBERED_PROOFS: usize = 100_000;
 
 /// Verifies access tokens for one MCP endpoint; see the module documentation. Set it as
@@ -99,7 +93,8 @@ pub struct ResourceServer {
     proof_lifetime: Duration,
     fetcher: Fetcher,
     keys: tokio::sync::Mutex<KeyCache>,
-    replay: Mutex<Replay>,
+    /// The `jti`s of DPoP proofs seen within their lifetime.
+    replay: Arc<dyn OnceStore>,
 }
 
 impl ResourceServer {
@@ -140,8 +135,16 @@ impl ResourceServer {
             proof_lifetime: Duration::from_secs(60),
             fetcher,
             keys: tokio::sync::Mutex::default(),
-            replay: Mutex::default(),
+            replay: Arc::new(MemoryOnceStore::new(MAX_REMEMBERED_PROOFS)),
         })
+    }
+
+    /// Where the ids of DPoP proofs are remembered, so that none is used twice (default: this
+    /// process's memory, 100,000 at most). Instances behind one balancer share one store
+    /// (`modelctx_redis::RedisOnceStore`), or a proof replayed to another instance gets in.
+    pub fn proof_replay(mut self, store: Arc<dyn OnceStore>) -> Self {
+        self.replay = store;
+        self
     }
 
     /// The audience a token must name, when it is not the resource URL itself.
@@ -247,7 +250,7 @@ impl ResourceServer {
         };
         let bound = claims.get("cnf").and_then(|c| c.get("jkt")).and_then(Value::as_str);
         match (bound, dpop_scheme) {
-            (Some(jkt), true) => self.verify_proof(request, token, jkt)?,
+            (Some(jkt), true) => self.verify_proof(request, token, jkt).await?,
             (Some(_), false) => {
                 return Err(self.invalid(
                     "the token is bound to a key (DPoP): send it with the DPoP scheme and a proof",
@@ -398,7 +401,7 @@ impl ResourceServer {
     /// RFC 9449 §4.3: the proof is a JWT of type `dpop+jwt`, signed by the public key in its
     /// header, whose thumbprint the token names; it is for this method and URL, for this
     /// token (`ath`), recent, and never seen before.
-    fn verify_proof(&self, request: RequestHead<'_>, token: &str, jkt: &str) -> Result<(), Denial> {
+    async fn verify_proof(&self, request: RequestHead<'_>, token: &str, jkt: &str) -> Result<(), Denial> {
         let mut proofs = request.headers.get_all("dpop").iter();
         let (Some(proof), None) = (proofs.next(), proofs.next()) else {
             return Err(self.invalid("a DPoP-bound token needs exactly one DPoP proof"));
@@ -444,29 +447,14 @@ impl ResourceServer {
             return Err(self.invalid("the DPoP proof is too old or from the future"));
         }
         let jti = text("jti").ok_or_else(|| self.invalid("the DPoP proof has no jti"))?;
-        if !self.first_use(jti, now + window) {
-            return Err(self.invalid("the DPoP proof was used before"));
-        }
-        Ok(())
-    }
-
-    /// Remembers `jti` until `until`; `false` when it was seen already.
-    fn first_use(&self, jti: &str, until: u64) -> bool {
-        let mut replay = self.replay.lock().unwrap_or_else(|p| p.into_inner());
-        let now = unix_now();
-        while let Some((old, expiry)) = replay.order.front().cloned() {
-            if expiry >= now && replay.order.len() < MAX_REMEMBERED_PROOFS {
-                break;
+        match self.replay.claim(&format!("dpop-jti:{jti}"), Duration::from_secs(window)).await {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(self.invalid("the DPoP proof was used before")),
+            Err(e) => {
+                Err(self
+                    .invalid(format!("the DPoP proof could not be checked for replay ({e}); send a new one")))
             }
-            replay.order.pop_front();
-            replay.seen.remove(&old);
         }
-        if replay.seen.contains_key(jti) {
-            return false;
-        }
-        replay.seen.insert(jti.to_owned(), until);
-        replay.order.push_back((jti.to_owned(), until));
-        true
     }
 }
 

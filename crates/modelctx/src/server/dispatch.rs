@@ -204,7 +204,8 @@ impl Server {
                 ));
             }
         }
-        Ok(Round::new(answers))
+        let redeemed = params.and_then(|p| p.get("requestState")).and_then(Value::as_str).map(str::to_owned);
+        Ok(Round::new(answers, redeemed))
     }
 
     /// Runs `operation`; for a modern request, stops it when it asks the client something not
@@ -219,6 +220,18 @@ impl Server {
         let InputChannel::Modern(round) = ctx.input().clone() else {
             return operation.await.map(Asked::Done);
         };
+        if let (Some(once), Some(state)) = (&self.inner.state_once, &round.redeemed) {
+            let lifetime = self.state_keys().lifetime();
+            let first = once.claim(state, lifetime).await.map_err(|e| {
+                ErrorObject::internal(format!("requestState could not be checked for reuse: {e}"))
+            })?;
+            if !first {
+                // MRTR-10: each sealed state is redeemed once.
+                return Err(ErrorObject::invalid_params(
+                    "requestState was used before (this server redeems each one once); start the request again without it",
+                ));
+            }
+        }
         let end = UntilAsked::new(operation, &round).await;
         if let Some(failure) = round.failure.lock().expect("round lock").take() {
             return Err(failure);

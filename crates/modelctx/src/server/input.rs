@@ -106,11 +106,13 @@ pub(crate) struct Round {
     /// Set when a question needs a capability the client lacks, or an answer was malformed:
     /// the request then fails with this error.
     pub(crate) failure: Mutex<Option<ErrorObject>>,
+    /// The `requestState` the answers were opened from, if the request brought one.
+    pub(crate) redeemed: Option<String>,
 }
 
 impl Round {
-    pub(crate) fn new(answers: JsonObject) -> Self {
-        Self { answers, ..Self::default() }
+    pub(crate) fn new(answers: JsonObject, redeemed: Option<String>) -> Self {
+        Self { answers, redeemed, ..Self::default() }
     }
 
     /// The next key for a question of `kind` (`elicit-0`, `elicit-1`, `sample-0`, …).

@@ -129,6 +129,8 @@ struct Inner {
     extensions: BTreeMap<String, JsonObject>,
     /// The skills of the Skills extension.
     skills: skills::Skills,
+    /// Where redeemed `requestState`s are remembered, when each may be redeemed once.
+    state_once: Option<Arc<dyn crate::store::OnceStore>>,
 }
 
 /// Builds a [`Server`]. Definitions are checked when [`ServerBuilder::build`] runs.
@@ -148,6 +150,7 @@ pub struct ServerBuilder {
     task_store: Option<Arc<dyn tasks::TaskStore>>,
     bus: Option<Arc<dyn crate::store::Bus>>,
     skills: Vec<skills::Skill>,
+    state_once: Option<Arc<dyn crate::store::OnceStore>>,
 }
 
 /// Why a server could not be built.
@@ -199,6 +202,7 @@ impl Server {
             task_store: None,
             bus: None,
             skills: Vec::new(),
+            state_once: None,
         }
     }
 
@@ -409,6 +413,15 @@ impl ServerBuilder {
         self
     }
 
+    /// Redeems each `requestState` at most once (MRTR-10): a retry that brings a state
+    /// already redeemed is refused with `-32602`. The store remembers each state for its
+    /// lifetime; instances behind one balancer share one (`modelctx_redis::RedisOnceStore`).
+    /// Off by default: a client may then retry a round after a lost answer.
+    pub fn request_state_once(mut self, store: Arc<dyn crate::store::OnceStore>) -> Self {
+        self.state_once = Some(store);
+        self
+    }
+
     /// Wraps every request the method table serves in `layer` (see [`middleware`]). The
     /// last layer added is the outermost: it sees the request first and the answer last.
     pub fn layer(mut self, layer: impl middleware::McpLayer) -> Self {
@@ -519,6 +532,7 @@ impl ServerBuilder {
                 task_tools,
                 extensions: self.extensions,
                 skills,
+                state_once: self.state_once,
             }),
         })
     }
