@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use futures::StreamExt as _;
 use modelctx::server::LegacySession;
+use modelctx::server::tasks::{TaskRecord, TaskStore as _};
 use modelctx::store::{Bus, contract};
 use modelctx::transport::http::SessionStore;
 use modelctx_redis::{Redis, RedisEventLimits, RedisOptions, StateKeyRotation};
@@ -148,6 +149,9 @@ async fn a_redis_restart_loses_nothing_stored_and_the_gap_fails_fast() {
     let redis = Redis::connect(&server.url(), fresh_namespace()).await.unwrap();
     let sessions = redis.session_store(Duration::from_secs(60), 16);
     sessions.create("kept", session()).await.unwrap();
+    let tasks = redis.task_store();
+    let task = TaskRecord::new("kept-task".into(), None, Some(600_000), 500, 10_000);
+    assert!(tasks.create(&task, 16).await.unwrap());
     let keys = modelctx_redis::state_keys(&redis, StateKeyRotation::default()).await.unwrap();
     let bus = redis.bus();
     let mut heard = bus.subscribe("restart").await.unwrap();
@@ -170,6 +174,7 @@ async fn a_redis_restart_loses_nothing_stored_and_the_gap_fails_fast() {
     .await
     .expect("the connection came back within 15 s");
     assert!(back.is_some(), "the session outlived the restart");
+    assert_eq!(tasks.get("kept-task").await.unwrap().as_ref(), Some(&task), "the task outlived the restart");
     let again = modelctx_redis::state_keys(&redis, StateKeyRotation::default()).await.unwrap();
     assert_eq!(again.current_id(), keys.current_id(), "the same shared key after the restart");
     let delivered = tokio::time::timeout(Duration::from_secs(15), async {

@@ -112,13 +112,18 @@ impl HttpServer {
     /// POSTs one 2026-07-28 request to `/mcp` over a fresh connection, with the headers that
     /// mirror its body; returns the HTTP status and the JSON-RPC response.
     pub fn post(&self, request: &Value) -> (u16, Value) {
+        self.post_as(&self.address.to_string(), request)
+    }
+
+    /// Like [`HttpServer::post`], with `host` in the `Host` header (as a client reaching the
+    /// server under that name sends it).
+    pub fn post_as(&self, host: &str, request: &Value) -> (u16, Value) {
         let method = request["method"].as_str().expect("a request");
         let body = request.to_string();
         let mut head = format!(
-            "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+            "POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n\
              Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
              Mcp-Method: {method}\r\nContent-Length: {}\r\nConnection: close\r\n",
-            self.address,
             body.len()
         );
         if let Some(name) = request["params"]["name"].as_str().filter(|_| method == "tools/call") {

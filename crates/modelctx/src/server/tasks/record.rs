@@ -45,14 +45,10 @@ pub struct TaskRecord {
 pub(crate) const LAPSED: &str = "the server instance running this task stopped before it ended";
 
 impl TaskRecord {
-    /// A new `working` task of `owner`, created now.
-    pub(crate) fn new(
-        id: String,
-        owner: Option<String>,
-        ttl_ms: Option<u64>,
-        poll_ms: u64,
-        lease_ms: u64,
-    ) -> Self {
+    /// A new `working` task of `owner`, created now, kept `ttl_ms` (`None`: for as long as
+    /// the server runs), its instance vouching for it `lease_ms` ahead. The runtime makes
+    /// tasks itself; this is for store implementations and their tests.
+    pub fn new(id: String, owner: Option<String>, ttl_ms: Option<u64>, poll_ms: u64, lease_ms: u64) -> Self {
         let now = clock::now_ms();
         Self {
             id,
