@@ -10,13 +10,14 @@ use redis::Script;
 use crate::Redis;
 use crate::sessions::now_ms;
 
-/// Keeps a new task if there is room. KEYS: task, index. ARGV: JSON, expiry ms (empty for
-/// never), now, max, id.
+/// Keeps a new task if there is room. KEYS: task, index, the owner's index. ARGV: JSON,
+/// expiry ms (empty for never), now, max, id.
 static CREATE: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
         redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[3])
         if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then return 0 end
+        redis.call('ZADD', KEYS[3], 0, ARGV[5])
         if ARGV[2] == '' then
             redis.call('SET', KEYS[1], ARGV[1])
             redis.call('ZADD', KEYS[2], '+inf', ARGV[5])
@@ -56,6 +57,14 @@ impl RedisTaskStore {
         self.redis.key(&["task", id])
     }
 
+    /// The index of `owner`'s task ids (lexicographic, score 0).
+    fn owner_index(&self, owner: Option<&str>) -> String {
+        match owner {
+            Some(owner) => self.redis.key(&["tasks-of", &format!("p:{owner}")]),
+            None => self.redis.key(&["tasks-of", "none"]),
+        }
+    }
+
     async fn read(&self, id: &str) -> Result<Option<(String, TaskRecord)>, StoreError> {
         let value: Option<String> =
             self.redis.run("read a task", redis::cmd("GET").arg(self.key(id))).await?;
@@ -78,7 +87,11 @@ impl TaskStore for RedisTaskStore {
     fn create<'a>(&'a self, task: &'a TaskRecord, max: usize) -> StoreFuture<'a, bool> {
         Box::pin(async move {
             let mut invocation = CREATE.prepare_invoke();
-            invocation.key(self.key(task.id())).key(self.redis.key(&["tasks"])).arg(encode(task)?);
+            invocation
+                .key(self.key(task.id()))
+                .key(self.redis.key(&["tasks"]))
+                .key(self.owner_index(task.owner()));
+            invocation.arg(encode(task)?);
             invocation.arg(task.expires_ms().map(|at| at.to_string()).unwrap_or_default());
             invocation.arg(now_ms()).arg(max).arg(task.id());
             Ok(self.redis.invoke::<i64>("keep a task", &invocation).await? == 1)
@@ -105,6 +118,48 @@ impl TaskStore for RedisTaskStore {
             Err(StoreError(format!(
                 "task {id} kept changing; the change was given up after {MAX_ATTEMPTS} attempts"
             )))
+        })
+    }
+
+    fn list<'a>(
+        &'a self,
+        owner: Option<&'a str>,
+        after: Option<&'a str>,
+        limit: usize,
+    ) -> StoreFuture<'a, Vec<TaskRecord>> {
+        Box::pin(async move {
+            let index = self.owner_index(owner);
+            let mut listed = Vec::new();
+            let mut from = after.map_or_else(|| "-".to_owned(), |after| format!("({after}"));
+            while listed.len() < limit {
+                let want = limit - listed.len();
+                let mut range = redis::cmd("ZRANGEBYLEX");
+                range.arg(&index).arg(&from).arg("+").arg("LIMIT").arg(0).arg(want);
+                let ids: Vec<String> = self.redis.run("list tasks", &range).await?;
+                let Some(last) = ids.last() else { break };
+                from = format!("({last}");
+                let mut read = redis::cmd("MGET");
+                for id in &ids {
+                    read.arg(self.key(id));
+                }
+                let values: Vec<Option<String>> = self.redis.run("list tasks", &read).await?;
+                for (id, value) in ids.iter().zip(values) {
+                    match value {
+                        Some(value) => listed.push(serde_json::from_str(&value).map_err(|e| {
+                            StoreError(format!("task {id} in Redis is not one this version reads: {e}"))
+                        })?),
+                        // Expired: its id leaves the owner's index.
+                        None => {
+                            let forget = redis::cmd("ZREM").arg(&index).arg(id).clone();
+                            self.redis.run::<i64>("list tasks", &forget).await?;
+                        }
+                    }
+                }
+                if ids.len() < want {
+                    break;
+                }
+            }
+            Ok(listed)
         })
     }
 }

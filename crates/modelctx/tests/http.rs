@@ -47,6 +47,7 @@ async fn released(ctx: RequestContext) -> String {
 fn server() -> Server {
     Server::builder(Implementation::new("http-test", "1"))
         .tool(ToolDef::new("echo", || async { "echo" }))
+        .tool(ToolDef::new("job", || async { "job done" }).tasks(modelctx::server::TaskSupport::Optional))
         .tool(ToolDef::new("slow", slow))
         .tool(ToolDef::new("ask", ask))
         .tool(ToolDef::new("released", released))
@@ -500,4 +501,38 @@ async fn instances_on_a_bus_relay_answers_and_changes_to_each_other() {
     assert_eq!(a.send("POST", &headers, &reply.to_string()).await.status, 202);
     let rest = read_text_until(&mut asked, "\"id\":7").await;
     assert!(rest.contains("Decline"), "the handler on b got the answer posted to a: {rest}");
+}
+
+/// T25-21: a legacy session's tasks are its own: another session (with no principal to tell
+/// them apart, the session is the context) neither reads nor lists them.
+#[tokio::test]
+async fn t25_21_a_sessions_tasks_are_invisible_to_another_session() {
+    let endpoint = start(HttpOptions::default()).await;
+    let open = || async {
+        let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+        let answer = endpoint.send("POST", &[("content-type", "application/json")], &init.to_string()).await;
+        answer.headers["mcp-session-id"].to_str().unwrap().to_owned()
+    };
+    let (mine, theirs) = (open().await, open().await);
+    let call = |session: &str, id: u32, method: &str, params: Value| {
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
+        let session = session.to_owned();
+        let endpoint = &endpoint;
+        async move {
+            endpoint
+                .send("POST", &[("content-type", "application/json"), ("mcp-session-id", &session)], &body)
+                .await
+                .json()
+        }
+    };
+    let created = call(&mine, 2, "tools/call", json!({"name": "job", "arguments": {}, "task": {}})).await;
+    let task = created["result"]["task"]["taskId"].as_str().expect("a task").to_owned();
+    assert_eq!(call(&mine, 3, "tasks/get", json!({"taskId": task})).await["result"]["taskId"], task.as_str());
+    let foreign = call(&theirs, 3, "tasks/get", json!({"taskId": task})).await;
+    assert_eq!(foreign["error"]["code"], -32602, "another session's task is not found: {foreign}");
+    let listed = call(&theirs, 4, "tasks/list", json!({})).await;
+    assert_eq!(listed["result"]["tasks"], json!([]), "nor listed");
+    let own = call(&mine, 4, "tasks/list", json!({})).await;
+    assert_eq!(own["result"]["tasks"].as_array().map(Vec::len), Some(1));
 }

@@ -132,6 +132,35 @@ async fn mrtr_01_a_modern_request_gets_input_required_then_completes_on_retry() 
     assert_eq!(done["content"][0]["text"], "Hello, Grace!");
 }
 
+/// MRTR-07: a request answered `input_required` leaves nothing waiting for its retry: its
+/// handler is dropped at once (the retry runs it again from the sealed answers), so a client
+/// that never retries costs the server nothing.
+#[tokio::test]
+async fn mrtr_07_a_request_that_asks_leaves_nothing_waiting_for_a_retry() {
+    struct Dropped(std::sync::Arc<std::sync::atomic::AtomicBool>);
+    impl Drop for Dropped {
+        fn drop(&mut self) {
+            self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+    let dropped = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = dropped.clone();
+    let asking = ToolDef::new("asking", move |ctx: RequestContext| {
+        let guard = Dropped(flag.clone());
+        async move {
+            let _guard = guard;
+            ctx.elicit(name_form()).await.map(|answer| format!("{:?}", answer.action))
+        }
+    });
+    let client = TestClient::start(builder(ServerOptions::default()).tool(asking).build().unwrap());
+    let first = call(&client, json!({"name": "asking"}), caps()).await.unwrap();
+    assert_eq!(first["resultType"], "input_required");
+    assert!(
+        dropped.load(std::sync::atomic::Ordering::SeqCst),
+        "the handler is gone once the round is answered"
+    );
+}
+
 /// MRTR-10: a server that requires it redeems each sealed state once; by default a retry
 /// with the same state (its answer was lost, say) is served again.
 #[tokio::test]

@@ -129,6 +129,7 @@ impl Server {
                 .then_some(ResourcesCapability { subscribe: Some(true), list_changed: Some(true) }),
             completions: registry.has_completions().then(JsonObject::new),
             logging: Some(JsonObject::new()),
+            legacy_tasks: self.legacy_tasks_capability(),
             // The extensions declared, and those the registered definitions use (2026-07-28;
             // the legacy shape has none): the tasks extension once a tool runs as a task.
             extensions: {
@@ -285,11 +286,10 @@ impl Server {
             session_id: caller.session_id.map(str::to_owned),
             principal: caller.principal,
         };
-        let input = if MAY_ASK.contains(&request.method.as_str()) {
-            InputChannel::Legacy(peer)
-        } else {
-            InputChannel::None
-        };
+        // `tasks/result` asks the client the questions of the task it waits for.
+        let asks =
+            MAY_ASK.contains(&request.method.as_str()) || request.method == v2025::GetTaskPayload::NAME;
+        let input = if asks { InputChannel::Legacy(peer) } else { InputChannel::None };
         RequestContext::new(facts, input, tokens, sink, self.clone())
     }
 
@@ -478,6 +478,9 @@ impl Server {
             }
             v2025::CallTool::NAME => {
                 let params = params_of::<v2025::CallTool>(params)?;
+                if let Some(created) = self.legacy_call_as_task(&ctx, &params).await? {
+                    return Ok(Answer::from(created));
+                }
                 let result = self.call_tool(ctx, &params.name, params.arguments).await?;
                 let result = v2025::CallToolResult::try_from(result).map_err(ErrorObject::internal)?;
                 to_object(&result)
@@ -517,6 +520,9 @@ impl Server {
             }
             skill if super::skills::is_skill_method(skill) => {
                 self.inner.skills.serve(skill, params, self.options().page_size)?
+            }
+            task if super::tasks::is_legacy_task_method(task) => {
+                self.legacy_task_method(&ctx, method, params).await?
             }
             other => return Err(ErrorObject::method_not_found(other)),
         }))

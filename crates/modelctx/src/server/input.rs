@@ -163,6 +163,11 @@ pub(crate) type PendingAnswers =
     Arc<Mutex<HashMap<RequestId, oneshot::Sender<Result<JsonObject, ErrorObject>>>>>;
 
 impl LegacyPeer {
+    /// Sends `method` with `params` to the client and returns its result as it came.
+    pub(crate) async fn raw_request(&self, method: &str, params: Value) -> Result<JsonObject, InputError> {
+        self.request(method, params).await
+    }
+
     async fn request<T: DeserializeOwned>(&self, method: &str, params: Value) -> Result<T, InputError> {
         let id = RequestId::String(format!("modelctx-{}", self.next_id.fetch_add(1, Ordering::Relaxed)));
         let (tx, rx) = oneshot::channel();

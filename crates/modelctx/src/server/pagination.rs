@@ -7,11 +7,13 @@ use modelctx_protocol::jsonrpc::ErrorObject;
 
 const PREFIX: &str = "after:";
 
-fn encode(key: &str) -> String {
+/// The cursor of the page after `key`.
+pub(crate) fn encode(key: &str) -> String {
     URL_SAFE_NO_PAD.encode(format!("{PREFIX}{key}"))
 }
 
-fn decode(cursor: &str) -> Result<String, ErrorObject> {
+/// The key a cursor names; `-32602` for one this server did not make.
+pub(crate) fn decode(cursor: &str) -> Result<String, ErrorObject> {
     let invalid = || {
         ErrorObject::invalid_params(format!(
             "invalid or expired cursor {cursor:?}: list again from the start"

@@ -8,7 +8,7 @@ use modelctx_protocol::headers::{McpParamHeader, validate_x_mcp_headers};
 use modelctx_protocol::jsonrpc::ErrorObject;
 use modelctx_protocol::model::{self, CallToolResult, Tool};
 use modelctx_protocol::types::{Icon, ToolAnnotations};
-use modelctx_protocol::{JsonObject, Meta};
+use modelctx_protocol::{JsonObject, Meta, v2025};
 use serde_json::Value;
 
 use super::context::RequestContext;
@@ -200,7 +200,14 @@ impl RegisteredTool {
         let param_headers =
             validate_x_mcp_headers(&tool.input_schema).map_err(|e| invalid(format!("x-mcp-header: {e}")))?;
         let modern_json = serde_json::to_value(&tool).map_err(|e| invalid(format!("serialising it: {e}")))?;
-        let legacy = model::legacy_tool(object_output_only(tool.clone()), None);
+        // 2025-11-25 says on the tool whether it runs as a task (`execution.taskSupport`).
+        let task_support = match tasks {
+            TaskSupport::Forbidden => None,
+            TaskSupport::Optional => Some(v2025::TaskSupport::Optional),
+            TaskSupport::Required => Some(v2025::TaskSupport::Required),
+        };
+        let execution = task_support.map(|support| v2025::ToolExecution { task_support: Some(support) });
+        let legacy = model::legacy_tool(object_output_only(tool.clone()), execution);
         let legacy_json =
             serde_json::to_value(&legacy).map_err(|e| invalid(format!("serialising it: {e}")))?;
         Ok(Self {

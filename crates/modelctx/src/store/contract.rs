@@ -72,7 +72,8 @@ pub async fn event_store(store: &dyn EventStore) {
 
 /// A [`TaskStore`], which must hold no other task (a fresh one, or a fresh namespace): a task
 /// reads back as created; `max` bounds the tasks kept; concurrent changes are all applied
-/// (none lost to another); a task is gone once it expired, and never before.
+/// (none lost to another); an owner lists its own tasks only, in id order; a task is gone (and
+/// unlisted) once it expired, and never before.
 pub async fn task_store(store: &dyn TaskStore) {
     let task = TaskRecord::new(unique("task"), Some("alice".into()), Some(60_000), 500, 10_000);
     assert!(store.create(&task, 2).await.unwrap(), "room for a task");
@@ -98,11 +99,23 @@ pub async fn task_store(store: &dyn TaskStore) {
     assert_eq!(unchanged.as_ref(), Some(&asked), "a change that changes nothing writes nothing");
     assert_eq!(store.modify(&unique("task"), &TaskRecord::cancel).await.unwrap(), None, "no such task");
 
+    let listed = store.list(Some("alice"), None, 10).await.unwrap();
+    assert_eq!(listed.iter().map(TaskRecord::id).collect::<Vec<_>>(), [task.id()], "only the owner's tasks");
+    assert_eq!(store.list(None, None, 10).await.unwrap().len(), 1, "the task with no owner");
+    assert!(store.list(Some("bob"), None, 10).await.unwrap().is_empty());
+    assert!(store.list(Some("alice"), Some(task.id()), 10).await.unwrap().is_empty(), "after the last id");
+
     let brief = TaskRecord::new(unique("task"), None, Some(300), 500, 10_000);
     assert!(store.create(&brief, 3).await.unwrap());
     assert!(store.get(brief.id()).await.unwrap().is_some(), "not expired yet");
     tokio::time::sleep(Duration::from_millis(600)).await;
     assert_eq!(store.get(brief.id()).await.unwrap(), None, "gone once expired");
+    let unowned = store.list(None, None, 10).await.unwrap();
+    assert_eq!(
+        unowned.iter().map(TaskRecord::id).collect::<Vec<_>>(),
+        [second.id()],
+        "an expired task is not listed"
+    );
     assert!(store.create(&third, 3).await.unwrap(), "an expired task makes room");
 }
 

@@ -19,6 +19,7 @@
 //! a lease on it, so a task whose instance stopped is read as failed, never lost.
 
 mod clock;
+mod legacy;
 mod record;
 mod run;
 mod store;
@@ -38,6 +39,7 @@ use super::ServerEvent;
 use super::announce::Announcer;
 use crate::store::StoreError;
 use clock::now_ms;
+pub(crate) use legacy::is_legacy_task_method;
 pub use record::TaskRecord;
 pub(crate) use run::is_task_method;
 pub use store::{MemoryTaskStore, TaskChange, TaskStore};
@@ -151,12 +153,22 @@ impl Tasks {
         owner: Option<String>,
         announcer: &Announcer,
     ) -> Result<(TaskRecord, Arc<Running>), ErrorObject> {
+        let ttl_ms = self.options.ttl.map(|ttl| ttl.as_millis() as u64);
+        self.create_with_ttl(owner, ttl_ms, announcer).await
+    }
+
+    /// Like [`Tasks::create`], kept `ttl_ms` (`None`: as long as the server runs).
+    pub(crate) async fn create_with_ttl(
+        &self,
+        owner: Option<String>,
+        ttl_ms: Option<u64>,
+        announcer: &Announcer,
+    ) -> Result<(TaskRecord, Arc<Running>), ErrorObject> {
         self.watch(announcer);
         let mut id = [0u8; 16];
         getrandom::fill(&mut id)
             .map_err(|e| ErrorObject::internal(format!("no randomness for a task id: {e}")))?;
         let id: String = id.iter().map(|b| format!("{b:02x}")).collect();
-        let ttl_ms = self.options.ttl.map(|ttl| ttl.as_millis() as u64);
         let poll_ms = self.options.poll_interval.as_millis() as u64;
         let record =
             TaskRecord::new(id.clone(), owner, ttl_ms, poll_ms, self.options.lease.as_millis() as u64);
@@ -173,6 +185,16 @@ impl Tasks {
         });
         lock(&self.running).insert(id, running.clone());
         Ok((record, running))
+    }
+
+    /// The tasks of `owner` after the id `after`, at most `limit` (`tasks/list`).
+    pub(crate) async fn list(
+        &self,
+        owner: Option<&str>,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<TaskRecord>, ErrorObject> {
+        self.store.list(owner, after, limit).await.map_err(|e| store_failed(&e))
     }
 
     /// The work of task `id` ended here.

@@ -79,6 +79,12 @@ impl TaskRecord {
         self.status
     }
 
+    /// The principal (or legacy session) the task is bound to; `None` for a server with no
+    /// authentication over stdio.
+    pub fn owner(&self) -> Option<&str> {
+        self.owner.as_deref()
+    }
+
     /// When the task may be forgotten (ms since the Unix epoch), `None` for never: a store
     /// keeps it at least until then (its TTL never ends early).
     pub fn expires_ms(&self) -> Option<u64> {
@@ -120,6 +126,39 @@ impl TaskRecord {
             Ok(Value::Object(object)) => object,
             _ => JsonObject::new(),
         }
+    }
+
+    /// The task as 2025-11-25 shows it (`Task`: `ttl` and `pollInterval`, in milliseconds).
+    pub(crate) fn legacy(&self) -> modelctx_protocol::v2025::Task {
+        modelctx_protocol::v2025::Task {
+            task_id: self.id.clone(),
+            status: self.status,
+            status_message: self.message.clone(),
+            created_at: clock::rfc3339(self.created_ms),
+            last_updated_at: clock::rfc3339(self.updated_ms),
+            ttl: self.ttl_ms,
+            poll_interval: Some(self.poll_ms),
+        }
+    }
+
+    /// The outcome as the original request would have had it: its result, or its error.
+    /// `None` while the task runs.
+    pub(crate) fn outcome(&self) -> Option<Result<JsonObject, ErrorObject>> {
+        match self.status {
+            TaskStatus::Completed => Some(Ok(self.result.clone().unwrap_or_default())),
+            TaskStatus::Failed => {
+                Some(Err(self.error.clone().unwrap_or_else(|| ErrorObject::internal("the task failed"))))
+            }
+            TaskStatus::Cancelled => {
+                Some(Err(ErrorObject::internal("the task was cancelled before it ended")))
+            }
+            TaskStatus::Working | TaskStatus::InputRequired => None,
+        }
+    }
+
+    /// The questions outstanding, by key, as `{method, params}`.
+    pub(crate) fn questions(&self) -> &BTreeMap<String, Value> {
+        &self.questions
     }
 
     /// The `CreateTaskResult`: `resultType: "task"` and the task's own members only.

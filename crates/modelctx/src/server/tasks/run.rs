@@ -11,7 +11,7 @@ use futures::future::BoxFuture;
 use modelctx_protocol::jsonrpc::{ErrorObject, MethodName as _};
 use modelctx_protocol::model::CallToolResult;
 use modelctx_protocol::tasks::{self, CancelTask, GetTask, UpdateTask};
-use modelctx_protocol::{JsonObject, v2026};
+use modelctx_protocol::{Era, JsonObject, v2025, v2026};
 use serde_json::{Value, json};
 
 use super::{Running, TaskRecord, TaskSupport};
@@ -19,7 +19,7 @@ use crate::server::dispatch::{Asked, to_object};
 use crate::server::{Principal, RequestContext, Server};
 
 /// A tool call's work, owned so that it can move into a task halfway.
-type Work = BoxFuture<'static, Result<CallToolResult, ErrorObject>>;
+pub(super) type Work = BoxFuture<'static, Result<CallToolResult, ErrorObject>>;
 
 /// How a call that may become a task in its handler ended its synchronous part.
 enum Detached {
@@ -50,9 +50,23 @@ impl Future for Detachable {
     }
 }
 
-/// The principal a task is bound to.
-fn owner(ctx: &RequestContext) -> Option<String> {
-    ctx.principal().map(Principal::key)
+/// Whom a task is bound to: the principal; for a legacy session without one, the session
+/// (so that `tasks/list` shows a session its own tasks only, T25-21/22).
+pub(super) fn owner(ctx: &RequestContext) -> Option<String> {
+    ctx.principal().map(Principal::key).or_else(|| match ctx.era() {
+        Era::Legacy => ctx.session_id().map(|session| format!("session:{session}")),
+        Era::Modern => None,
+    })
+}
+
+/// A tool's result as the call's era has it.
+fn in_era(server: &Server, result: CallToolResult, era: Era) -> Result<JsonObject, ErrorObject> {
+    match era {
+        Era::Modern => Ok(to_object(&result.into_modern(Some(server.info().clone())))),
+        Era::Legacy => v2025::CallToolResult::try_from(result)
+            .map(|result| to_object(&result))
+            .map_err(ErrorObject::internal),
+    }
 }
 
 impl Server {
@@ -100,7 +114,7 @@ impl Server {
         };
         let (task, running) = self.inner.tasks.create(owner(ctx), &self.inner.announcer).await?;
         ctx.run_as(running.clone());
-        self.run_task(running, work);
+        self.run_task(running, work, Era::Modern);
         // The seed state, as the store kept it before the work could move it on.
         Ok(Some(task.created()))
     }
@@ -108,7 +122,7 @@ impl Server {
     /// Runs a task's work to its end, bounded by `TaskOptions::max_duration`, renewing the
     /// task's lease meanwhile. The work is dropped when the task ends first (cancelled on any
     /// instance, or expired). A panic fails the task with `-32603`.
-    fn run_task(&self, running: Arc<Running>, work: Work) {
+    pub(super) fn run_task(&self, running: Arc<Running>, work: Work, era: Era) {
         let server = self.clone();
         tokio::spawn(async move {
             let tasks = &server.inner.tasks;
@@ -148,9 +162,7 @@ impl Server {
                             options.max_duration.as_secs()
                         ))),
                         Ok(Err(_panic)) => Err(ErrorObject::internal("the task's handler panicked")),
-                        Ok(Ok(result)) => {
-                            result.map(|result| to_object(&result.into_modern(Some(server.info().clone()))))
-                        }
+                        Ok(Ok(result)) => result.and_then(|result| in_era(&server, result, era)),
                     };
                     let finish = |task: &mut TaskRecord| task.finish(&outcome);
                     if let Err(e) = tasks.change(&running.id, &finish, &server.inner.announcer).await {

@@ -24,6 +24,14 @@ pub trait TaskStore: Send + Sync + 'static {
     /// Applies `change` to task `id` with no other change in between, and returns the task
     /// as it is after; `None` when there is no such task.
     fn modify<'a>(&'a self, id: &'a str, change: TaskChange<'a>) -> StoreFuture<'a, Option<TaskRecord>>;
+    /// The tasks of `owner` whose ids sort after `after`, in id order, at most `limit`;
+    /// expired ones left out (`tasks/list`).
+    fn list<'a>(
+        &'a self,
+        owner: Option<&'a str>,
+        after: Option<&'a str>,
+        limit: usize,
+    ) -> StoreFuture<'a, Vec<TaskRecord>>;
 }
 
 /// Tasks in this process's memory; expired ones are dropped as new ones are created.
@@ -66,5 +74,25 @@ impl TaskStore for MemoryTaskStore {
             task.clone()
         });
         Box::pin(async move { Ok(after) })
+    }
+
+    fn list<'a>(
+        &'a self,
+        owner: Option<&'a str>,
+        after: Option<&'a str>,
+        limit: usize,
+    ) -> StoreFuture<'a, Vec<TaskRecord>> {
+        let now = now_ms();
+        let mut owned: Vec<TaskRecord> = self
+            .tasks()
+            .values()
+            .filter(|task| {
+                task.owner() == owner && !task.expired(now) && after.is_none_or(|after| task.id() > after)
+            })
+            .cloned()
+            .collect();
+        owned.sort_by(|a, b| a.id().cmp(b.id()));
+        owned.truncate(limit);
+        Box::pin(async move { Ok(owned) })
     }
 }
