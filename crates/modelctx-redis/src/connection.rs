@@ -184,43 +184,44 @@ impl Redis {
         StoreError(format!("Redis did not {what} within {:?}", self.shared.options.command_timeout))
     }
 
-    /// Runs `command`, bounded by the command timeout.
+    /// Awaits `work`, bounded by the command timeout, with its error said for `what`.
+    async fn bounded<T>(
+        &self,
+        what: &str,
+        work: impl std::future::Future<Output = redis::RedisResult<T>>,
+    ) -> Result<T, StoreError> {
+        let ran = tokio::time::timeout(self.shared.options.command_timeout, work).await;
+        ran.map_err(|_| self.timed_out(what))?.map_err(|e| self.bounded_error(what, e))
+    }
+
+    /// Runs `command`.
     pub(crate) async fn run<T: FromRedisValue>(
         &self,
         what: &str,
         command: &redis::Cmd,
     ) -> Result<T, StoreError> {
         let mut connection = self.shared.commands.clone();
-        let ran =
-            tokio::time::timeout(self.shared.options.command_timeout, command.query_async(&mut connection));
-        ran.await.map_err(|_| self.timed_out(what))?.map_err(|e| self.bounded_error(what, e))
+        self.bounded(what, command.query_async(&mut connection)).await
     }
 
-    /// Runs `pipeline` (atomic when it says so), bounded by the command timeout.
+    /// Runs `pipeline` (atomic when it says so).
     pub(crate) async fn pipeline<T: FromRedisValue>(
         &self,
         what: &str,
         pipeline: &redis::Pipeline,
     ) -> Result<T, StoreError> {
         let mut connection = self.shared.commands.clone();
-        let ran =
-            tokio::time::timeout(self.shared.options.command_timeout, pipeline.query_async(&mut connection));
-        ran.await.map_err(|_| self.timed_out(what))?.map_err(|e| self.bounded_error(what, e))
+        self.bounded(what, pipeline.query_async(&mut connection)).await
     }
 
-    /// Runs a script, bounded by the command timeout (loaded again by itself after Redis
-    /// restarted and forgot it).
+    /// Runs a script (loaded again by itself after Redis restarted and forgot it).
     pub(crate) async fn invoke<T: FromRedisValue>(
         &self,
         what: &str,
         invocation: &ScriptInvocation<'_>,
     ) -> Result<T, StoreError> {
         let mut connection = self.shared.commands.clone();
-        let ran = tokio::time::timeout(
-            self.shared.options.command_timeout,
-            invocation.invoke_async(&mut connection),
-        );
-        ran.await.map_err(|_| self.timed_out(what))?.map_err(|e| self.bounded_error(what, e))
+        self.bounded(what, invocation.invoke_async(&mut connection)).await
     }
 
     /// The messages of `channel` from now on, subscribing to it first if needed.
@@ -232,12 +233,7 @@ impl Redis {
         let known = self.shared.subscribed.lock().unwrap_or_else(PoisonError::into_inner).contains(channel);
         if !known {
             let mut pubsub = self.shared.pubsub.clone();
-            let subscribed =
-                tokio::time::timeout(self.shared.options.command_timeout, pubsub.subscribe(channel));
-            subscribed
-                .await
-                .map_err(|_| self.timed_out("subscribe"))?
-                .map_err(|e| self.bounded_error("subscribe", e))?;
+            self.bounded("subscribe", pubsub.subscribe(channel)).await?;
             self.shared.subscribed.lock().unwrap_or_else(PoisonError::into_inner).insert(channel.to_owned());
         }
         Ok(receiver)
