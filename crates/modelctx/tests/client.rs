@@ -585,3 +585,47 @@ async fn a_server_line_over_the_limit_is_discarded_and_the_client_goes_on() {
     let result = client.call_tool("any", json!({})).await.expect("the answer after the flood");
     assert_eq!(serde_json::to_value(&result.content).unwrap()[0]["text"], "after");
 }
+
+/// ROOTS-03: a 2025-11-25 client that declared `roots.listChanged` sends
+/// `notifications/roots/list_changed` when the host's roots change; in 2026-07-28 there is
+/// nothing to send (servers ask for roots with each request that needs them).
+#[tokio::test]
+async fn roots_03_a_legacy_client_tells_the_server_its_roots_changed() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    let (read, mut write) = tokio::io::split(server_end);
+    let (seen, mut heard) = tokio::sync::mpsc::unbounded_channel::<serde_json::Value>();
+    tokio::spawn(async move {
+        let mut lines = BufReader::new(read).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            let message: serde_json::Value = serde_json::from_str(&line).unwrap();
+            if message["method"] == "initialize" {
+                let result = json!({"protocolVersion": "2025-11-25", "capabilities": {},
+                    "serverInfo": {"name": "scripted", "version": "1"}});
+                let answer = json!({"jsonrpc": "2.0", "id": message["id"], "result": result});
+                write.write_all(format!("{answer}\n").as_bytes()).await.unwrap();
+            }
+            let _ = seen.send(message);
+        }
+    });
+    let handlers = ClientHandlers::default()
+        .on_roots(|| async { vec![serde_json::from_value(json!({"uri": "file:///work"})).unwrap()] })
+        .roots_list_changed();
+    let options = ClientOptions { mode: EraMode::Legacy, handlers, ..options() };
+    let (read, write) = tokio::io::split(client_end);
+    let client = Client::connect(read, write, options).await.unwrap();
+    let initialize = tokio::time::timeout(Duration::from_secs(5), heard.recv()).await.unwrap().unwrap();
+    assert_eq!(initialize["params"]["capabilities"]["roots"], json!({"listChanged": true}));
+    assert!(client.roots_changed().await.unwrap(), "sent");
+    let told = tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            let message = heard.recv().await.unwrap();
+            if message["method"] == "notifications/roots/list_changed" {
+                return message;
+            }
+        }
+    })
+    .await
+    .expect("the notification within 5 s");
+    assert!(told.get("id").is_none(), "a notification");
+}

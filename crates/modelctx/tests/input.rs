@@ -465,6 +465,109 @@ async fn legacy_sessions_get_live_server_to_client_requests() {
     assert!(result.get("resultType").is_none());
 }
 
+/// SAMP-02, MRTR-06: a server asks for tool-enabled sampling only of a client that declared
+/// `sampling.tools`; of one that did not, the request is refused `-32021` naming it, and no
+/// question carrying `tools` is ever sent.
+#[tokio::test]
+async fn samp_02_mrtr_06_tools_in_sampling_only_for_a_client_that_declared_them() {
+    let with_tools = || {
+        serde_json::from_value::<CreateMessageRequestParams>(json!({
+            "messages": [{"role": "user", "content": {"type": "text", "text": "What is the weather?"}}],
+            "maxTokens": 50,
+            "tools": [{"name": "weather", "inputSchema": {"type": "object"}}],
+        }))
+        .unwrap()
+    };
+    let server = Server::builder(Implementation::new("input-test", "1"))
+        .tool(ToolDef::new("agent", move |ctx: RequestContext| {
+            let params = with_tools();
+            async move { ctx.sample(params).await.map(|_| "sampled") }
+        }))
+        .build()
+        .unwrap();
+    let client = TestClient::start(server);
+    let refused = call(&client, json!({"name": "agent"}), json!({"sampling": {}})).await.unwrap_err();
+    assert_eq!(refused.code.0, -32021);
+    assert_eq!(refused.data.unwrap()["requiredCapabilities"], json!({"sampling": {"tools": {}}}));
+    let asked = call(&client, json!({"name": "agent"}), json!({"sampling": {"tools": {}}})).await.unwrap();
+    assert_eq!(asked["resultType"], "input_required");
+    assert_eq!(asked["inputRequests"]["sample-0"]["params"]["tools"][0]["name"], "weather");
+}
+
+/// ELIC-14: a request that cannot go on until the user completes URL elicitations answers
+/// `-32042` listing them, each in URL mode with its `elicitationId`. ELIC-16: once the user has,
+/// the handler tells the client that asked — and only it — with the original id.
+#[tokio::test]
+async fn elic_14_16_url_elicitation_required_and_its_completion_reach_the_initiating_client() {
+    let connect = || modelctx_protocol::v2025::ElicitRequestURLParams {
+        meta: None,
+        task: None,
+        mode: Default::default(),
+        message: "Connect the calendar".into(),
+        elicitation_id: "connect-7".into(),
+        url: "https://calendar.example.com/connect".into(),
+    };
+    let server = Server::builder(Implementation::new("input-test", "1"))
+        .tool(ToolDef::new("needs_url", move || {
+            let required = modelctx_protocol::v2025::url_elicitation_required(&[connect()]);
+            async move { modelctx::server::ToolOutcome::<String>(Err(required)) }
+        }))
+        .tool(ToolDef::new("visit", |ctx: RequestContext| async move {
+            let request = ElicitRequest::Url {
+                message: "Sign in".into(),
+                url: "https://calendar.example.com/connect".into(),
+                elicitation_id: Some("connect-1".into()),
+            };
+            let answer = ctx.elicit(request).await?;
+            // The user finished at the URL (known to the server out of band).
+            let told = ctx.elicitation_complete("connect-1").await;
+            Ok::<_, InputError>(format!("{:?} {told}", answer.action))
+        }))
+        .build()
+        .unwrap();
+    let client = TestClient::start(server);
+    let init = json!({"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"url": {}}},
+        "clientInfo": {"name": "legacy", "version": "1"}});
+    tokio::time::timeout(WAIT, client.request("initialize", init)).await.unwrap().unwrap();
+    client.notify("notifications/initialized", Value::Null).await;
+    let required = tokio::time::timeout(WAIT, client.request("tools/call", json!({"name": "needs_url"})))
+        .await
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(required.code.0, -32042);
+    let listed = &required.data.unwrap()["elicitations"];
+    assert_eq!(listed[0]["mode"], "url");
+    assert_eq!(listed[0]["elicitationId"], "connect-7");
+
+    let pending = client.send_request("tools/call", json!({"name": "visit"})).await;
+    let (id, method, params) = next_server_request(&client).await;
+    assert_eq!(
+        (method.as_str(), params["elicitationId"].as_str()),
+        ("elicitation/create", Some("connect-1"))
+    );
+    client.send_line(&json!({"jsonrpc": "2.0", "id": id, "result": {"action": "accept"}}).to_string()).await;
+    let complete = loop {
+        match client.next_notification(WAIT).await.expect("the completion in time") {
+            Message::Notification(n) if n.method == "notifications/elicitation/complete" => break n,
+            _ => continue,
+        }
+    };
+    assert_eq!(complete.params.unwrap()["elicitationId"], "connect-1", "the original id");
+    let result = tokio::time::timeout(WAIT, pending.response()).await.unwrap().unwrap();
+    assert_eq!(result["content"][0]["text"], "Accept true");
+    // A modern client is sent nothing: it learns by retrying.
+    let modern = TestClient::start(
+        Server::builder(Implementation::new("t", "1"))
+            .tool(ToolDef::new("told", |ctx: RequestContext| async move {
+                ctx.elicitation_complete("x").await.to_string()
+            }))
+            .build()
+            .unwrap(),
+    );
+    let told = call(&modern, json!({"name": "told"}), caps()).await.unwrap();
+    assert_eq!(told["content"][0]["text"], "false");
+}
+
 #[tokio::test]
 async fn legacy_client_errors_and_missing_capabilities_reach_the_handler() {
     // Without the capability, the handler's question fails and it reports a tool error.

@@ -30,8 +30,15 @@ type Roots = Arc<dyn Fn() -> BoxFuture<'static, Vec<Root>> + Send + Sync>;
 #[derive(Clone, Default)]
 pub struct ClientHandlers {
     elicit: Option<Elicit>,
+    /// Only form-mode elicitation is declared (URL mode is then refused, ELIC-15).
+    form_only: bool,
     sample: Option<Sample>,
+    /// `sampling.tools` is declared: sampling requests may carry `tools` (SAMP-02).
+    sampling_tools: bool,
     roots: Option<Roots>,
+    /// `roots.listChanged` is declared (2025-11-25): the host tells of changes with
+    /// [`Client::roots_changed`](super::Client::roots_changed).
+    roots_list_changed: bool,
 }
 
 impl fmt::Debug for ClientHandlers {
@@ -55,6 +62,32 @@ impl ClientHandlers {
         self
     }
 
+    /// Declares form-mode elicitation only: an `elicitation/create` in URL mode is then
+    /// refused with `-32602` (ELIC-15), for a host that cannot open URLs.
+    pub fn only_form_elicitation(mut self) -> Self {
+        self.form_only = true;
+        self
+    }
+
+    /// Declares `sampling.tools`: the sampling handler takes requests with `tools` and
+    /// `toolChoice`. Without it such a request is refused with `-32602` (SAMP-02).
+    pub fn sampling_tools(mut self) -> Self {
+        self.sampling_tools = true;
+        self
+    }
+
+    /// Declares `roots.listChanged` (2025-11-25): the host calls
+    /// [`Client::roots_changed`](super::Client::roots_changed) when its roots change.
+    pub fn roots_list_changed(mut self) -> Self {
+        self.roots_list_changed = true;
+        self
+    }
+
+    /// Whether `roots.listChanged` was declared.
+    pub(crate) fn tells_root_changes(&self) -> bool {
+        self.roots.is_some() && self.roots_list_changed
+    }
+
     /// Answers `sampling/createMessage` with the host's model.
     pub fn on_sample<F, Fut>(mut self, handler: F) -> Self
     where
@@ -75,17 +108,25 @@ impl ClientHandlers {
         self
     }
 
-    /// The client capabilities these handlers make true.
-    pub(crate) fn capabilities(&self) -> Value {
+    /// The client capabilities these handlers make true in `era` (`roots.listChanged` is
+    /// 2025-11-25's only).
+    pub(crate) fn capabilities(&self, era: Era) -> Value {
         let mut capabilities = JsonObject::new();
         if self.elicit.is_some() {
-            capabilities.insert("elicitation".into(), json!({"form": {}, "url": {}}));
+            let modes = if self.form_only { json!({"form": {}}) } else { json!({"form": {}, "url": {}}) };
+            capabilities.insert("elicitation".into(), modes);
         }
         if self.sample.is_some() {
-            capabilities.insert("sampling".into(), json!({}));
+            let sampling = if self.sampling_tools { json!({"tools": {}}) } else { json!({}) };
+            capabilities.insert("sampling".into(), sampling);
         }
         if self.roots.is_some() {
-            capabilities.insert("roots".into(), json!({}));
+            let roots = if self.roots_list_changed && era == Era::Legacy {
+                json!({"listChanged": true})
+            } else {
+                json!({})
+            };
+            capabilities.insert("roots".into(), roots);
         }
         Value::Object(capabilities)
     }
@@ -105,17 +146,35 @@ impl ClientHandlers {
                     Era::Modern => typed::<v2026::ElicitRequestParams>(params)?.into(),
                     Era::Legacy => typed::<v2025::ElicitRequestParams>(params)?.into(),
                 };
+                if self.form_only && matches!(request, ElicitRequest::Url { .. }) {
+                    return Err(ErrorObject::invalid_params(
+                        "this client declared form-mode elicitation only; it does not open URLs",
+                    ));
+                }
                 let elicit = self.elicit.as_ref().map(Arc::clone).ok_or_else(|| missing(method))?;
                 object(&elicit(request).await)
             }
             "sampling/createMessage" if self.sample.is_some() => {
                 let request = typed::<v2026::CreateMessageRequestParams>(params)?;
+                if !self.sampling_tools && (request.tools.is_some() || request.tool_choice.is_some()) {
+                    return Err(ErrorObject::invalid_params(
+                        "this request carries tools, but this client did not declare sampling.tools",
+                    ));
+                }
                 let sample = self.sample.as_ref().map(Arc::clone).ok_or_else(|| missing(method))?;
                 object(&sample(request).await?)
             }
             "roots/list" if self.roots.is_some() => {
                 let roots = self.roots.as_ref().map(Arc::clone).ok_or_else(|| missing(method))?;
-                object(&v2026::ListRootsResult { roots: roots().await })
+                let roots = roots().await;
+                // ROOTS-02: a root is a directory of this machine, named by a file:// URI.
+                if let Some(bad) = roots.iter().find(|root| !root.uri.starts_with("file://")) {
+                    return Err(ErrorObject::internal(format!(
+                        "the host's root {:?} is not a file:// URI; a client offers file:// roots only",
+                        bad.uri
+                    )));
+                }
+                object(&v2026::ListRootsResult { roots })
             }
             other => Err(missing(other)),
         }
@@ -135,5 +194,57 @@ fn object(value: &impl Serialize) -> Result<JsonObject, ErrorObject> {
         Ok(Value::Object(object)) => Ok(object),
         Ok(other) => Err(ErrorObject::internal(format!("a handler answered {other}, not an object"))),
         Err(e) => Err(ErrorObject::internal(e)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answered(era: Era) -> v2026::ElicitResult {
+        let _ = era;
+        serde_json::from_value(json!({"action": "decline"})).unwrap()
+    }
+
+    #[tokio::test]
+    async fn elic_15_samp_02_undeclared_modes_and_tools_are_refused_with_invalid_params() {
+        let handlers = ClientHandlers::default()
+            .on_elicit(|_| async { answered(Era::Legacy) })
+            .only_form_elicitation()
+            .on_sample(|_| async { Err(ErrorObject::internal("no model here")) });
+        assert_eq!(handlers.capabilities(Era::Legacy)["elicitation"], json!({"form": {}}));
+        let url =
+            json!({"mode": "url", "message": "Sign in", "elicitationId": "e1", "url": "https://example.com"});
+        let refused = handlers.answer(Era::Legacy, "elicitation/create", url.as_object().cloned()).await;
+        assert_eq!(refused.unwrap_err().code.0, -32602, "ELIC-15");
+        let with_tools = json!({"messages": [], "maxTokens": 10, "tools": [{"name": "t", "inputSchema": {"type": "object"}}]});
+        let refused =
+            handlers.answer(Era::Modern, "sampling/createMessage", with_tools.as_object().cloned()).await;
+        assert_eq!(
+            refused.unwrap_err().code.0,
+            -32602,
+            "SAMP-02: tools to a client that did not declare them"
+        );
+        let declared = handlers.clone().sampling_tools();
+        assert_eq!(declared.capabilities(Era::Modern)["sampling"], json!({"tools": {}}));
+        let reached =
+            declared.answer(Era::Modern, "sampling/createMessage", with_tools.as_object().cloned()).await;
+        assert_eq!(reached.unwrap_err().message, "Internal error: no model here", "the handler got it");
+    }
+
+    #[tokio::test]
+    async fn roots_02_03_only_file_roots_are_offered_and_list_changed_is_legacy_only() {
+        let root = |uri: &str| Root { uri: uri.into(), name: None, meta: None };
+        let good = ClientHandlers::default()
+            .on_roots(move || async move { vec![root("file:///work")] })
+            .roots_list_changed();
+        assert_eq!(good.capabilities(Era::Legacy)["roots"], json!({"listChanged": true}));
+        assert_eq!(good.capabilities(Era::Modern)["roots"], json!({}), "2026-07-28 has no roots.listChanged");
+        assert!(good.tells_root_changes());
+        assert!(good.answer(Era::Legacy, "roots/list", None).await.is_ok());
+        let bad =
+            ClientHandlers::default().on_roots(move || async move { vec![root("https://example.com/repo")] });
+        let refused = bad.answer(Era::Legacy, "roots/list", None).await.unwrap_err();
+        assert!(refused.message.contains("not a file:// URI"), "ROOTS-02: {}", refused.message);
     }
 }

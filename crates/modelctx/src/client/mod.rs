@@ -548,6 +548,18 @@ impl Client {
         Ok(result)
     }
 
+    /// Tells the server the host's roots changed (`notifications/roots/list_changed`), when
+    /// the handlers declared `roots.listChanged` and the session is 2025-11-25 (ROOTS-03);
+    /// `false` when there is nothing to send — a 2026-07-28 server asks for the roots with
+    /// each request that needs them.
+    pub async fn roots_changed(&self) -> Result<bool, ClientError> {
+        if self.era() != Era::Legacy || !self.options.handlers.tells_root_changes() {
+            return Ok(false);
+        }
+        self.link.notify("notifications/roots/list_changed", None).await?;
+        Ok(true)
+    }
+
     /// Asks for the server's log messages at `level` and above (`notifications/message`): in
     /// 2026-07-28 the level travels in every request's `_meta`, in 2025-11-25 it is set once
     /// with `logging/setLevel`.

@@ -75,7 +75,7 @@ fn discovered(version: ProtocolVersion, result: JsonObject) -> Result<ServerDesc
 async fn initialize(link: &Link, options: &ClientOptions) -> Result<ServerDescription, ClientError> {
     let params = json!({
         "protocolVersion": ProtocolVersion::V2025_11_25.to_string(),
-        "capabilities": options.handlers.capabilities(),
+        "capabilities": options.handlers.capabilities(Era::Legacy),
         "clientInfo": options.info,
     });
     let result = link.request("initialize", params.as_object().cloned(), options.request_timeout).await?;

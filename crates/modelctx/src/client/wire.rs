@@ -41,7 +41,7 @@ pub(super) fn with_meta(
 ) -> JsonObject {
     let request_meta = request_meta(&mut params);
     request_meta.insert(meta::PROTOCOL_VERSION.into(), json!(version.to_string()));
-    let mut capabilities = options.handlers.capabilities();
+    let mut capabilities = options.handlers.capabilities(modelctx_protocol::Era::Modern);
     if options.tasks {
         capabilities["extensions"] = json!({ modelctx_protocol::tasks::EXTENSION_ID: {} });
     }

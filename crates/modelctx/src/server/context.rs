@@ -309,6 +309,22 @@ impl RequestContext {
         &self.inner.server
     }
 
+    /// Tells the client that the URL-mode elicitation `elicitation_id` it was asked is
+    /// complete — the user finished at the URL — with `notifications/elicitation/complete`,
+    /// to this request's client only (ELIC-16). 2025-11-25 only: a 2026-07-28 client learns
+    /// it by retrying its request, so nothing is sent then (`false`).
+    pub async fn elicitation_complete(&self, elicitation_id: &str) -> bool {
+        if self.era() != Era::Legacy {
+            return false;
+        }
+        let params = modelctx_protocol::v2025::ElicitationCompleteNotificationParams {
+            elicitation_id: elicitation_id.to_owned(),
+            meta: None,
+        };
+        self.notify("notifications/elicitation/complete", &params).await;
+        true
+    }
+
     pub(crate) async fn notify(&self, method: &str, params: &impl serde::Serialize) {
         if self.is_cancelled() {
             return; // STDIO-08: nothing more for a cancelled request
