@@ -25,6 +25,11 @@ type Sample = Arc<
         + Sync,
 >;
 type Roots = Arc<dyn Fn() -> BoxFuture<'static, Vec<Root>> + Send + Sync>;
+type Completed = Arc<dyn Fn(String) + Send + Sync>;
+
+/// URL-mode elicitations a completion notification may still end, at most this many (the
+/// oldest are forgotten first).
+const MAX_OPEN_URL_ELICITATIONS: usize = 256;
 
 /// The client's answers to server requests; each one set declares its capability.
 #[derive(Clone, Default)]
@@ -39,12 +44,17 @@ pub struct ClientHandlers {
     /// `roots.listChanged` is declared (2025-11-25): the host tells of changes with
     /// [`Client::roots_changed`](super::Client::roots_changed).
     roots_list_changed: bool,
+    /// Told when a URL-mode elicitation the user accepted is complete.
+    completed: Option<Completed>,
+    /// The ids of accepted URL-mode elicitations not yet complete, oldest first.
+    open_urls: Arc<std::sync::Mutex<std::collections::VecDeque<String>>>,
 }
 
 impl fmt::Debug for ClientHandlers {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ClientHandlers")
             .field("elicit", &self.elicit.is_some())
+            .field("completed", &self.completed.is_some())
             .field("sample", &self.sample.is_some())
             .field("roots", &self.roots.is_some())
             .finish()
@@ -86,6 +96,48 @@ impl ClientHandlers {
     /// Whether `roots.listChanged` was declared.
     pub(crate) fn tells_root_changes(&self) -> bool {
         self.roots.is_some() && self.roots_list_changed
+    }
+
+    /// Told, with its `elicitationId`, when a URL-mode elicitation the user accepted is
+    /// complete (`notifications/elicitation/complete`, 2025-11-25). A completion for an id
+    /// this client never accepted, or that completed already, is ignored (ELIC-17).
+    pub fn on_elicitation_complete<F>(mut self, handler: F) -> Self
+    where
+        F: Fn(String) + Send + Sync + 'static,
+    {
+        self.completed = Some(Arc::new(handler));
+        self
+    }
+
+    /// Takes a server notification before it is broadcast: a completion of an open URL
+    /// elicitation reaches [`ClientHandlers::on_elicitation_complete`]'s handler, once.
+    pub(crate) fn notified(&self, method: &str, params: Option<&JsonObject>) {
+        if method != "notifications/elicitation/complete" {
+            return;
+        }
+        let Some(id) = params.and_then(|p| p.get("elicitationId")).and_then(Value::as_str) else { return };
+        let mut open = self.open_urls.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let Some(at) = open.iter().position(|known| known == id) else {
+            return tracing::debug!(id, "a completion of no open URL elicitation; ignored");
+        };
+        open.remove(at);
+        drop(open);
+        if let Some(completed) = &self.completed {
+            completed(id.to_owned());
+        }
+    }
+
+    fn opened(&self, request: &ElicitRequest, answer: &v2026::ElicitResult) {
+        if let (ElicitRequest::Url { elicitation_id: Some(id), .. }, v2026::ElicitResult { action, .. }) =
+            (request, answer)
+            && *action == modelctx_protocol::types::ElicitAction::Accept
+        {
+            let mut open = self.open_urls.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            if open.len() >= MAX_OPEN_URL_ELICITATIONS {
+                open.pop_front();
+            }
+            open.push_back(id.clone());
+        }
     }
 
     /// Answers `sampling/createMessage` with the host's model.
@@ -152,7 +204,9 @@ impl ClientHandlers {
                     ));
                 }
                 let elicit = self.elicit.as_ref().map(Arc::clone).ok_or_else(|| missing(method))?;
-                object(&elicit(request).await)
+                let answer = elicit(request.clone()).await;
+                self.opened(&request, &answer);
+                object(&answer)
             }
             "sampling/createMessage" if self.sample.is_some() => {
                 let request = typed::<v2026::CreateMessageRequestParams>(params)?;
@@ -230,6 +284,23 @@ mod tests {
         let reached =
             declared.answer(Era::Modern, "sampling/createMessage", with_tools.as_object().cloned()).await;
         assert_eq!(reached.unwrap_err().message, "Internal error: no model here", "the handler got it");
+    }
+
+    #[tokio::test]
+    async fn elic_17_only_an_open_url_elicitation_is_completed_and_only_once() {
+        let told = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let seen = told.clone();
+        let handlers = ClientHandlers::default()
+            .on_elicit(|_| async { serde_json::from_value(json!({"action": "accept"})).unwrap() })
+            .on_elicitation_complete(move |id| seen.lock().unwrap().push(id));
+        let complete = |id: &str| json!({"elicitationId": id}).as_object().cloned();
+        handlers.notified("notifications/elicitation/complete", complete("never-asked").as_ref());
+        let url =
+            json!({"mode": "url", "message": "Sign in", "elicitationId": "e1", "url": "https://example.com"});
+        handlers.answer(Era::Legacy, "elicitation/create", url.as_object().cloned()).await.unwrap();
+        handlers.notified("notifications/elicitation/complete", complete("e1").as_ref());
+        handlers.notified("notifications/elicitation/complete", complete("e1").as_ref());
+        assert_eq!(*told.lock().unwrap(), ["e1"], "unknown and repeated completions are ignored");
     }
 
     #[tokio::test]

@@ -338,6 +338,7 @@ impl HttpLink {
     async fn on_server_message(&self, message: Message) {
         match message {
             Message::Notification(note) => {
+                self.handlers.notified(&note.method, note.params.as_ref());
                 let _ = self.notifications.send(note);
             }
             Message::Request(request) => self.answer_server(request).await,

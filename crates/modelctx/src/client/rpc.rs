@@ -247,6 +247,7 @@ async fn read_messages<R: AsyncRead + Unpin>(
                 None => tracing::warn!(error = %error.error.message, "the server reported an error"),
             },
             Ok(Message::Notification(note)) => {
+                inner.handlers.notified(&note.method, note.params.as_ref());
                 let _ = inner.notifications.send(note);
             }
             Ok(Message::Request(request)) => {
