@@ -586,20 +586,20 @@ async fn a_server_line_over_the_limit_is_discarded_and_the_client_goes_on() {
     assert_eq!(serde_json::to_value(&result.content).unwrap()[0]["text"], "after");
 }
 
-/// ROOTS-03: a 2025-11-25 client that declared `roots.listChanged` sends
-/// `notifications/roots/list_changed` when the host's roots change; in 2026-07-28 there is
-/// nothing to send (servers ask for roots with each request that needs them).
-#[tokio::test]
-async fn roots_03_a_legacy_client_tells_the_server_its_roots_changed() {
+/// A scripted 2025-11-25 server on a duplex pipe: it answers `initialize` when `answers`
+/// says so and reports every message the client sends; returns the client's end.
+fn scripted_legacy(
+    answers: bool,
+) -> (tokio::io::DuplexStream, tokio::sync::mpsc::UnboundedReceiver<serde_json::Value>) {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
     let (client_end, server_end) = tokio::io::duplex(64 * 1024);
     let (read, mut write) = tokio::io::split(server_end);
-    let (seen, mut heard) = tokio::sync::mpsc::unbounded_channel::<serde_json::Value>();
+    let (seen, heard) = tokio::sync::mpsc::unbounded_channel::<serde_json::Value>();
     tokio::spawn(async move {
         let mut lines = BufReader::new(read).lines();
         while let Ok(Some(line)) = lines.next_line().await {
             let message: serde_json::Value = serde_json::from_str(&line).unwrap();
-            if message["method"] == "initialize" {
+            if answers && message["method"] == "initialize" {
                 let result = json!({"protocolVersion": "2025-11-25", "capabilities": {},
                     "serverInfo": {"name": "scripted", "version": "1"}});
                 let answer = json!({"jsonrpc": "2.0", "id": message["id"], "result": result});
@@ -608,6 +608,15 @@ async fn roots_03_a_legacy_client_tells_the_server_its_roots_changed() {
             let _ = seen.send(message);
         }
     });
+    (client_end, heard)
+}
+
+/// ROOTS-03: a 2025-11-25 client that declared `roots.listChanged` sends
+/// `notifications/roots/list_changed` when the host's roots change; in 2026-07-28 there is
+/// nothing to send (servers ask for roots with each request that needs them).
+#[tokio::test]
+async fn roots_03_a_legacy_client_tells_the_server_its_roots_changed() {
+    let (client_end, mut heard) = scripted_legacy(true);
     let handlers = ClientHandlers::default()
         .on_roots(|| async { vec![serde_json::from_value(json!({"uri": "file:///work"})).unwrap()] })
         .roots_list_changed();
@@ -628,4 +637,23 @@ async fn roots_03_a_legacy_client_tells_the_server_its_roots_changed() {
     .await
     .expect("the notification within 5 s");
     assert!(told.get("id").is_none(), "a notification");
+}
+
+/// LIFE-09: an `initialize` past the client's patience fails the connection, and is never
+/// cancelled (any other request would be).
+#[tokio::test]
+async fn life_09_an_initialize_that_times_out_is_not_cancelled() {
+    let (client_end, mut heard) = scripted_legacy(false);
+    let options =
+        ClientOptions { mode: EraMode::Legacy, request_timeout: Duration::from_millis(100), ..options() };
+    let (read, write) = tokio::io::split(client_end);
+    let failed = Client::connect(read, write, options).await;
+    assert!(failed.is_err(), "no answer to initialize, no connection");
+    // Everything the client sent, once its side of the pipe closed.
+    let mut sent = Vec::new();
+    while let Ok(Some(message)) = tokio::time::timeout(Duration::from_secs(2), heard.recv()).await {
+        sent.push(message["method"].as_str().unwrap_or_default().to_owned());
+    }
+    assert_eq!(sent.first().map(String::as_str), Some("initialize"), "{sent:?}");
+    assert!(!sent.iter().any(|m| m == "notifications/cancelled"), "initialize was cancelled: {sent:?}");
 }

@@ -454,3 +454,55 @@ async fn validated_arguments_are_checked_against_the_input_schema_before_they_ar
     plain.list_tools().await.unwrap();
     assert_eq!(plain.call_tool("regional", json!({"region": 5})).await.unwrap().is_error, Some(true));
 }
+
+/// HTTP-27: over HTTP the client drops, from `tools/list`, a tool whose `x-mcp-header`
+/// annotations are invalid (it could not send its headers right), and keeps the others. The
+/// server is scripted: modelctx's own refuses to register such a tool.
+#[tokio::test]
+async fn http_27_a_tool_with_invalid_x_mcp_header_annotations_is_dropped_from_the_listing() {
+    use http_body_util::{BodyExt, Full};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let twice = json!({"type": "object", "properties": {
+        "a": {"type": "string", "x-mcp-header": "Region"},
+        "b": {"type": "string", "x-mcp-header": "region"}}});
+    let tools = json!([
+        {"name": "good", "inputSchema": {"type": "object"}},
+        {"name": "twice", "inputSchema": twice},
+    ]);
+    tokio::spawn(async move {
+        loop {
+            let Ok((stream, _)) = listener.accept().await else { return };
+            let tools = tools.clone();
+            let service = hyper::service::service_fn(
+                move |request: hyper::Request<hyper::body::Incoming>| {
+                    let tools = tools.clone();
+                    async move {
+                        let body = request.into_body().collect().await.unwrap().to_bytes();
+                        let message: serde_json::Value = serde_json::from_slice(&body).unwrap();
+                        let result = match message["method"].as_str() {
+                            Some("server/discover") => {
+                                json!({"resultType": "complete", "supportedVersions": ["2026-07-28"],
+                            "capabilities": {"tools": {}}, "serverInfo": {"name": "scripted", "version": "1"}})
+                            }
+                            _ => json!({"resultType": "complete", "tools": tools}),
+                        };
+                        let answer = json!({"jsonrpc": "2.0", "id": message["id"], "result": result});
+                        let response = hyper::Response::builder()
+                            .header("content-type", "application/json")
+                            .body(Full::new(bytes::Bytes::from(answer.to_string())))
+                            .unwrap();
+                        Ok::<_, std::convert::Infallible>(response)
+                    }
+                },
+            );
+            tokio::spawn(
+                hyper::server::conn::http1::Builder::new()
+                    .serve_connection(hyper_util::rt::TokioIo::new(stream), service),
+            );
+        }
+    });
+    let client = Client::connect_http(&url, Default::default(), options()).await.unwrap();
+    let names: Vec<String> = client.list_tools().await.unwrap().into_iter().map(|t| t.name).collect();
+    assert_eq!(names, ["good"], "the tool with a header named twice is dropped");
+}

@@ -423,7 +423,7 @@ async fn cache_a_handler_sets_the_cache_hints_of_its_own_result() {
 }
 
 #[tokio::test]
-async fn ext_01_declared_extensions_need_a_prefixed_id_and_reach_modern_clients_only() {
+async fn ext_01_ver_06_declared_extensions_need_a_prefixed_id_and_reach_modern_clients_only() {
     for refused in ["no-prefix", "com..example/thing", "-bad.label/x", "com.example/-name"] {
         let built = builder().extension(refused, serde_json::Map::new()).build();
         assert!(built.is_err(), "{refused} was accepted");

@@ -116,7 +116,7 @@ fn start() -> (TestClient, Arc<AtomicBool>) {
 }
 
 #[tokio::test]
-async fn tx_01_03_21_ext_02_no_task_without_the_extension_and_a_required_tool_refuses_the_call() {
+async fn tx_01_03_21_ext_02_ver_07_no_task_without_the_extension_and_a_required_tool_refuses_the_call() {
     let (client, _) = start();
     let plain = call(&client, "quick", json!({})).await.unwrap();
     assert_eq!(plain["resultType"], "complete");

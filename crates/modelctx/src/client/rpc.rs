@@ -71,17 +71,19 @@ pub(crate) struct Rpc {
 }
 
 /// Takes back a request whose caller stopped waiting (dropped its future or timed out):
-/// forgets it and tells the server with `notifications/cancelled`.
+/// forgets it and tells the server with `notifications/cancelled` — except `initialize`,
+/// which is never cancelled (LIFE-09).
 struct CancelOnDrop<'a> {
     rpc: &'a Rpc,
     id: Option<RequestId>,
     reason: &'static str,
+    tell: bool,
 }
 
 impl Drop for CancelOnDrop<'_> {
     fn drop(&mut self) {
         let Some(id) = self.id.take() else { return };
-        if self.rpc.inner.state().pending.remove(&id).is_some() {
+        if self.rpc.inner.state().pending.remove(&id).is_some() && self.tell {
             let params = json!({"requestId": id, "reason": self.reason});
             let note = Message::Notification(Notification {
                 method: "notifications/cancelled".into(),
@@ -163,8 +165,12 @@ impl Rpc {
             }
             state.pending.insert(id.clone(), waiter);
         }
-        let mut guard =
-            CancelOnDrop { rpc: self, id: Some(id.clone()), reason: "the caller stopped waiting" };
+        let mut guard = CancelOnDrop {
+            rpc: self,
+            id: Some(id.clone()),
+            reason: "the caller stopped waiting",
+            tell: method != "initialize",
+        };
         let request = Message::Request(Request { id, method: method.into(), params });
         self.send_line(request.to_json()).await?;
         match tokio::time::timeout(timeout, answer).await {
