@@ -536,3 +536,45 @@ async fn t25_21_a_sessions_tasks_are_invisible_to_another_session() {
     let own = call(&mine, 4, "tasks/list", json!({})).await;
     assert_eq!(own["result"]["tasks"].as_array().map(Vec::len), Some(1));
 }
+
+/// HTTP-01: one MCP endpoint path serves every method of both eras; other paths are 404.
+/// HTTP-53: the SSE event ids of a session's streams are unique across them, each naming its
+/// stream.
+#[tokio::test]
+async fn http_01_53_one_endpoint_path_and_event_ids_unique_across_a_sessions_streams() {
+    let endpoint = start(HttpOptions::default()).await;
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let answer = endpoint.send("POST", &[("content-type", "application/json")], &init.to_string()).await;
+    assert_eq!(answer.status, 200);
+    let session = answer.headers["mcp-session-id"].to_str().unwrap().to_owned();
+    let sse = [
+        ("content-type", "application/json"),
+        ("accept", "application/json, text/event-stream"),
+        ("mcp-session-id", session.as_str()),
+    ];
+    let mut ids = Vec::new();
+    for id in 2..=3 {
+        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "slow", "_meta": {"progressToken": id}}});
+        let streamed = endpoint.send("POST", &sse, &call.to_string()).await;
+        ids.extend(streamed.body.lines().filter_map(|l| l.strip_prefix("id: ")).map(str::to_owned));
+    }
+    let streams: std::collections::BTreeSet<&str> =
+        ids.iter().filter_map(|id| id.split('-').next()).collect();
+    assert_eq!(streams.len(), 2, "each stream names itself: {ids:?}");
+    let unique: std::collections::BTreeSet<&String> = ids.iter().collect();
+    assert_eq!(unique.len(), ids.len(), "no id twice in the session: {ids:?}");
+
+    let modern = endpoint.modern("server/discover", None, json!({})).await;
+    assert_eq!(modern.status, 200, "the same path serves 2026-07-28");
+    let elsewhere = endpoint.url.replace("/mcp", "/other");
+    let request = Request::builder()
+        .method("POST")
+        .uri(&elsewhere)
+        .header("content-type", "application/json")
+        .body(Full::new(Bytes::from(init.to_string())))
+        .unwrap();
+    let response = tokio::time::timeout(WAIT, endpoint.client.request(request)).await.unwrap().unwrap();
+    assert_eq!(response.status(), 404, "one endpoint path only");
+}
