@@ -60,13 +60,17 @@ impl Server {
         ctx: &RequestContext,
         params: &v2025::CallToolRequestParams,
     ) -> Result<Option<JsonObject>, ErrorObject> {
-        if self.legacy_tasks_capability().is_none() {
+        // A server that never had a task tool looks nothing up.
+        if !self.inner.task_tools.load(std::sync::atomic::Ordering::Relaxed) {
             return Ok(None);
         }
         let Some(support) = self.read_registry().tools.get(&params.name).map(|tool| tool.tasks) else {
             return Ok(None);
         };
         let requested = match (support, params.task) {
+            (TaskSupport::Forbidden, None) => return Ok(None),
+            // T25-05: `task` is ignored where the server offers no tasks at all.
+            (TaskSupport::Forbidden, Some(_)) if self.legacy_tasks_capability().is_none() => return Ok(None),
             (TaskSupport::Forbidden, Some(_)) => {
                 return Err(no_task_call(&params.name, "as a task: the tool does not run as a task"));
             }

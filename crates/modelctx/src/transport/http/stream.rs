@@ -33,7 +33,8 @@ pub(super) async fn open(
     let (sender, stream) = mpsc::channel(64);
     let mut events = shared.lifecycle.server().events();
     let closing = shared.lifecycle.closing().clone();
-    let store = shared.sessions.stores.sessions.clone();
+    // With a bus, the session may be subscribed on another instance: its store copy decides.
+    let store = shared.lifecycle.server().bus().map(|_| shared.sessions.stores.sessions.clone());
     let priming = Bytes::from(format!("id: {}-0\ndata: \n\n", session.id));
     tokio::spawn(async move {
         loop {
@@ -43,12 +44,14 @@ pub(super) async fn open(
                 event = events.recv() => event,
             };
             let notification = match event {
-                // Whether the session subscribed may have changed on another instance: the
-                // store's copy decides.
-                Ok(event @ ServerEvent::ResourceUpdated(_)) => match store.get(&session.id).await {
-                    Ok(Some(state)) => state.notification_for(&event),
-                    Ok(None) => return,
-                    Err(_) => session.state().notification_for(&event),
+                // Whether the session subscribed may have changed on another instance.
+                Ok(event @ ServerEvent::ResourceUpdated(_)) => match &store {
+                    Some(store) => match store.get(&session.id).await {
+                        Ok(Some(state)) => state.notification_for(&event),
+                        Ok(None) => return,
+                        Err(_) => session.state().notification_for(&event),
+                    },
+                    None => session.state().notification_for(&event),
                 },
                 Ok(event) => session.state().notification_for(&event),
                 Err(RecvError::Lagged(missed)) => {
