@@ -129,12 +129,12 @@ impl Server {
                 .then_some(ResourcesCapability { subscribe: Some(true), list_changed: Some(true) }),
             completions: registry.has_completions().then(JsonObject::new),
             logging: Some(JsonObject::new()),
-            legacy_tasks: self.legacy_tasks_capability(),
+            legacy_tasks: super::tasks::legacy_tasks_capability(registry.offers_tasks()),
             // The extensions declared, and those the registered definitions use (2026-07-28;
             // the legacy shape has none): the tasks extension once a tool runs as a task.
             extensions: {
                 let mut extensions = self.inner.extensions.clone();
-                if registry.tools.values().any(|tool| tool.tasks != super::TaskSupport::Forbidden) {
+                if registry.offers_tasks() {
                     extensions.insert(modelctx_protocol::tasks::EXTENSION_ID.to_owned(), JsonObject::new());
                 }
                 if !self.inner.skills.is_empty() {

@@ -508,7 +508,7 @@ impl ServerBuilder {
             ),
         };
         let layered_targets = AtomicBool::new(registry.has_layers());
-        let task_tools = AtomicBool::new(registry.tools.values().any(|t| t.tasks != TaskSupport::Forbidden));
+        let task_tools = AtomicBool::new(registry.offers_tasks());
         let task_store = self.task_store.unwrap_or_else(|| Arc::new(tasks::MemoryTaskStore::new()));
         let tasks = tasks::Tasks::new(self.options.tasks, task_store);
         let mut instance = [0u8; 8];

@@ -78,6 +78,11 @@ impl Registry {
             .find_map(|t| t.parsed.match_uri(uri).map(|variables| (&t.def.read, variables, &t.def.layers)))
     }
 
+    /// Whether some tool runs as a task (in either era).
+    pub(crate) fn offers_tasks(&self) -> bool {
+        self.tools.values().any(|tool| tool.tasks != super::TaskSupport::Forbidden)
+    }
+
     pub(crate) fn has_completions(&self) -> bool {
         self.prompts.values().any(|p| !p.completers.is_empty())
             || self.templates.values().any(|t| !t.def.completers.is_empty())

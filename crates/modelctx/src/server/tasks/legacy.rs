@@ -37,20 +37,19 @@ fn no_task_call(name: &str, why: &str) -> ErrorObject {
     ErrorObject::new(ErrorCode::METHOD_NOT_FOUND, format!("Method not found: tools/call of {name} {why}"))
 }
 
-impl Server {
-    /// The server's 2025-11-25 `tasks` capability: `tools/call` may run as a task, and
-    /// `tasks/list` and `tasks/cancel` are served, once some tool runs as a task.
-    pub(crate) fn legacy_tasks_capability(&self) -> Option<v2025::ServerTasksCapability> {
-        let offered = self.read_registry().tools.values().any(|tool| tool.tasks != TaskSupport::Forbidden);
-        offered.then(|| v2025::ServerTasksCapability {
-            list: Some(JsonObject::new()),
-            cancel: Some(JsonObject::new()),
-            requests: Some(v2025::ServerTaskRequests {
-                tools: Some(v2025::ToolsTaskRequests { call: Some(JsonObject::new()) }),
-            }),
-        })
-    }
+/// The 2025-11-25 `tasks` capability of a server whose tools do (`offered`) or do not run
+/// as tasks: `tools/call` may run as a task, and `tasks/list` and `tasks/cancel` are served.
+pub(crate) fn legacy_tasks_capability(offered: bool) -> Option<v2025::ServerTasksCapability> {
+    offered.then(|| v2025::ServerTasksCapability {
+        list: Some(JsonObject::new()),
+        cancel: Some(JsonObject::new()),
+        requests: Some(v2025::ServerTaskRequests {
+            tools: Some(v2025::ToolsTaskRequests { call: Some(JsonObject::new()) }),
+        }),
+    })
+}
 
+impl Server {
     /// For a legacy `tools/call`: the `CreateTaskResult` when it runs as a task; `-32601`
     /// when the tool requires a task and the call has none, or forbids one and the call has
     /// one (T25-03/04); `None` to serve it plainly. A server with no task tools serves every
@@ -70,7 +69,7 @@ impl Server {
         let requested = match (support, params.task) {
             (TaskSupport::Forbidden, None) => return Ok(None),
             // T25-05: `task` is ignored where the server offers no tasks at all.
-            (TaskSupport::Forbidden, Some(_)) if self.legacy_tasks_capability().is_none() => return Ok(None),
+            (TaskSupport::Forbidden, Some(_)) if !self.read_registry().offers_tasks() => return Ok(None),
             (TaskSupport::Forbidden, Some(_)) => {
                 return Err(no_task_call(&params.name, "as a task: the tool does not run as a task"));
             }

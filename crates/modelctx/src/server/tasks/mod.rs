@@ -39,7 +39,7 @@ use super::ServerEvent;
 use super::announce::Announcer;
 use crate::store::StoreError;
 use clock::now_ms;
-pub(crate) use legacy::is_legacy_task_method;
+pub(crate) use legacy::{is_legacy_task_method, legacy_tasks_capability};
 pub use record::TaskRecord;
 pub(crate) use run::is_task_method;
 pub use store::{MemoryTaskStore, TaskChange, TaskStore};
