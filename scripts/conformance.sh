@@ -20,8 +20,9 @@
 #
 # Then the client side: every client scenario of each revision, auth/* included, runs
 #   conformance client --command conformance-client --scenario S --spec-version REV
-# (the binary of conformance/client), and then the authorization extensions' scenarios (the
-# suite's `[extension]` auth/* ones) run at their own default wire, without --spec-version; each
+# (the binary of conformance/client), and then the extensions' client scenarios (the suite's
+# `[extension]` auth/* and sep-2640-client-* ones) run at their own default wire, without
+# --spec-version; each
 # must end `OVERALL: PASSED` with at least one passed check;
 # `conformance client REV: N passed, N failed`. Logs: target/conformance/client-REV/.
 #
@@ -315,7 +316,7 @@ summaries+=("$(tail -n 1 "$out/summary.txt")")
 ((summary_status == 0)) || status=1
 echo "    results: $out"
 
-# --- the client scenarios: every one of each revision, then the auth extensions -----------------
+# --- the client scenarios: every one of each revision, then the extensions ------ -----------------
 if [[ -n $EXTERNAL_URL ]]; then
     for line in "${summaries[@]}"; do
         echo "$line"
@@ -370,15 +371,16 @@ for rev in "${REVISIONS[@]}"; do
     run_client_scenarios "$rev" --spec-version "$rev"
 done
 
-# The authorization extensions (client credentials, DPoP, workload identity, enterprise-managed
-# authorization) belong to no revision: the suite runs them at its default wire.
-out=$OUT_ROOT/client-auth-extensions
+# The extensions — authorization (client credentials, DPoP, workload identity,
+# enterprise-managed authorization) and Skills (SEP-2640: lazy retrieval, verification on
+# read) — belong to no revision: the suite runs them at its default wire.
+out=$OUT_ROOT/client-extensions
 rm -rf "$out"
 mkdir -p "$out"
 timeout -k 5 60 "$NODE" "$SUITE_JS" list --client >"$out/list.txt" 2>&1 ||
     die "conformance list --client failed: $(cat "$out/list.txt")"
-sed -nE 's/^  - (auth\/[^ ]+) \[extension\].*/\1/p' "$out/list.txt" >"$out/scenarios.txt"
-run_client_scenarios auth-extensions
+sed -nE 's/^  - ((auth\/|sep-2640-client-)[^ ]+) \[extension\].*/\1/p' "$out/list.txt" >"$out/scenarios.txt"
+run_client_scenarios extensions
 
 for line in "${summaries[@]}"; do
     echo "$line"

@@ -55,6 +55,9 @@ fn options(
     context: &Value,
 ) -> Result<ClientOptions, ClientError> {
     let mode = match version.map(ProtocolVersion::era) {
+        // The Skills extension is 2026-07-28's (a 2025-11-25 server declares no extensions);
+        // the suite runs its client scenarios on no revision's timeline.
+        _ if scenario.starts_with("sep-2640-") => EraMode::Auto,
         Some(Era::Legacy) => EraMode::Legacy,
         _ => EraMode::Auto,
     };
@@ -172,8 +175,12 @@ async fn run(
     let options = options(url, scenario, version, context)?;
     let client = Client::connect_http(url, Default::default(), options).await?;
     match scenario {
+        // A client uses only what the server declared (LIFE-08): `initialize`'s server
+        // declares no tools.
         "initialize" | "json-schema-ref-no-deref" => {
-            client.list_tools().await?;
+            if client.server().capabilities.tools.is_some() {
+                client.list_tools().await?;
+            }
         }
         "tools_call" => {
             client.call_tool("add_numbers", json!({"a": 5, "b": 3})).await?;
@@ -218,6 +225,19 @@ async fn run(
                 "test_mrtr_no_result_type",
             ] {
                 client.call_tool(tool, json!({})).await?;
+            }
+        }
+        // Skills (SEP-2640): listing reads no file; loading reads the SKILL.md alone and
+        // verifies it, and only a verified skill's other files are read.
+        "sep-2640-client-no-prefetch" => {
+            client.list_skills().await?;
+        }
+        skills if skills.starts_with("sep-2640-client-verify-") => {
+            for entry in client.list_skills().await? {
+                let skill = client.load_skill(&entry).await?;
+                for file in entry.resources.iter().filter(|file| file.uri != entry.uri) {
+                    client.read_skill_file(&skill, &file.uri).await?;
+                }
             }
         }
         // Everything else (request-metadata, http-standard-headers, …): use all the server offers.

@@ -5,7 +5,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
-use modelctx::host::{Approval, ApprovalHook, ApprovalRequest, Host, HostConfig, HostError, HostOptions};
+use modelctx::host::{
+    Approval, ApprovalHook, ApprovalRequest, HandlersFor, Host, HostConfig, HostError, HostOptions,
+};
 use modelctx::protocol::types::Implementation;
 use serde_json::Value;
 
@@ -194,7 +196,7 @@ pub fn run(args: &HostArgs) -> ExitCode {
     let yes = matches!(&args.command, HostCommand::Tools(HostTools::Call(call)) if call.yes);
     let mut options = HostOptions::new(Implementation::new("modelctx-host", env!("CARGO_PKG_VERSION")))
         .approval(approval(yes));
-    options.client.handlers = interactive::handlers();
+    options.handlers_for = Some(HandlersFor::new(|server| interactive::handlers(&format!("{server:?}"))));
     let outcome = crate::runtime::block_on(async {
         let host = Host::start(config, options).await;
         let outcome = run_command(&host, &args.command).await;

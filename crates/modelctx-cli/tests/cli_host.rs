@@ -27,7 +27,7 @@ fn config(url: &str) -> Config {
     let file = json!({"mcpServers": {
         "everything": {"command": BIN, "args": ["serve", "everything"]},
         "bench": {"command": "${MODELCTX_BIN}", "args": ["serve", "bench"], "timeoutMs": 5000},
-        "remote": {"url": url, "headers": {"X-Trace": "${TRACE:-cli-test}"}}
+        "remote": {"url": url, "headers": {"X-Trace": "${TRACE:-cli-test}"}, "trustAnnotations": true}
     }});
     std::fs::write(&path, file.to_string()).unwrap();
     Config { _dir: dir, path }

@@ -78,10 +78,16 @@ fn http_server() -> HttpServer {
 }
 
 const THREE: &str = r#"{"mcpServers": {
-    "alpha": {"command": "${BIN}", "args": ["serve", "everything"]},
-    "beta": {"command": "${BIN}", "args": ["serve", "everything"], "timeoutMs": 30000},
-    "gamma": {"type": "http", "url": "${URL}"},
+    "alpha": {"command": "${BIN}", "args": ["serve", "everything"], "trustAnnotations": true},
+    "beta": {"command": "${BIN}", "args": ["serve", "everything"], "timeoutMs": 30000, "trustAnnotations": true},
+    "gamma": {"type": "http", "url": "${URL}", "trustAnnotations": true},
     "off": {"command": "${NOT_SET}", "disabled": true}
+}}"#;
+
+/// Two `serve everything` children, `a` and `b`.
+const TWO: &str = r#"{"mcpServers": {
+    "a": {"command": "${BIN}", "args": ["serve", "everything"]},
+    "b": {"command": "${BIN}", "args": ["serve", "everything"]}
 }}"#;
 
 #[tokio::test]
@@ -197,8 +203,8 @@ async fn restarts_are_bounded_and_then_the_server_fails_alone() {
     options.restart = RestartPolicy::never();
     let config = config(
         r#"{"mcpServers": {
-            "fragile": {"command": "${BIN}", "args": ["serve", "everything"]},
-            "steady": {"command": "${BIN}", "args": ["serve", "everything"]}
+            "fragile": {"command": "${BIN}", "args": ["serve", "everything"], "trustAnnotations": true},
+            "steady": {"command": "${BIN}", "args": ["serve", "everything"], "trustAnnotations": true}
         }}"#,
         None,
     );
@@ -223,7 +229,7 @@ async fn a_server_that_cannot_start_or_answer_fails_without_holding_up_the_other
         r#"{"mcpServers": {
             "missing": {"command": "/no/such/server"},
             "mute": {"command": "sh", "args": ["-c", "exec sleep 60"]},
-            "ok": {"command": "${BIN}", "args": ["serve", "everything"]}
+            "ok": {"command": "${BIN}", "args": ["serve", "everything"], "trustAnnotations": true}
         }}"#,
         None,
     );
@@ -275,13 +281,26 @@ async fn the_approval_hook_decides_risky_calls_and_a_denial_is_not_sent() {
         let allowed = allowed.load(Ordering::SeqCst);
         async move { if allowed { Approval::Approve } else { Approval::Deny("the user said no".into()) } }
     });
-    let config =
-        config(r#"{"mcpServers": {"s": {"command": "${BIN}", "args": ["serve", "everything"]}}}"#, None);
+    let config = config(
+        r#"{"mcpServers": {
+            "s": {"command": "${BIN}", "args": ["serve", "everything"], "trustAnnotations": true},
+            "u": {"command": "${BIN}", "args": ["serve", "everything"]}
+        }}"#,
+        None,
+    );
     let host = Host::start(config.clone(), options().approval(hook)).await;
 
-    // Read-only, closed-world tools need no approval.
+    // Read-only, closed-world tools of a server whose annotations are trusted need no
+    // approval; the same tool of a server not trusted does (TOOL-08).
     host.call_tool("s__echo", json!({"message": "hi"})).await.unwrap();
     assert!(asked.lock().unwrap().is_empty());
+    host.call_tool("u__echo", json!({"message": "hi"})).await.unwrap();
+    let untrusted =
+        asked.lock().unwrap().pop().expect("the untrusted server's read-only tool was asked about");
+    assert_eq!(
+        (untrusted.name.as_str(), untrusted.risk),
+        ("u__echo", Risk { destructive: true, open_world: true })
+    );
 
     // A tool without annotations is destructive and open-world by the spec's defaults.
     let approved =
@@ -376,4 +395,164 @@ async fn a_per_server_time_limit_cancels_a_slow_call_and_the_server_goes_on() {
     host.shutdown().await;
     assert_eq!(pending.await.unwrap().unwrap_err(), HostError::ShutDown);
     assert!(pids.len() == 2 && pids.iter().all(|&pid| gone(pid)), "{pids:?}");
+}
+
+/// APPS-03: a host that shows apps hides the tools only an app may call from the model,
+/// lets an app call only those its server allows, and fetches the app with `resources/read`
+/// together with the policy it must render it under. A host that shows no apps never sees
+/// the app's own tools.
+#[tokio::test]
+async fn apps_03_the_model_sees_only_its_tools_and_an_app_calls_only_its_own() {
+    let entry = r#"{"mcpServers": {"s": {"command": "${BIN}", "args": ["serve", "everything"], "trustAnnotations": true}}}"#;
+    let host = Host::start(config(entry, None), options().show_apps()).await;
+    let names: Vec<String> = host.tools().into_iter().map(|t| t.name).collect();
+    assert!(names.contains(&"s__clock".to_owned()), "{names:?}");
+    assert!(!names.contains(&"s__clock_refresh".to_owned()), "app-only tools are not the model's: {names:?}");
+    assert!(host.tool("s__clock_refresh").is_some(), "the server listed it to a host that shows apps");
+    let hidden = host.call_tool("s__clock_refresh", json!({})).await.unwrap_err();
+    assert_eq!(hidden, HostError::UnknownTool("s__clock_refresh".into()));
+
+    let refreshed = host.call_from_app("s", "clock_refresh", json!({})).await.unwrap();
+    assert!(text(&refreshed).as_str().unwrap().ends_with("seconds since the Unix epoch"));
+    let refused = host.call_from_app("s", "clock", json!({})).await.unwrap_err();
+    assert!(refused.is_denied(), "clock is the model's alone: {refused}");
+
+    let app = host.app("s__clock").await.unwrap();
+    assert_eq!((app.server.as_str(), app.uri.as_str()), ("s", "ui://everything/clock.html"));
+    assert!(app.html.starts_with("<!DOCTYPE html>"));
+    assert!(
+        app.policy.starts_with("default-src 'none'; ") && app.policy.contains("connect-src 'self';"),
+        "{}",
+        app.policy
+    );
+    let no_app = host.app("s__echo").await.unwrap_err();
+    assert!(no_app.to_string().contains("links to no app"), "{no_app}");
+    host.shutdown().await;
+
+    let plain = Host::start(config(entry, None), options()).await;
+    assert!(
+        plain.tool("s__clock_refresh").is_none(),
+        "a host that shows no apps is not offered the app's tools"
+    );
+    assert!(plain.tool("s__clock").is_some());
+    plain.shutdown().await;
+}
+
+/// SUB-08: the server holds no subscription across a restart, so after a stdio server is
+/// killed and started again the host sends `subscriptions/listen` anew: a tool change on the
+/// new process still reaches the registry.
+#[tokio::test]
+async fn sub_08_after_a_restart_the_host_listens_again() {
+    let config =
+        config(r#"{"mcpServers": {"live": {"command": "${BIN}", "args": ["serve", "everything"]}}}"#, None);
+    let host = Host::start(config, options().approval(ApprovalHook::approve_all())).await;
+    assert_eq!(host.server_status("live").unwrap().version.unwrap().era(), Era::Modern);
+    let first = host.server_status("live").unwrap().pid.unwrap();
+    sigkill(first);
+    wait_until("the server to be back", || {
+        let status = host.server_status("live").unwrap();
+        status.state == ServerState::Connected && status.pid.is_some_and(|pid| pid != first)
+    })
+    .await;
+    let added = host.call_tool("live__test_trigger_tool_change", json!({})).await.unwrap();
+    assert_eq!(text(&added), "Added test_dynamic_tool");
+    wait_until("the change heard from the new process", || host.tool("live__test_dynamic_tool").is_some())
+        .await;
+    host.shutdown().await;
+}
+
+/// Prompts beside tools: every server's prompts in one registry under `{server}__{prompt}`,
+/// and `get_prompt` routed to the server that has it, by its own name there.
+#[tokio::test]
+async fn prompts_of_every_server_under_one_registry_routed_to_their_server() {
+    for mode in [EraMode::Auto, EraMode::Legacy] {
+        let config = config(TWO, None);
+        let mut options = options();
+        options.client.mode = mode;
+        let host = Host::start(config, options).await;
+        let names: Vec<String> = host.prompts().into_iter().map(|p| p.name).collect();
+        assert!(
+            names.contains(&"a__greeting".to_owned()) && names.contains(&"b__greeting".to_owned()),
+            "{mode:?}: {names:?}"
+        );
+        let greeting = host.prompts().into_iter().find(|p| p.name == "b__greeting").unwrap();
+        assert_eq!((greeting.server.as_str(), greeting.prompt.name.as_str()), ("b", "greeting"));
+        let messages = host.get_prompt("b__greeting", json!({"name": "Ada"})).await.unwrap();
+        let text = serde_json::to_value(&messages).unwrap().to_string();
+        assert!(text.contains("Please greet Ada"), "{mode:?}: {text}");
+        let unknown = host.get_prompt("greeting", json!({})).await.unwrap_err();
+        assert_eq!(unknown, HostError::UnknownPrompt("greeting".into()));
+        let missing = host.get_prompt("a__greeting", json!({})).await.unwrap_err();
+        assert!(matches!(missing, HostError::Prompt { ref server, .. } if server == "a"), "{missing}");
+        host.shutdown().await;
+    }
+}
+
+/// Resources beside tools and prompts: every server's resources under host URIs that map back
+/// to their server and their own URI, templates listed with their server, and any URI of a
+/// template read through the host.
+#[tokio::test]
+async fn resources_of_every_server_under_host_uris_that_map_back() {
+    use modelctx::host::resource_uri::host_uri;
+    use modelctx::protocol::types::TextOrBlob;
+
+    let config = config(TWO, None);
+    let host = Host::start(config, options()).await;
+    let readme = host_uri("b", "everything://readme");
+    let listed = host.resources();
+    let entry = listed.iter().find(|r| r.uri == readme).expect("b's readme under its host URI");
+    assert_eq!((entry.server.as_str(), entry.resource.uri.as_str()), ("b", "everything://readme"));
+    assert!(listed.iter().any(|r| r.uri == host_uri("a", "everything://readme")), "a's too, apart");
+    let text = |contents: Vec<TextOrBlob>| match contents.into_iter().next() {
+        Some(TextOrBlob::Text(text)) => text.text,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        text(host.read_resource(&readme).await.unwrap()),
+        "This is the everything server of modelctx."
+    );
+    let templates = host.resource_templates();
+    assert!(
+        templates.iter().any(|t| t.server == "a" && t.template.uri_template == "everything://items/{id}")
+    );
+    let item = text(host.read_resource(&host_uri("a", "everything://items/7")).await.unwrap());
+    assert!(item.contains('7'), "{item}");
+    for unknown in ["everything://readme", "mcp-host://nobody/everything%3A%2F%2Freadme"] {
+        assert_eq!(
+            host.read_resource(unknown).await.unwrap_err(),
+            HostError::UnknownResource(unknown.into())
+        );
+    }
+    host.shutdown().await;
+}
+
+/// Completion routed: a prompt's argument is completed by the server that has the prompt,
+/// under its own name there; a template's by the server named with it.
+#[tokio::test]
+async fn completion_is_asked_of_the_server_that_has_the_prompt_or_template() {
+    use modelctx::host::CompletionTarget;
+
+    let config = config(TWO, None);
+    let host = Host::start(config, options()).await;
+    let colors = host
+        .complete(CompletionTarget::Prompt("a__greeting"), json!({"name": "color", "value": "re"}), None)
+        .await
+        .unwrap();
+    assert!(
+        !colors.values.is_empty() && colors.values.iter().all(|v| v.starts_with("re")),
+        "{:?}",
+        colors.values
+    );
+    let template = CompletionTarget::Template { server: "b", uri_template: "everything://items/{id}" };
+    let ids = host.complete(template, json!({"name": "id", "value": "99"}), None).await.unwrap();
+    assert!(
+        ids.values.contains(&"99".to_owned()) && ids.values.iter().all(|v| v.starts_with("99")),
+        "{:?}",
+        ids.values
+    );
+    let unknown = host
+        .complete(CompletionTarget::Prompt("greeting"), json!({"name": "color", "value": ""}), None)
+        .await;
+    assert_eq!(unknown.unwrap_err(), HostError::UnknownPrompt("greeting".into()));
+    host.shutdown().await;
 }

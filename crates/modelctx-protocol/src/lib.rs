@@ -31,6 +31,7 @@
 
 pub(crate) mod macros;
 
+pub mod apps;
 pub mod era;
 pub mod headers;
 pub mod jsonrpc;

@@ -101,7 +101,7 @@ mod tests {
     }
 
     #[test]
-    fn key_syntax() {
+    fn base_18_meta_keys_follow_the_prefix_and_name_syntax() {
         for good in [PROTOCOL_VERSION, PROGRESS_TOKEN, "com.example/a.b-c_d", "x/", "a"] {
             assert_eq!(validate_key(good), Ok(()), "{good}");
         }

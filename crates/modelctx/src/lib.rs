@@ -54,6 +54,7 @@ pub mod host;
 pub mod otel;
 pub(crate) mod schema;
 pub mod server;
+mod skill_file;
 pub mod store;
 mod telemetry;
 pub mod testing;

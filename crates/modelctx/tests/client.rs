@@ -8,6 +8,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use common::client::{connect, options};
+
 use modelctx::client::ClientHandlers;
 use modelctx::client::{Client, ClientError, ClientOptions, EraMode};
 use modelctx::protocol::era::ServerVersions;
@@ -16,7 +18,6 @@ use modelctx::protocol::types::Implementation;
 use modelctx::protocol::types::Root;
 use modelctx::protocol::{Era, ProtocolVersion};
 use modelctx::server::{InputError, RequestContext, Server, ToolDef};
-use modelctx::transport::serve_connection;
 use serde_json::json;
 
 /// Counts the `stall` calls that ended without finishing (the server cancelled them).
@@ -70,18 +71,6 @@ async fn reaches(counter: &AtomicUsize, value: usize) -> bool {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     false
-}
-
-async fn connect(server: Server, options: ClientOptions) -> Result<Client, ClientError> {
-    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
-    let (server_read, server_write) = tokio::io::split(server_end);
-    tokio::spawn(serve_connection(server, server_read, server_write, std::future::pending()));
-    let (read, write) = tokio::io::split(client_end);
-    Client::connect(read, write, options).await
-}
-
-fn options() -> ClientOptions {
-    ClientOptions::new(Implementation::new("test-client", "1"))
 }
 
 #[tokio::test]
@@ -381,40 +370,6 @@ async fn tool_10_structured_content_is_checked_against_the_listed_output_schema(
 }
 
 #[tokio::test]
-async fn listen_streams_the_changes_asked_for_in_both_eras() {
-    use futures::StreamExt;
-    use modelctx::protocol::v2026::SubscriptionFilter;
-    use modelctx::server::{ResourceDef, ResourceRequest, text_contents};
-
-    for versions in [ServerVersions::default(), ServerVersions::new([ProtocolVersion::V2025_11_25])] {
-        let served = Server::builder(Implementation::new("listen-test", "1"))
-            .versions(versions)
-            .tool(ToolDef::new("hello", || async { "hello" }))
-            .resource(ResourceDef::new("test://note", "note", |request: ResourceRequest| async move {
-                Ok(vec![text_contents(request.uri, None, "v1")])
-            }))
-            .build()
-            .unwrap();
-        let client = connect(served.clone(), options()).await.unwrap();
-        let filter = SubscriptionFilter {
-            tools_list_changed: Some(true),
-            resource_subscriptions: Some(vec!["test://note".into()]),
-            ..SubscriptionFilter::default()
-        };
-        let changes = client.listen(filter).await.unwrap();
-        futures::pin_mut!(changes);
-        served.add_tool(ToolDef::new("added", || async { "new" })).unwrap();
-        let next = tokio::time::timeout(Duration::from_secs(5), changes.next()).await.unwrap().unwrap();
-        assert_eq!(next.method, "notifications/tools/list_changed", "{:?}", client.era());
-        served.resource_updated("test://elsewhere");
-        served.resource_updated("test://note");
-        let next = tokio::time::timeout(Duration::from_secs(5), changes.next()).await.unwrap().unwrap();
-        assert_eq!(next.method, "notifications/resources/updated");
-        assert_eq!(next.params.unwrap()["uri"], "test://note", "only the subscribed URI");
-    }
-}
-
-#[tokio::test]
 async fn cache_01_listings_are_kept_for_their_ttl_until_a_change_notification() {
     let listed = Arc::new(AtomicUsize::new(0));
     let counter = listed.clone();
@@ -452,6 +407,34 @@ async fn base_08_an_unknown_result_type_is_an_invalid_result() {
     let error = client.call_tool("anything", json!({})).await.unwrap_err();
     assert!(error.is_invalid_result(), "{error}");
     assert!(error.to_string().contains("\"task\""), "{error}");
+}
+
+/// BASE-10: the `resultType`s a client accepts are the core ones and those of the extensions
+/// it declared: `"task"` is an invalid result for a client without the tasks extension
+/// (BASE-08) and a task to follow for one that declared it.
+#[tokio::test]
+async fn base_10_an_extension_result_type_is_accepted_once_the_extension_is_declared() {
+    let respond = |method: &str, _: &serde_json::Value| match method {
+        "tools/call" => (
+            Vec::new(),
+            json!({"resultType": "task", "taskId": "t1", "status": "working", "pollIntervalMs": 10}),
+        ),
+        _ => (
+            Vec::new(),
+            json!({"resultType": "complete", "taskId": "t1", "status": "completed",
+                   "result": {"content": [{"type": "text", "text": "done later"}]}}),
+        ),
+    };
+    let without = scripted(json!({"tools": {}}), respond).await;
+    assert!(without.call_tool("slow", json!({})).await.unwrap_err().is_invalid_result());
+    let declared = scripted_with(
+        json!({"tools": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}}),
+        ClientOptions { tasks: true, ..options() },
+        respond,
+    )
+    .await;
+    let result = declared.call_tool("slow", json!({})).await.unwrap();
+    assert_eq!(serde_json::to_value(&result.content).unwrap()[0]["text"], "done later");
 }
 
 /// BASE-09: a result without `resultType` (an older server's) is a complete one.
@@ -656,4 +639,110 @@ async fn life_09_an_initialize_that_times_out_is_not_cancelled() {
     }
     assert_eq!(sent.first().map(String::as_str), Some("initialize"), "{sent:?}");
     assert!(!sent.iter().any(|m| m == "notifications/cancelled"), "initialize was cancelled: {sent:?}");
+}
+
+/// SAMP-04, SAMP-05: a server's sampling request whose conversation breaks the tool rules
+/// (an unanswered tool use, results mixed with text) is refused `-32602` naming the rule;
+/// the host's model is never asked.
+#[tokio::test]
+async fn samp_04_05_the_client_refuses_a_conversation_breaking_the_tool_rules() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    let (read, mut write) = tokio::io::split(server_end);
+    let (told, answered) = tokio::sync::oneshot::channel::<serde_json::Value>();
+    tokio::spawn(async move {
+        let mut told = Some(told);
+        let mut lines = BufReader::new(read).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            let message: serde_json::Value = serde_json::from_str(&line).unwrap();
+            let reply = match message["method"].as_str() {
+                Some("initialize") => json!({"jsonrpc": "2.0", "id": message["id"], "result": {
+                    "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "scripted", "version": "1"}}}),
+                Some("tools/call") => {
+                    json!({"jsonrpc": "2.0", "id": "s1", "method": "sampling/createMessage", "params": {
+                    "maxTokens": 10, "messages": [
+                        {"role": "assistant", "content": [{"type": "tool_use", "id": "w1", "name": "weather", "input": {}}]},
+                        {"role": "user", "content": [{"type": "tool_result", "toolUseId": "w1", "content": []},
+                                                     {"type": "text", "text": "and also"}]}]}})
+                }
+                _ if message["id"] == "s1" => {
+                    if let Some(told) = told.take() {
+                        let _ = told.send(message);
+                    }
+                    continue;
+                }
+                _ => continue,
+            };
+            write.write_all(format!("{reply}\n").as_bytes()).await.unwrap();
+        }
+    });
+    let asked = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&asked);
+    let handlers = ClientHandlers::default().sampling_tools().on_sample(move |_| {
+        counter.fetch_add(1, Ordering::SeqCst);
+        async { Err(modelctx::protocol::jsonrpc::ErrorObject::internal("never asked")) }
+    });
+    let options = ClientOptions { mode: EraMode::Legacy, handlers, ..options() };
+    let (read, write) = tokio::io::split(client_end);
+    let client = Client::connect(read, write, options).await.unwrap();
+    let call = tokio::spawn(async move { client.call_tool("agent", json!({})).await });
+    let answer = tokio::time::timeout(Duration::from_secs(5), answered).await.unwrap().unwrap();
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    assert!(answer["error"]["message"].as_str().unwrap().contains("mixes tool results"), "{answer}");
+    assert_eq!(asked.load(Ordering::SeqCst), 0, "the model was never asked");
+    call.abort();
+}
+
+/// ROOTS-04: the client offers only roots that name their directory plainly: a root whose
+/// path climbs out of itself (`..`, plain or percent-encoded) is never sent; the server is
+/// answered an error instead, in both eras.
+#[tokio::test]
+async fn roots_04_a_root_that_climbs_out_of_itself_is_never_offered() {
+    for (versions, era) in [
+        (ServerVersions::default(), Era::Modern),
+        (ServerVersions::new([ProtocolVersion::V2025_11_25]), Era::Legacy),
+    ] {
+        let climbing = ClientHandlers::default()
+            .on_elicit(|_| async {
+                serde_json::from_value(json!({"action": "accept", "content": {"name": "Ada"}})).unwrap()
+            })
+            .on_roots(|| async {
+                vec![
+                    serde_json::from_value::<Root>(json!({"uri": "file:///work"})).unwrap(),
+                    serde_json::from_value::<Root>(json!({"uri": "file:///work/%2E%2E/etc"})).unwrap(),
+                ]
+            });
+        let client =
+            connect(server(versions), ClientOptions { handlers: climbing, ..options() }).await.unwrap();
+        assert_eq!(client.era(), era);
+        let outcome = client.call_tool("ask", json!({})).await;
+        let text = match outcome {
+            Ok(result) => serde_json::to_value(&result.content).unwrap()[0]["text"].to_string(),
+            Err(error) => error.to_string(),
+        };
+        assert!(text.contains("has . or .. segments"), "{era:?}: {text}");
+        assert!(!text.contains("2 root(s)"), "{era:?}: {text}");
+    }
+}
+
+/// LIFE-08: a client uses only what was negotiated: a method behind a capability the server
+/// did not declare is refused before anything is sent, naming the capability.
+#[tokio::test]
+async fn life_08_methods_of_undeclared_capabilities_are_never_sent() {
+    let sent = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = Arc::clone(&sent);
+    let client = scripted(json!({"tools": {}}), move |method, _| {
+        seen.lock().unwrap().push(method.to_owned());
+        (Vec::new(), json!({"tools": [], "resultType": "complete"}))
+    })
+    .await;
+    client.list_tools().await.unwrap();
+    let refused = client
+        .complete(json!({"type": "ref/prompt", "name": "p"}), json!({"name": "a", "value": ""}), None)
+        .await;
+    assert!(refused.unwrap_err().to_string().contains("`completions`"));
+    assert!(client.list_prompts().await.unwrap_err().to_string().contains("`prompts`"));
+    assert!(client.read_resource("file:///x").await.unwrap_err().to_string().contains("`resources`"));
+    assert_eq!(*sent.lock().unwrap(), ["tools/list"], "only the declared capability was used");
 }

@@ -332,6 +332,15 @@ impl Seen {
 
 /// `server` behind a loopback endpoint that records every request before handling it.
 async fn recording(server: Server) -> (String, std::sync::Arc<std::sync::Mutex<Vec<Seen>>>) {
+    recording_with(server, |_| false).await
+}
+
+/// Like [`recording`]; a request `cut` picks is answered, as a broken stream would be, with
+/// an event stream that carries one progress notification and ends with no answer.
+async fn recording_with(
+    server: Server,
+    cut: impl Fn(&Seen) -> bool + Clone + Send + Sync + 'static,
+) -> (String, std::sync::Arc<std::sync::Mutex<Vec<Seen>>>) {
     use http_body_util::{BodyExt, Full};
     use hyper::body::Incoming;
     use hyper_util::rt::TokioIo;
@@ -344,17 +353,29 @@ async fn recording(server: Server) -> (String, std::sync::Arc<std::sync::Mutex<V
     let record = seen.clone();
     tokio::spawn(async move {
         while let Ok((stream, _)) = listener.accept().await {
-            let (mcp, record) = (mcp.clone(), record.clone());
+            let (mcp, record, cut) = (mcp.clone(), record.clone(), cut.clone());
             let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
-                let (mcp, record) = (mcp.clone(), record.clone());
+                let (mcp, record, cut) = (mcp.clone(), record.clone(), cut.clone());
                 async move {
                     let (parts, body) = request.into_parts();
                     let body = body.collect().await.map(|b| b.to_bytes()).unwrap_or_default();
-                    record.lock().unwrap().push(Seen {
+                    let seen = Seen {
                         method: parts.method.to_string(),
                         headers: parts.headers.clone(),
                         body: serde_json::from_slice(&body).unwrap_or(serde_json::Value::Null),
-                    });
+                    };
+                    let broken = cut(&seen);
+                    record.lock().unwrap().push(seen);
+                    if broken {
+                        let progress = json!({"jsonrpc": "2.0", "method": "notifications/progress",
+                            "params": {"progressToken": "cut", "progress": 1}});
+                        let stream = format!("event: message\ndata: {progress}\n\n");
+                        let response = hyper::Response::builder()
+                            .header("content-type", "text/event-stream")
+                            .body(Full::new(bytes::Bytes::from(stream)).boxed_unsync())
+                            .unwrap();
+                        return Ok::<_, std::convert::Infallible>(response);
+                    }
                     let request = hyper::Request::from_parts(parts, Full::new(body));
                     Ok::<_, std::convert::Infallible>(mcp.handle(request).await)
                 }
@@ -505,4 +526,119 @@ async fn http_27_a_tool_with_invalid_x_mcp_header_annotations_is_dropped_from_th
     let client = Client::connect_http(&url, Default::default(), options()).await.unwrap();
     let names: Vec<String> = client.list_tools().await.unwrap().into_iter().map(|t| t.name).collect();
     assert_eq!(names, ["good"], "the tool with a header named twice is dropped");
+}
+
+/// HTTP-17: a 2026-07-28 response stream cannot be resumed, so a request whose stream broke
+/// before its answer is sent again as a new request with a new id — a bounded number of
+/// times (`ClientOptions::reissues`), then the call fails saying so.
+#[tokio::test]
+async fn http_17_a_broken_modern_response_stream_is_sent_again_with_a_new_id() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&calls);
+    let first_call_cut =
+        move |seen: &Seen| seen.body["method"] == "tools/call" && counted.fetch_add(1, Ordering::SeqCst) == 0;
+    let (url, seen) = recording_with(server(ServerVersions::default()), first_call_cut).await;
+    let client = Client::connect_http(&url, Default::default(), options()).await.unwrap();
+    assert_eq!(text(&client.call_tool("hello", json!({})).await.unwrap()), "hello");
+    let ids: Vec<serde_json::Value> = seen
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|r| r.body["method"] == "tools/call")
+        .map(|r| r.body["id"].clone())
+        .collect();
+    assert_eq!(ids.len(), 2, "sent once, cut, sent again: {ids:?}");
+    assert_ne!(ids[0], ids[1], "the second is a new request with a new id");
+
+    let (url, seen) =
+        recording_with(server(ServerVersions::default()), |seen: &Seen| seen.body["method"] == "tools/call")
+            .await;
+    let client = Client::connect_http(&url, Default::default(), ClientOptions { reissues: 1, ..options() })
+        .await
+        .unwrap();
+    let error = client.call_tool("hello", json!({})).await.unwrap_err();
+    assert!(error.to_string().contains("stream broke before the answer"), "{error}");
+    let sent = seen.lock().unwrap().iter().filter(|r| r.body["method"] == "tools/call").count();
+    assert_eq!(sent, 2, "the first send and one more");
+}
+
+/// ROOTS-03, server side: `notifications/roots/list_changed` from a 2025-11-25 client runs the
+/// server's `on_roots_changed` hook, with the session's id over HTTP and none over stdio.
+#[tokio::test]
+async fn roots_03_the_server_hears_that_a_legacy_clients_roots_changed() {
+    use modelctx::client::ClientHandlers;
+    use tokio::sync::mpsc;
+
+    let (told, mut heard) = mpsc::unbounded_channel::<Option<String>>();
+    let server = || {
+        let told = told.clone();
+        Server::builder(Implementation::new("roots-test", "1"))
+            .tool(ToolDef::new("hello", || async { "hello" }))
+            .on_roots_changed(move |session| {
+                let told = told.clone();
+                async move {
+                    let _ = told.send(session);
+                }
+            })
+            .build()
+            .unwrap()
+    };
+    let legacy = || {
+        let handlers = ClientHandlers::default()
+            .on_roots(|| async { vec![serde_json::from_value(json!({"uri": "file:///work"})).unwrap()] })
+            .roots_list_changed();
+        ClientOptions { mode: EraMode::Legacy, handlers, ..options() }
+    };
+
+    let (url, _stop) = serve(server(), HttpOptions::default()).await;
+    let client = Client::connect_http(&url, Default::default(), legacy()).await.unwrap();
+    assert!(client.roots_changed().await.unwrap());
+    let session =
+        tokio::time::timeout(Duration::from_secs(5), heard.recv()).await.expect("the hook ran").unwrap();
+    assert!(session.is_some_and(|id| !id.is_empty()), "over HTTP the hook is told the session");
+
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    let (server_read, server_write) = tokio::io::split(server_end);
+    tokio::spawn(modelctx::transport::serve_connection(
+        server(),
+        server_read,
+        server_write,
+        std::future::pending(),
+    ));
+    let (read, write) = tokio::io::split(client_end);
+    let client = Client::connect(read, write, legacy()).await.unwrap();
+    assert!(client.roots_changed().await.unwrap());
+    let session =
+        tokio::time::timeout(Duration::from_secs(5), heard.recv()).await.expect("the hook ran").unwrap();
+    assert_eq!(session, None, "over stdio the connection is the session");
+}
+
+/// BASE-04: a client never reuses a request id within a session: every request it POSTs in
+/// a 2025-11-25 session — the handshake, listings, calls, one that times out — has an id of
+/// its own.
+#[tokio::test]
+async fn base_04_a_legacy_session_never_sees_a_request_id_twice() {
+    let (url, seen) = recording(server(ServerVersions::default())).await;
+    let client =
+        Client::connect_http(&url, Default::default(), ClientOptions { mode: EraMode::Legacy, ..options() })
+            .await
+            .unwrap();
+    client.list_tools().await.unwrap();
+    for _ in 0..3 {
+        client.call_tool("hello", json!({})).await.unwrap();
+    }
+    client.ping().await.unwrap();
+    let ids: Vec<serde_json::Value> = seen
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|r| r.body.get("method").is_some() && r.body.get("id").is_some())
+        .map(|r| r.body["id"].clone())
+        .collect();
+    assert!(ids.len() >= 6, "{ids:?}");
+    let distinct: std::collections::HashSet<String> = ids.iter().map(|id| id.to_string()).collect();
+    assert_eq!(distinct.len(), ids.len(), "an id was used twice: {ids:?}");
 }

@@ -3,23 +3,21 @@
 
 mod common;
 
+use common::http::{Answer, Endpoint, ask, released, start_serving};
+
 use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::Request;
-use hyper_util::client::legacy::Client;
-use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::rt::TokioExecutor;
 use modelctx::server::LegacySession;
-use modelctx::server::{InputError, RequestContext, Server, ToolDef};
+use modelctx::server::{RequestContext, Server, ToolDef};
 use modelctx::testing::with_modern_meta;
 use modelctx::transport::http::{
-    HttpOptions, HttpStores, MemoryEventStore, SessionStore, StoreError, StoreFuture, serve_http,
+    HttpOptions, HttpStores, MemoryEventStore, SessionStore, StoreError, StoreFuture,
 };
 use modelctx_protocol::types::Implementation;
 use serde_json::{Value, json};
-use tokio::sync::oneshot;
 
 const WAIT: Duration = Duration::from_secs(10);
 
@@ -29,19 +27,6 @@ async fn slow(ctx: RequestContext) -> String {
         ctx.progress(f64::from(step), Some(2.0), None).await;
     }
     "done".into()
-}
-
-async fn ask(ctx: RequestContext) -> Result<String, InputError> {
-    let answer = ctx.elicit(common::name_form()).await?;
-    Ok(format!("{:?}", answer.action))
-}
-
-/// Releases its stream mid-call, then answers.
-async fn released(ctx: RequestContext) -> String {
-    ctx.progress(1.0, None, None).await;
-    ctx.release_stream();
-    tokio::time::sleep(Duration::from_millis(50)).await;
-    "after the break".into()
 }
 
 fn server() -> Server {
@@ -59,48 +44,8 @@ fn server() -> Server {
         .unwrap()
 }
 
-struct Endpoint {
-    url: String,
-    client: Client<HttpConnector, Full<Bytes>>,
-    server: Server,
-    _stop: oneshot::Sender<()>,
-}
-
 async fn start(options: HttpOptions) -> Endpoint {
     start_serving(server(), options).await
-}
-
-async fn start_serving(server: Server, options: HttpOptions) -> Endpoint {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let (stop, stopped) = oneshot::channel::<()>();
-    tokio::spawn(serve_http(server.clone(), listener, options, async move {
-        let _ = stopped.await;
-    }));
-    Endpoint { url, client: Client::builder(TokioExecutor::new()).build_http(), server, _stop: stop }
-}
-
-struct Answer {
-    status: u16,
-    headers: http::HeaderMap,
-    body: String,
-}
-
-impl Answer {
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("{e}: {}", self.body))
-    }
-
-    /// The JSON messages of an SSE body.
-    fn events(&self) -> Vec<Value> {
-        self.body
-            .lines()
-            .filter_map(|line| line.strip_prefix("data:"))
-            .map(str::trim)
-            .filter(|data| !data.is_empty())
-            .map(|data| serde_json::from_str(data).unwrap())
-            .collect()
-    }
 }
 
 /// Reads a streamed body until `done` finds what it wants in the text so far.
@@ -138,30 +83,6 @@ impl Endpoint {
         let answer = self.send("POST", &[("content-type", "application/json")], &init.to_string()).await;
         assert_eq!(answer.status, 200, "initialize: {}", answer.body);
         answer.headers["mcp-session-id"].to_str().unwrap().to_owned()
-    }
-
-    /// Sends a request and returns the response with its body still streaming.
-    async fn open(
-        &self,
-        method: &str,
-        headers: &[(&str, &str)],
-        body: &str,
-    ) -> http::Response<hyper::body::Incoming> {
-        let mut request = Request::builder().method(method).uri(&self.url);
-        for (name, value) in headers {
-            request = request.header(*name, *value);
-        }
-        let request = request.body(Full::new(Bytes::from(body.to_owned()))).unwrap();
-        tokio::time::timeout(WAIT, self.client.request(request)).await.unwrap().unwrap()
-    }
-
-    async fn send(&self, method: &str, headers: &[(&str, &str)], body: &str) -> Answer {
-        let response = self.open(method, headers, body).await;
-        let status = response.status().as_u16();
-        let headers = response.headers().clone();
-        let body =
-            tokio::time::timeout(WAIT, response.into_body().collect()).await.unwrap().unwrap().to_bytes();
-        Answer { status, headers, body: String::from_utf8(body.to_vec()).unwrap() }
     }
 
     async fn modern(&self, method: &str, name: Option<&str>, params: Value) -> Answer {

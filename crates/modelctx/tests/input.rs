@@ -656,3 +656,67 @@ async fn mrtr_02_a_resource_read_that_asks_gets_input_required_then_its_contents
     assert_eq!(done["resultType"], "complete");
     assert_eq!(done["contents"][0]["text"], "Hello, Grace!");
 }
+
+/// SAMP-05, SAMP-09: a server handler that asks to sample a conversation whose tool use is
+/// not answered (or answered with something else mixed in, SAMP-04) is refused before
+/// anything reaches the client, and the handler learns why.
+#[tokio::test]
+async fn samp_04_05_09_a_conversation_breaking_the_tool_rules_is_never_sent() {
+    let unanswered = || {
+        serde_json::from_value::<CreateMessageRequestParams>(json!({
+            "messages": [
+                {"role": "user", "content": {"type": "text", "text": "What is the weather?"}},
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "w1", "name": "weather", "input": {}}]},
+                {"role": "user", "content": {"type": "text", "text": "go on"}},
+            ],
+            "maxTokens": 50,
+            "tools": [{"name": "weather", "inputSchema": {"type": "object"}}],
+        }))
+        .unwrap()
+    };
+    let server = Server::builder(Implementation::new("input-test", "1"))
+        .tool(ToolDef::new("agent", move |ctx: RequestContext| {
+            let params = unanswered();
+            async move { ctx.sample(params).await.map(|_| "sampled") }
+        }))
+        .build()
+        .unwrap();
+    let client = TestClient::start(server);
+    let result = serde_json::Value::Object(
+        call(&client, json!({"name": "agent"}), json!({"sampling": {"tools": {}}})).await.unwrap(),
+    );
+    assert_ne!(result["resultType"], "input_required", "nothing was asked: {result}");
+    assert_eq!(result["isError"], true, "{result}");
+    let text = result["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.contains("the question was not sent") && text.contains("must answer exactly those"),
+        "{text}"
+    );
+}
+
+/// BASE-28: a multi-round request's state travels only in the identifier the client passes
+/// back (`requestState`): the second round, sent on another connection to the same server,
+/// carries the first round's answer; the same round without it starts over, because nothing
+/// was kept on the connection or the server.
+#[tokio::test]
+async fn base_28_multi_round_state_lives_only_in_the_request_state_the_client_passes() {
+    let server = server(ServerOptions::default());
+    let first_connection = TestClient::start(server.clone());
+    let first = call(&first_connection, json!({"name": "poem"}), caps()).await.unwrap();
+    drop(first_connection);
+    let other_connection = TestClient::start(server);
+    let answer = json!({"elicit-0": {"action": "accept", "content": {"name": "Ada"}}});
+    let second = call(
+        &other_connection,
+        json!({"name": "poem", "requestState": first["requestState"], "inputResponses": answer}),
+        caps(),
+    )
+    .await
+    .unwrap();
+    assert!(
+        second["inputRequests"]["sample-0"].is_object(),
+        "the first answer came with the state: {second:?}"
+    );
+    let without = call(&other_connection, json!({"name": "poem"}), caps()).await.unwrap();
+    assert!(without["inputRequests"]["elicit-0"].is_object(), "without the state, the first question again");
+}

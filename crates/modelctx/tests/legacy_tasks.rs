@@ -197,3 +197,46 @@ async fn t25_18_a_running_task_is_cancelled_before_the_answer_and_an_ended_one_i
         "no result to give"
     );
 }
+
+/// PROG-06: the progress of a task-augmented call goes on under the call's own
+/// `progressToken` after the `CreateTaskResult`, until the task ends, and stops then.
+#[tokio::test]
+async fn prog_06_a_tasks_progress_keeps_the_calls_token_until_it_ends() {
+    let (go, gate) = tokio::sync::watch::channel(false);
+    let stepping = move |ctx: RequestContext| {
+        let mut gate = gate.clone();
+        async move {
+            let _ = gate.wait_for(|open| *open).await;
+            for step in 1..=3 {
+                ctx.progress(f64::from(step), Some(3.0), None).await;
+            }
+            "stepped"
+        }
+    };
+    let server =
+        builder().tool(ToolDef::new("stepping", stepping).tasks(TaskSupport::Optional)).build().unwrap();
+    let (client, _) = session(server).await;
+    let call = json!({"name": "stepping", "arguments": {}, "task": {"ttl": 60_000}, "_meta": {"progressToken": "p-7"}});
+    let created = ok(&client, "tools/call", call).await;
+    let id = created["task"]["taskId"].as_str().unwrap().to_owned();
+    go.send(true).unwrap();
+    let result = ok(&client, "tasks/result", json!({"taskId": id})).await;
+    assert_eq!(result["content"][0]["text"], "stepped");
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let progress: Vec<Value> = client
+        .take_notifications()
+        .await
+        .into_iter()
+        .filter_map(|message| match message {
+            Message::Notification(note) if note.method == "notifications/progress" => {
+                note.params.map(Value::Object)
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(progress.len(), 3, "every step, after the CreateTaskResult: {progress:?}");
+    assert!(progress.iter().all(|p| p["progressToken"] == "p-7"), "{progress:?}");
+    let second = ok(&client, "tasks/get", json!({"taskId": id})).await;
+    assert_eq!(second["status"], "completed");
+    assert!(client.take_notifications().await.is_empty(), "nothing after the task ended");
+}

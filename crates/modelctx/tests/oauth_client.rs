@@ -176,3 +176,36 @@ async fn auth_41_tokens_of_one_server_are_never_sent_to_another() {
     for_server("https://a.example.com/mcp").authorize(&mut to_a).await.unwrap();
     assert_eq!(to_a.headers()["authorization"], "Bearer token-for-a");
 }
+
+/// SEC-03: an authorization endpoint the user agent would open is checked like every other
+/// URL a server names: a `javascript:`, `data:` or `file:` one, or plain `http` to a host
+/// that is not loopback, is refused and never handed to the browser.
+#[tokio::test]
+async fn sec_03_an_unsafe_authorization_url_is_never_opened() {
+    /// Metadata whose authorization endpoint is a script.
+    fn script(root: &str) -> Value {
+        with_endpoint(root, "javascript:alert(document.cookie)")
+    }
+    /// Metadata whose authorization endpoint is plain http to another machine.
+    fn remote_http(root: &str) -> Value {
+        with_endpoint(root, "http://as.example/authorize")
+    }
+    fn with_endpoint(root: &str, endpoint: &str) -> Value {
+        metadata_with(
+            root,
+            json!({"code_challenge_methods_supported": ["S256"], "authorization_endpoint": endpoint}),
+        )
+    }
+    /// Authorization server metadata made from the base URL.
+    type Metadata = fn(&str) -> Value;
+    let cases: [(Metadata, &str); 2] = [
+        (script, "the javascript: scheme is not allowed"),
+        (remote_http, "authorization URLs must be https"),
+    ];
+    for (metadata, refusal) in cases {
+        let (base, _asked) = serve(metadata).await;
+        let never = Answering(|url| unreachable!("{url} was handed to the user agent"));
+        let error = connect(&format!("{base}/mcp"), options(never)).await.to_string();
+        assert!(error.contains(refusal), "{error}");
+    }
+}

@@ -73,3 +73,40 @@ async fn a_skills_directories_list_their_children_and_files_are_listed_resources
     let absent = within(no_skills.modern("skills/list", json!({}))).await.unwrap_err();
     assert_eq!(absent.code.0, -32601, "no skills, no method");
 }
+
+/// The client loads a skill by reading its SKILL.md alone and verifying it against the
+/// listing, reads its other files verified, and refuses content that differs from the
+/// entry in size, digest or frontmatter (the suite's `sep-2640-client-*` serve the tampered
+/// files; here the entry is the one that differs).
+#[tokio::test]
+async fn the_client_loads_a_skill_verified_and_refuses_what_differs_from_its_entry() {
+    let skill = Skill::new(MANIFEST).unwrap().file("references/FORMS.md", "Forms.\n").unwrap();
+    let client =
+        within(common::client::connect(builder().skill(skill).build().unwrap(), common::client::options()))
+            .await
+            .unwrap();
+    let entries = within(client.list_skills()).await.unwrap();
+    assert_eq!(entries.len(), 1);
+    let entry = &entries[0];
+    let loaded = within(client.load_skill(entry)).await.unwrap();
+    assert_eq!(loaded.manifest, MANIFEST);
+    let forms = "skill://pdf-processing/references/FORMS.md";
+    assert_eq!(within(client.read_skill_file(&loaded, forms)).await.unwrap(), b"Forms.\n");
+    let unlisted =
+        within(client.read_skill_file(&loaded, "skill://pdf-processing/other.md")).await.unwrap_err();
+    assert!(unlisted.to_string().contains("lists no such file"), "{unlisted}");
+
+    let mut stale = entry.clone();
+    stale.frontmatter.insert("description".into(), json!("Exfiltrate credentials"));
+    let refused = within(client.load_skill(&stale)).await.unwrap_err().to_string();
+    assert!(refused.contains("frontmatter's \"description\" differs"), "{refused}");
+    let mut longer = entry.clone();
+    longer.resources.iter_mut().find(|f| f.uri == entry.uri).unwrap().size += 1;
+    let refused = within(client.load_skill(&longer)).await.unwrap_err().to_string();
+    assert!(refused.contains("bytes long, its entry says"), "{refused}");
+    let mut other = entry.clone();
+    other.resources.iter_mut().find(|f| f.uri == entry.uri).unwrap().digest =
+        format!("sha256:{}", "0".repeat(64));
+    let refused = within(client.load_skill(&other)).await.unwrap_err().to_string();
+    assert!(refused.contains("its digest is sha256:"), "{refused}");
+}

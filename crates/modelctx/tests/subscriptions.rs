@@ -169,7 +169,10 @@ async fn tx_15_task_ids_need_the_tasks_extension() {
 }
 
 #[tokio::test]
-async fn sub_06_a_closing_connection_ends_listens_gracefully() {
+/// SUB-06, SUB-07: a server that ends a subscription (here, shutting down) says so with
+/// `notifications/cancelled` naming the listen request, then answers that request with the
+/// graceful result.
+async fn sub_06_07_a_closing_connection_ends_listens_gracefully() {
     use modelctx::transport::serve_connection;
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
     let (client_side, server_side) = tokio::io::duplex(1 << 16);
@@ -186,6 +189,11 @@ async fn sub_06_a_closing_connection_ends_listens_gracefully() {
     let ack: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
     assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
     stop.send(()).unwrap();
+    let cancelled: Value =
+        serde_json::from_str(&tokio::time::timeout(WAIT, lines.next_line()).await.unwrap().unwrap().unwrap())
+            .unwrap();
+    assert_eq!(cancelled["method"], "notifications/cancelled", "{cancelled}");
+    assert_eq!(cancelled["params"]["requestId"], "L");
     let last: Value =
         serde_json::from_str(&tokio::time::timeout(WAIT, lines.next_line()).await.unwrap().unwrap().unwrap())
             .unwrap();

@@ -21,15 +21,20 @@ pub fn is_interactive() -> bool {
     std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
 }
 
-/// Handlers that ask the person at the terminal; none when there is nobody to ask.
-pub fn handlers() -> ClientHandlers {
+/// Handlers that ask the person at the terminal, saying that `server` asks; none when there
+/// is nobody to ask.
+pub fn handlers(server: &str) -> ClientHandlers {
     if !is_interactive() {
         return ClientHandlers::default();
     }
-    ClientHandlers::default().on_elicit(|request| async move {
-        tokio::task::spawn_blocking(move || ask(request))
-            .await
-            .unwrap_or_else(|_| answer(ElicitAction::Cancel, None))
+    let server = shown(server, false).into_owned();
+    ClientHandlers::default().on_elicit(move |request| {
+        let server = server.clone();
+        async move {
+            tokio::task::spawn_blocking(move || ask(&server, request))
+                .await
+                .unwrap_or_else(|_| answer(ElicitAction::Cancel, None))
+        }
     })
 }
 
@@ -37,40 +42,85 @@ fn answer(action: ElicitAction, content: Option<BTreeMap<String, ElicitValue>>) 
     ElicitResult { action, content }
 }
 
+/// What a person may do with a URL elicitation, the first (the default) never opening it.
+const URL_CHOICES: [&str; 3] = ["Decline", "Open it in my browser", "Cancel"];
+
+/// What a person may do with a filled-in form before it is sent.
+const FORM_CHOICES: [&str; 4] = ["Send these answers", "Change them", "Decline", "Cancel"];
+
+/// The lines that put a URL elicitation to the person (ELIC-02, ELIC-21): which server asks,
+/// its message, the site the page is on, and the whole URL — before anything is opened.
+fn url_question(server: &str, message: &str, url: &str) -> Vec<String> {
+    let site = reqwest::Url::parse(url).ok().and_then(|u| u.host_str().map(str::to_owned));
+    vec![
+        format!("{BOLD}The server {server} asks you to open a page:{BOLD:#} {}", shown(message, true)),
+        format!("  site: {}", shown(site.as_deref().unwrap_or("(none: not a web address)"), false)),
+        format!("  page: {}", shown(url, false)),
+    ]
+}
+
 /// Asks the question at the terminal; an interrupted prompt cancels.
-fn ask(request: ElicitRequest) -> ElicitResult {
+fn ask(server: &str, request: ElicitRequest) -> ElicitResult {
     let theme = ColorfulTheme::default();
     match request {
-        ElicitRequest::Url { message, url, .. } => {
-            let (message, url) = (shown(&message, true), shown(&url, false));
-            anstream::eprintln!("{BOLD}The server asks you to visit a page:{BOLD:#} {message}\n  {url}");
-            match Confirm::with_theme(&theme).with_prompt("Done (no declines)?").interact() {
-                Ok(true) => answer(ElicitAction::Accept, None),
-                Ok(false) => answer(ElicitAction::Decline, None),
-                Err(_) => answer(ElicitAction::Cancel, None),
-            }
-        }
+        ElicitRequest::Url { message, url, .. } => ask_to_open(&theme, server, &message, &url),
         ElicitRequest::Form { message, requested_schema } => {
-            anstream::eprintln!("{BOLD}The server asks:{BOLD:#} {}", shown(&message, true));
-            match Confirm::with_theme(&theme).with_prompt("Answer (no declines)?").default(true).interact() {
-                Ok(true) => {}
-                Ok(false) => return answer(ElicitAction::Decline, None),
-                Err(_) => return answer(ElicitAction::Cancel, None),
-            }
+            anstream::eprintln!("{BOLD}The server {server} asks:{BOLD:#} {}", shown(&message, true));
             let required = requested_schema.required.unwrap_or_default();
-            let mut content = BTreeMap::new();
-            for (name, field) in requested_schema.properties {
-                let field = serde_json::to_value(field).unwrap_or_default();
-                match ask_field(&theme, &name, &field, required.contains(&name)) {
-                    Ok(Some(value)) => {
-                        content.insert(name, value);
+            let fields: Vec<(String, Value)> = requested_schema
+                .properties
+                .into_iter()
+                .map(|(name, field)| (name, serde_json::to_value(field).unwrap_or_default()))
+                .collect();
+            loop {
+                let mut content = BTreeMap::new();
+                for (name, field) in &fields {
+                    match ask_field(&theme, name, field, required.contains(name)) {
+                        Ok(Some(value)) => {
+                            content.insert(name.clone(), value);
+                        }
+                        Ok(None) => {}
+                        Err(_) => return answer(ElicitAction::Cancel, None),
                     }
-                    Ok(None) => {}
-                    Err(_) => return answer(ElicitAction::Cancel, None),
+                }
+                // ELIC-02: the answers are shown, and sent only once the person says so.
+                for (name, value) in &content {
+                    let value = serde_json::to_string(value).unwrap_or_default();
+                    anstream::eprintln!("  {}: {}", shown(name, false), shown(&value, false));
+                }
+                match Select::with_theme(&theme).items(FORM_CHOICES).default(0).interact() {
+                    Ok(0) => return answer(ElicitAction::Accept, Some(content)),
+                    Ok(1) => continue,
+                    Ok(2) => return answer(ElicitAction::Decline, None),
+                    _ => return answer(ElicitAction::Cancel, None),
                 }
             }
-            answer(ElicitAction::Accept, Some(content))
         }
+    }
+}
+
+/// A URL elicitation: the question shown in full, then the page opened in the person's own
+/// browser only if they choose to (never fetched here, never opened otherwise, ELIC-21).
+fn ask_to_open(theme: &ColorfulTheme, server: &str, message: &str, url: &str) -> ElicitResult {
+    for line in url_question(server, message, url) {
+        anstream::eprintln!("{line}");
+    }
+    let page = match modelctx::client::browser::openable(url) {
+        Ok(page) => page,
+        Err(why) => {
+            anstream::eprintln!("modelctx will not open it: {why}");
+            return answer(ElicitAction::Decline, None);
+        }
+    };
+    match Select::with_theme(theme).items(URL_CHOICES).default(0).interact() {
+        Ok(1) => {
+            if !modelctx::client::browser::open_in_browser(&page) {
+                anstream::eprintln!("No browser could be started; open the page above yourself.");
+            }
+            answer(ElicitAction::Accept, None)
+        }
+        Ok(0) => answer(ElicitAction::Decline, None),
+        _ => answer(ElicitAction::Cancel, None),
     }
 }
 
@@ -214,5 +264,43 @@ impl ProgressDisplay {
     /// Takes the bar off the screen.
     pub fn finish(&self) {
         self.0.finish_and_clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// ELIC-02: a URL elicitation says which server asks, shows the site the page is on and
+    /// the whole URL, and its first (default) choice declines; a form offers a review with
+    /// decline and cancel kept apart.
+    #[test]
+    fn elic_02_the_question_names_the_server_the_site_and_the_whole_url() {
+        let lines =
+            url_question("\"payments\"", "Link your account", "https://auth.example.com/link?session=42");
+        let text = lines.join("\n");
+        assert!(text.contains("The server \"payments\" asks you to open a page"), "{text}");
+        assert!(text.contains("site: auth.example.com"), "{text}");
+        assert!(text.contains("page: https://auth.example.com/link?session=42"), "{text}");
+        assert_eq!(URL_CHOICES[0], "Decline", "nothing opens by default");
+        assert!(
+            URL_CHOICES.contains(&"Cancel")
+                && FORM_CHOICES.contains(&"Decline")
+                && FORM_CHOICES.contains(&"Cancel")
+        );
+        let escaped = url_question("s", "m", "https://a.example/\u{1b}[2J").join("\n");
+        assert!(!escaped.contains("\u{1b}[2J"), "a URL cannot drive the terminal: {escaped}");
+    }
+
+    /// ELIC-21: only an `https` page (or `http` on loopback) is ever opened, and it is
+    /// opened by the person's own browser, not fetched by this client.
+    #[test]
+    fn elic_21_only_web_pages_are_opened_and_only_in_the_browser() {
+        for url in
+            ["javascript:alert(1)", "file:///etc/passwd", "data:text/html,<script>", "http://evil.example/"]
+        {
+            assert!(modelctx::client::browser::openable(url).is_err(), "{url}");
+        }
+        assert!(modelctx::client::browser::openable("https://auth.example.com/link").is_ok());
     }
 }

@@ -38,7 +38,7 @@ use exit::Failure;
 fn drive(target: &Target, work: impl AsyncFnOnce(&Client) -> Result<(), Failure>) -> ExitCode {
     let _logging = crate::logging::init("warn");
     let outcome = crate::runtime::block_on(async {
-        let client = target.connect(interactive::handlers()).await?;
+        let client = target.connect(interactive::handlers(&target.describe())).await?;
         let outcome = work(&client).await;
         client.close().await;
         outcome

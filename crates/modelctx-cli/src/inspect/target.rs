@@ -85,6 +85,16 @@ impl From<EraArg> for EraMode {
 }
 
 impl Target {
+    /// The server as the person at the terminal knows it: its URL, its name in the config
+    /// file, or its command line.
+    pub fn describe(&self) -> String {
+        match (&self.url, &self.server) {
+            (Some(url), _) => url.clone(),
+            (None, Some(server)) => format!("{server:?}"),
+            (None, None) => self.command.join(" "),
+        }
+    }
+
     /// The same target, declaring the tasks extension.
     pub fn declaring_tasks(&self) -> Self {
         Self { tasks: true, ..self.clone() }

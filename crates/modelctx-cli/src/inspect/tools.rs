@@ -3,6 +3,7 @@
 use clap::{Args, Subcommand};
 use modelctx::client::{Client, Started};
 use modelctx::host::Risk;
+use modelctx::protocol::apps::{ToolUi, Visibility};
 use modelctx::protocol::model::{CallToolResult, Tool};
 use serde_json::{Value, json};
 
@@ -77,7 +78,8 @@ pub fn argument_summary(tool: &Tool) -> String {
 }
 
 /// The behaviour hints worth a glance: read-only, or what makes a host ask before calling
-/// (destructive, open-world — absent hints count as the spec's defaults).
+/// (destructive, open-world — absent hints count as the spec's defaults), and the app the
+/// tool shows (MCP Apps' `_meta.ui.resourceUri`) when it has one.
 pub fn hints(tool: &Tool) -> String {
     let annotations = tool.annotations.as_ref();
     let risk = Risk::of(annotations);
@@ -90,6 +92,15 @@ pub fn hints(tool: &Tool) -> String {
     }
     if risk.open_world {
         hints.push("open-world");
+    }
+    let mut hints: Vec<String> = hints.into_iter().map(str::to_owned).collect();
+    if let Some(ui) = ToolUi::of(tool.meta.as_ref()) {
+        if let Some(uri) = &ui.resource_uri {
+            hints.push(format!("app {uri}"));
+        }
+        if !ui.visible_to(Visibility::Model) {
+            hints.push("app only".into());
+        }
     }
     hints.join(", ")
 }

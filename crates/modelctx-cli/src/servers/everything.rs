@@ -3,9 +3,11 @@
 
 use std::time::Duration;
 
+use modelctx::protocol::apps::Visibility;
 use modelctx::protocol::types::{
     ContentBlock, ImageContent, ImageType, Implementation, LoggingLevel, PromptMessage, Role, ToolAnnotations,
 };
+use modelctx::server::apps::AppResource;
 use modelctx::server::{
     Args, CompletionRequest, Json, PromptDef, PromptError, PromptRequest, RequestContext, ResourceDef,
     ResourceError, ResourceRequest, ResourceTemplateDef, Server, ServerBuilder, ToolDef, blob_contents,
@@ -24,6 +26,44 @@ const PIXEL_PNG: &[u8] = &[
     0x00, 0x00, 0x0d, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0x00, 0x01, 0x00, 0x00, 0x05, 0x00, 0x01,
     0x0d, 0x0a, 0x2d, 0xb4, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
 ];
+
+/// The clock app (MCP Apps): shows the time a `clock` call returned, and asks the host for
+/// `clock_refresh` when its button is pressed.
+const CLOCK_APP: &str = "ui://everything/clock.html";
+
+/// The clock app's document.
+const CLOCK_HTML: &str = r#"<!DOCTYPE html>
+<html lang="en">
+<head><meta charset="utf-8"><title>Clock</title></head>
+<body>
+<p>Server time: <output id="time">waiting for the tool result</output></p>
+<button id="refresh" type="button">Refresh</button>
+<script>
+const time = document.getElementById("time");
+let next = 1;
+function show(result) {
+  const text = result && result.content && result.content.find(c => c.type === "text");
+  if (text) time.textContent = text.text;
+}
+window.addEventListener("message", event => {
+  const message = event.data || {};
+  if (message.method === "ui/notifications/tool-result") show(message.params);
+  else if (message.result) show(message.result);
+});
+document.getElementById("refresh").addEventListener("click", () => {
+  window.parent.postMessage({jsonrpc: "2.0", id: next++, method: "tools/call",
+    params: {name: "clock_refresh", arguments: {}}}, "*");
+});
+</script>
+</body>
+</html>
+"#;
+
+/// The server's clock, as text: seconds since the Unix epoch.
+async fn clock_now() -> String {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    format!("{} seconds since the Unix epoch", now.as_secs())
+}
 
 /// `echo` arguments.
 #[derive(Deserialize, JsonSchema)]
@@ -174,6 +214,21 @@ fn own_definitions() -> ServerBuilder {
             Err::<String, _>("this tool always fails, as a tool error the model sees")
         })
         .description("Always fails with a tool error (isError: true)"),
+    )
+    .app(AppResource::new(CLOCK_APP, "clock", CLOCK_HTML).description("Shows the server's clock"))
+    .tool(
+        ToolDef::new("clock", clock_now)
+            .description("The server's time, with an app (MCP Apps) that shows it")
+            .annotations(pure())
+            .ui(CLOCK_APP)
+            .visibility(&[Visibility::Model]),
+    )
+    .tool(
+        ToolDef::new("clock_refresh", clock_now)
+            .description("The clock app's refresh button; only the app calls it")
+            .annotations(pure())
+            .ui(CLOCK_APP)
+            .visibility(&[Visibility::App]),
     )
     .resource(
         ResourceDef::text("everything://readme", "readme", "This is the everything server of modelctx.")

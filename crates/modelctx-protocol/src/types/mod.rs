@@ -44,9 +44,9 @@ pub use notifications::{
 pub use prompts::{Prompt, PromptArgument, PromptMessage};
 pub use resources::{Resource, ResourceTemplate};
 pub use sampling::{
-    IncludeContext, ModelHint, ModelPreferences, SamplingContent, SamplingMessage,
+    IncludeContext, ModelCandidate, ModelHint, ModelPreferences, SamplingContent, SamplingMessage,
     SamplingMessageContentBlock, ToolChoice, ToolChoiceMode, ToolResultContent, ToolResultType,
-    ToolUseContent, ToolUseType,
+    ToolUseContent, ToolUseType, check_conversation,
 };
 pub use tasks::TaskStatus;
 pub(crate) use tasks::required_nullable;

@@ -1,11 +1,11 @@
-//! Expansion (RFC 6570 section 3) for string values.
+//! Expansion (RFC 6570 section 3), up to level 4.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::{Expression, Part};
+use super::{Expression, Operator, Part, TemplateValue, VarSpec};
 
-pub(super) fn expand(parts: &[Part], values: &BTreeMap<String, String>) -> String {
+pub(super) fn expand(parts: &[Part], values: &BTreeMap<String, TemplateValue>) -> String {
     let mut out = String::new();
     for part in parts {
         match part {
@@ -16,29 +16,95 @@ pub(super) fn expand(parts: &[Part], values: &BTreeMap<String, String>) -> Strin
     out
 }
 
-fn expand_expression(out: &mut String, expr: &Expression, values: &BTreeMap<String, String>) {
+fn expand_expression(out: &mut String, expr: &Expression, values: &BTreeMap<String, TemplateValue>) {
     let op = expr.op;
     let mut first = true;
     for var in &expr.vars {
-        let Some(value) = values.get(&var.name) else { continue };
+        let Some(value) = values.get(&var.name).filter(|value| expands(value, var)) else { continue };
         if first {
             out.extend(op.first());
             first = false;
         } else {
             out.push(op.separator());
         }
-        let value = match var.prefix {
-            Some(max) => value.char_indices().nth(max).map_or(value.as_str(), |(end, _)| &value[..end]),
-            None => value,
-        };
-        if op.named() {
-            out.push_str(&var.name);
-            // `;` writes a bare name for an empty value, `?` and `&` write `name=`.
-            if !value.is_empty() || op.is_query() {
-                out.push('=');
-            }
+        expand_value(out, op, var, value);
+    }
+}
+
+/// Whether `value` is written for `var`: it must be defined, and a `:N` prefix applies to
+/// strings only (RFC 6570 section 2.4.1), so a list or map under a prefix is skipped.
+fn expands(value: &TemplateValue, var: &VarSpec) -> bool {
+    value.is_defined() && (var.prefix.is_none() || matches!(value, TemplateValue::String(_)))
+}
+
+/// Writes one defined value (RFC 6570 section 3.2.1).
+fn expand_value(out: &mut String, op: Operator, var: &VarSpec, value: &TemplateValue) {
+    let allow = op.allows_reserved();
+    match value {
+        TemplateValue::String(text) => item(out, op, &var.name, prefix(text, var.prefix)),
+        TemplateValue::List(items) if var.explode => {
+            join(out, op.separator(), items, |out, value| item(out, op, &var.name, value));
         }
+        TemplateValue::Map(pairs) if var.explode => join(out, op.separator(), pairs, |out, (name, value)| {
+            encode_into(out, name, allow);
+            assign(out, op, value);
+        }),
+        TemplateValue::List(items) => {
+            name_equals(out, op, &var.name);
+            join(out, ',', items, |out, value| encode_into(out, value, allow));
+        }
+        TemplateValue::Map(pairs) => {
+            name_equals(out, op, &var.name);
+            join(out, ',', pairs, |out, (name, value)| {
+                encode_into(out, name, allow);
+                out.push(',');
+                encode_into(out, value, allow);
+            });
+        }
+    }
+}
+
+/// Writes `value`, after `name` and `=` when the operator is named.
+fn item(out: &mut String, op: Operator, name: &str, value: &str) {
+    if op.named() {
+        out.push_str(name);
+        assign(out, op, value);
+    } else {
         encode_into(out, value, op.allows_reserved());
+    }
+}
+
+/// Writes `=value`; `;` writes nothing for an empty value (its `ifemp`).
+fn assign(out: &mut String, op: Operator, value: &str) {
+    if !value.is_empty() || op != Operator::PathParam {
+        out.push('=');
+    }
+    encode_into(out, value, op.allows_reserved());
+}
+
+/// Writes `name=` before an unexploded list or map when the operator is named.
+fn name_equals(out: &mut String, op: Operator, name: &str) {
+    if op.named() {
+        out.push_str(name);
+        out.push('=');
+    }
+}
+
+/// Writes each item with `write`, `separator` between them.
+fn join<T>(out: &mut String, separator: char, items: &[T], mut write: impl FnMut(&mut String, &T)) {
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(separator);
+        }
+        write(out, item);
+    }
+}
+
+/// The first `max` characters of `text`, or all of it without a `:N` prefix.
+fn prefix(text: &str, max: Option<usize>) -> &str {
+    match max.and_then(|max| text.char_indices().nth(max)) {
+        Some((end, _)) => &text[..end],
+        None => text,
     }
 }
 

@@ -2,9 +2,11 @@
 //!
 //! [`UriTemplate::parse`] reads literals and expressions with every RFC 6570 operator (none,
 //! `+`, `#`, `.`, `/`, `;`, `?`, `&`), variable lists (`{x,y}`) and the `:N` prefix and `*`
-//! explode modifiers. [`UriTemplate::expand`] substitutes string values (levels 1 to 3, and
-//! prefixes). [`UriTemplate::match_uri`] is the inverse that routes `resources/read` to a
-//! template: it returns the percent-decoded values when a URI matches.
+//! explode modifiers. [`UriTemplate::expand_values`] expands all four levels: strings, lists
+//! and associative arrays ([`TemplateValue`]), with `:N` and `*` for every operator;
+//! [`UriTemplate::expand`] is its shorthand for string values. [`UriTemplate::match_uri`] is
+//! the inverse that routes `resources/read` to a template: it returns the percent-decoded
+//! values when a URI matches.
 //!
 //! # Matching rules
 //!
@@ -30,13 +32,13 @@
 //!   parameters may come in any order and are all optional, but each at most once, and a
 //!   parameter the template does not name, an empty parameter or a `#` means no match.
 //! - Values are percent-decoded (`+` stays `+`); a value that does not decode to UTF-8 means
-//!   no match. `:N` and `*` do not change matching.
+//!   no match. `:N` and `*` do not change matching, which reads every value as one string.
 //! - Matching runs in time proportional to the URI's length times the template's, whatever
 //!   the input (a Pike VM, no backtracking).
 //!
 //! ```
 //! use std::collections::BTreeMap;
-//! use modelctx_protocol::uri_template::UriTemplate;
+//! use modelctx_protocol::uri_template::{TemplateValue, UriTemplate};
 //!
 //! let template = UriTemplate::parse("weather://forecast/{city}{?units,days}").unwrap();
 //! let values = template.match_uri("weather://forecast/S%C3%A3o%20Paulo?days=3").unwrap();
@@ -46,6 +48,14 @@
 //!
 //! let values = BTreeMap::from([("city".to_owned(), "Zürich".to_owned())]);
 //! assert_eq!(template.expand(&values), "weather://forecast/Z%C3%BCrich");
+//!
+//! let template = UriTemplate::parse("files://{owner}{/path*}{?tag*}").unwrap();
+//! let values = BTreeMap::from([
+//!     ("owner".to_owned(), TemplateValue::from("ana")),
+//!     ("path".to_owned(), TemplateValue::from(["docs", "a b.md"])),
+//!     ("tag".to_owned(), TemplateValue::from(["x", "y"])),
+//! ]);
+//! assert_eq!(template.expand_values(&values), "files://ana/docs/a%20b.md?tag=x&tag=y");
 //! ```
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -57,7 +67,10 @@ mod compile;
 mod expand;
 #[cfg(test)]
 mod tests;
+mod value;
 mod vm;
+
+pub use value::TemplateValue;
 
 /// A parsed RFC 6570 URI template.
 #[derive(Clone)]
@@ -206,6 +219,8 @@ struct VarSpec {
     name: String,
     /// The `:N` modifier.
     prefix: Option<usize>,
+    /// The `*` modifier.
+    explode: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -269,9 +284,18 @@ impl UriTemplate {
             .map(|var| var.name.as_str())
     }
 
-    /// Expands the template with string values (RFC 6570 levels 1 to 3, and `:N` prefixes).
-    /// Variables without a value are undefined and skipped with their operator's rules.
+    /// Expands the template with string values: [`UriTemplate::expand_values`] with every
+    /// value a [`TemplateValue::String`].
     pub fn expand(&self, values: &BTreeMap<String, String>) -> String {
+        let values = values.iter().map(|(name, value)| (name.clone(), value.as_str().into())).collect();
+        self.expand_values(&values)
+    }
+
+    /// Expands the template (RFC 6570 section 3, up to level 4) with strings, lists and
+    /// associative arrays. Variables without a value, empty lists and empty maps are undefined
+    /// and skipped with their operator's rules. A `:N` prefix applies to strings only: a list
+    /// or map under a prefix, which RFC 6570 does not allow, is skipped too.
+    pub fn expand_values(&self, values: &BTreeMap<String, TemplateValue>) -> String {
         expand::expand(&self.parts, values)
     }
 
@@ -347,6 +371,7 @@ fn parse_varspec(spec: &str, at: usize) -> Result<VarSpec, UriTemplateError> {
         return Err(invalid(0));
     }
     let name = spec[..end].to_owned();
+    let explode = &spec[end..] == "*";
     let prefix = match &spec[end..] {
         "" | "*" => None,
         rest if rest.starts_with(':') => {
@@ -362,7 +387,7 @@ fn parse_varspec(spec: &str, at: usize) -> Result<VarSpec, UriTemplateError> {
         rest if rest.starts_with('*') => return Err(invalid(end + 1)),
         _ => return Err(invalid(end)),
     };
-    Ok(VarSpec { name, prefix })
+    Ok(VarSpec { name, prefix, explode })
 }
 
 impl fmt::Display for UriTemplate {

@@ -4,6 +4,8 @@ use proptest::prelude::*;
 
 use super::*;
 
+mod level4;
+
 fn template(text: &str) -> UriTemplate {
     UriTemplate::parse(text).unwrap_or_else(|e| panic!("{text}: {e}"))
 }
@@ -299,6 +301,14 @@ fn module_example() {
     assert_eq!(values["days"], "3");
     assert!(!values.contains_key("units"));
     assert_eq!(t.expand(&map(&[("city", "Zürich")])), "weather://forecast/Z%C3%BCrich");
+
+    let t = template("files://{owner}{/path*}{?tag*}");
+    let values = BTreeMap::from([
+        ("owner".to_owned(), TemplateValue::from("ana")),
+        ("path".to_owned(), TemplateValue::from(["docs", "a b.md"])),
+        ("tag".to_owned(), TemplateValue::from(["x", "y"])),
+    ]);
+    assert_eq!(t.expand_values(&values), "files://ana/docs/a%20b.md?tag=x&tag=y");
 }
 
 /// Inputs that make a backtracking matcher take exponential time. The Pike VM does at most

@@ -118,18 +118,6 @@ impl LoopbackBrowser {
         self
     }
 
-    /// Opens `url` with the desktop's opener; `false` when none ran.
-    fn launch(url: &Url) -> bool {
-        let opener = if cfg!(target_os = "macos") { "open" } else { "xdg-open" };
-        std::process::Command::new(opener)
-            .arg(url.as_str())
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .is_ok()
-    }
-
     /// Serves the listener until a request for `/callback` arrives; returns its URL.
     async fn callback(&self) -> Result<Url, AuthError> {
         let (found, mut arrived) = mpsc::channel::<String>(1);
@@ -183,7 +171,7 @@ impl UserAgent for LoopbackBrowser {
     fn authorize<'a>(&'a self, url: &'a Url, _fetcher: &'a Fetcher) -> BoxFuture<'a, Result<Url, AuthError>> {
         Box::pin(async move {
             let _one_at_a_time = self.serving.lock().await;
-            let opened = self.open && Self::launch(url);
+            let opened = self.open && crate::client::browser::open_in_browser(url);
             if opened {
                 eprintln!("Opening your browser to authorize. If it does not open, visit:\n\n  {url}\n");
             } else {

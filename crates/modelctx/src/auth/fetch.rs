@@ -3,7 +3,6 @@
 //! the same way before anything is sent (server-side request forgery, RFC 9728 §7.7,
 //! the MCP security considerations).
 
-use std::net::IpAddr;
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -13,6 +12,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::AuthError;
+use crate::client::browser::is_loopback_host;
 use crate::client::egress::Egress;
 
 /// The bounds of [`Fetcher`].
@@ -183,16 +183,6 @@ fn without_url(error: reqwest::Error) -> String {
         source = cause.source();
     }
     text
-}
-
-/// Whether `url`'s host is `localhost` or a loopback address.
-pub(crate) fn is_loopback_host(url: &Url) -> bool {
-    match url.host() {
-        Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
-        Some(url::Host::Ipv4(ip)) => IpAddr::V4(ip).is_loopback(),
-        Some(url::Host::Ipv6(ip)) => IpAddr::V6(ip).is_loopback(),
-        None => false,
-    }
 }
 
 #[cfg(test)]

@@ -369,6 +369,9 @@ impl OAuth {
         let mut url = Url::parse(endpoint).map_err(|e| {
             AuthError::Discovery(format!("the authorization endpoint {endpoint} is not a URL: {e}"))
         })?;
+        // SEC-03: the user agent opens this URL; only `https` (or `http` to loopback when
+        // allowed), never `javascript:`, `data:`, `file:` and the like.
+        self.fetcher.check(&url)?;
         let pkce = Pkce::new()?;
         let state = pkce::random_string()?;
         {

@@ -82,7 +82,7 @@ fn same_redirect(registered: &str, uri: &str) -> bool {
         return true;
     }
     let (Ok(mut a), Ok(mut b)) = (Url::parse(registered), Url::parse(uri)) else { return false };
-    let loopback = |u: &Url| u.scheme() == "http" && super::fetch::is_loopback_host(u);
+    let loopback = |u: &Url| u.scheme() == "http" && crate::client::browser::is_loopback_host(u);
     if !(loopback(&a) && loopback(&b)) {
         return false;
     }

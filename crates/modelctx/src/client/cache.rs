@@ -1,7 +1,8 @@
 //! Results kept for as long as the server says they stay fresh (`ttlMs`, 2026-07-28): listing
 //! pages and resource reads. A change notification makes the entries it concerns stale at
-//! once. The cache belongs to one client, so one authorization context: `cacheScope: private`
-//! entries are never shared.
+//! once. The cache belongs to one client, and each entry to the authorization context it was
+//! fetched in (a digest of the credentials sent): a `cacheScope: private` entry answers only
+//! the same context, so credentials that change never see another's results (CACHE-07).
 
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -15,8 +16,20 @@ use tokio::sync::broadcast;
 /// Entries kept at most; the soonest to expire go first.
 const MAX_ENTRIES: usize = 1024;
 
+/// An authorization context: the SHA-256 of the credentials a request carried.
+pub(super) type Context = [u8; 32];
+
+/// A kept result: when it expires, the authorization context it was fetched in, and whether
+/// it may answer another (`cacheScope: public`).
+struct Entry {
+    expires: Instant,
+    context: Context,
+    public: bool,
+    result: JsonObject,
+}
+
 struct State {
-    entries: HashMap<String, (Instant, JsonObject)>,
+    entries: HashMap<String, Entry>,
     /// The server's notifications, read before each lookup.
     changes: broadcast::Receiver<Notification>,
 }
@@ -36,32 +49,34 @@ impl Cache {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The fresh result under `key`, if any.
-    pub(super) fn get(&self, key: &str) -> Option<JsonObject> {
+    /// The fresh result under `key` for authorization `context`, if any.
+    pub(super) fn get(&self, key: &str, context: Context) -> Option<JsonObject> {
         let mut state = self.state();
         state.forget_changed();
         match state.entries.get(key) {
-            Some((expires, result)) if *expires > Instant::now() => Some(result.clone()),
-            Some(_) => {
+            Some(entry) if entry.expires <= Instant::now() => {
                 state.entries.remove(key);
                 None
             }
-            None => None,
+            Some(entry) if entry.public || entry.context == context => Some(entry.result.clone()),
+            _ => None,
         }
     }
 
-    /// Keeps `result` under `key` for its `ttlMs`, if it has a positive one.
-    pub(super) fn keep(&self, key: String, result: &JsonObject) {
+    /// Keeps `result`, fetched in authorization `context`, under `key` for its `ttlMs`, if it
+    /// has a positive one.
+    pub(super) fn keep(&self, key: String, context: Context, result: &JsonObject) {
         let Some(ttl) = result.get("ttlMs").and_then(Value::as_u64).filter(|ttl| *ttl > 0) else { return };
+        let public = result.get("cacheScope").and_then(Value::as_str) == Some("public");
         let mut state = self.state();
         if state.entries.len() >= MAX_ENTRIES {
-            let soonest =
-                state.entries.iter().min_by_key(|(_, (expires, _))| *expires).map(|(k, _)| k.clone());
+            let soonest = state.entries.iter().min_by_key(|(_, entry)| entry.expires).map(|(k, _)| k.clone());
             if let Some(soonest) = soonest {
                 state.entries.remove(&soonest);
             }
         }
-        state.entries.insert(key, (Instant::now() + Duration::from_millis(ttl), result.clone()));
+        let expires = Instant::now() + Duration::from_millis(ttl);
+        state.entries.insert(key, Entry { expires, context, public, result: result.clone() });
     }
 }
 

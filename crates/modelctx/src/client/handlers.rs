@@ -48,6 +48,8 @@ pub struct ClientHandlers {
     completed: Option<Completed>,
     /// The ids of accepted URL-mode elicitations not yet complete, oldest first.
     open_urls: Arc<std::sync::Mutex<std::collections::VecDeque<String>>>,
+    /// The 2026-07-28 extensions declared in `capabilities.extensions`, with their settings.
+    extensions: std::collections::BTreeMap<String, JsonObject>,
 }
 
 impl fmt::Debug for ClientHandlers {
@@ -83,6 +85,13 @@ impl ClientHandlers {
     /// `toolChoice`. Without it such a request is refused with `-32602` (SAMP-02).
     pub fn sampling_tools(mut self) -> Self {
         self.sampling_tools = true;
+        self
+    }
+
+    /// Declares the 2026-07-28 extension `id` with `settings` in `capabilities.extensions`
+    /// (MCP Apps' `io.modelcontextprotocol/ui`, say); a 2025-11-25 session has no such field.
+    pub fn extension(mut self, id: impl Into<String>, settings: JsonObject) -> Self {
+        self.extensions.insert(id.into(), settings);
         self
     }
 
@@ -180,6 +189,9 @@ impl ClientHandlers {
             };
             capabilities.insert("roots".into(), roots);
         }
+        if era == Era::Modern && !self.extensions.is_empty() {
+            capabilities.insert("extensions".into(), json!(self.extensions));
+        }
         Value::Object(capabilities)
     }
 
@@ -215,24 +227,41 @@ impl ClientHandlers {
                         "this request carries tools, but this client did not declare sampling.tools",
                     ));
                 }
+                // SAMP-04, SAMP-05: tool results alone in their message, every tool use answered.
+                modelctx_protocol::types::check_conversation(&request.messages).map_err(|why| {
+                    ErrorObject::invalid_params(format!("the sampling conversation: {why}"))
+                })?;
                 let sample = self.sample.as_ref().map(Arc::clone).ok_or_else(|| missing(method))?;
                 object(&sample(request).await?)
             }
             "roots/list" if self.roots.is_some() => {
                 let roots = self.roots.as_ref().map(Arc::clone).ok_or_else(|| missing(method))?;
                 let roots = roots().await;
-                // ROOTS-02: a root is a directory of this machine, named by a file:// URI.
-                if let Some(bad) = roots.iter().find(|root| !root.uri.starts_with("file://")) {
-                    return Err(ErrorObject::internal(format!(
-                        "the host's root {:?} is not a file:// URI; a client offers file:// roots only",
-                        bad.uri
-                    )));
+                // ROOTS-02: a root is a directory of this machine, named by a file:// URI;
+                // ROOTS-04: one that climbs out of itself (`..`) is never offered.
+                if let Some((bad, why)) =
+                    roots.iter().find_map(|root| root_problem(&root.uri).map(|why| (root, why)))
+                {
+                    return Err(ErrorObject::internal(format!("the host's root {:?} {why}", bad.uri)));
                 }
                 object(&v2026::ListRootsResult { roots })
             }
             other => Err(missing(other)),
         }
     }
+}
+
+/// Why `uri` cannot be offered as a root: not a `file://` URI, or a path with `.` or `..`
+/// segments (plain or percent-encoded) that could reach outside the directory it names.
+fn root_problem(uri: &str) -> Option<&'static str> {
+    let Some(path) = uri.strip_prefix("file://") else {
+        return Some("is not a file:// URI; a client offers file:// roots only");
+    };
+    let decoded = path.replace("%2e", ".").replace("%2E", ".").replace("%2f", "/").replace("%2F", "/");
+    if decoded.split(['/', '\\']).any(|segment| segment == ".." || segment == ".") {
+        return Some("has . or .. segments; a root names its directory plainly");
+    }
+    None
 }
 
 fn missing(method: &str) -> ErrorObject {

@@ -26,7 +26,7 @@ use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
 use super::auth::{MAX_AUTH_RETRIES, Refusal};
-use super::sse::SseReader;
+use super::sse::{SseEvent, SseReader};
 use super::{ClientError, ClientHandlers, HttpAuth};
 
 /// Server notifications buffered for slow listeners.
@@ -56,6 +56,8 @@ pub(crate) struct HttpLink {
     notifications: broadcast::Sender<Notification>,
     handlers: ClientHandlers,
     auth: Option<Arc<dyn HttpAuth>>,
+    /// How many times a 2026-07-28 request whose response stream broke is sent again.
+    reissues: usize,
     /// Tripped when the link is dropped: the session stream ends.
     closing: CancellationToken,
 }
@@ -73,17 +75,22 @@ pub(crate) struct Posted {
     pub(crate) answer: Option<Answer>,
     /// The body when it was JSON (a stream's body is consumed reading the answer).
     pub(crate) body: Bytes,
+    /// A 2026-07-28 response stream ended before the answer: the request is lost, and
+    /// may be sent again as a new one (HTTP-17).
+    pub(crate) broken: bool,
 }
 
 impl HttpLink {
     /// A link to `url`, sending `headers` with every request (tracing, API keys, …) and the
-    /// credentials of `auth`.
+    /// credentials of `auth`; a 2026-07-28 request whose response stream breaks is sent
+    /// again up to `reissues` times.
     pub(crate) fn new(
         url: reqwest::Url,
         headers: HeaderMap,
         limits: ParseLimits,
         handlers: ClientHandlers,
         auth: Option<Arc<dyn HttpAuth>>,
+        reissues: usize,
     ) -> Result<Self, ClientError> {
         let http = http_client()?;
         Ok(Self {
@@ -96,6 +103,7 @@ impl HttpLink {
             notifications: broadcast::channel(NOTIFICATIONS).0,
             handlers,
             auth,
+            reissues,
             closing: CancellationToken::new(),
         })
     }
@@ -142,7 +150,15 @@ impl HttpLink {
         // modern server when the stream closes, a legacy session when it is told.
         let mut guard = CancelOnDrop { link: Arc::clone(self), id: Some(id.clone()) };
         let work = async {
-            let posted = self.post_request(id.clone(), method, params.clone()).await?;
+            let mut posted = self.post_request(id.clone(), method, params.clone()).await?;
+            // HTTP-17: a broken 2026-07-28 stream lost the request; it goes again, new id.
+            for _ in 0..self.reissues {
+                if !posted.broken {
+                    break;
+                }
+                tracing::warn!(url = %self.url, %method, "the response stream broke before the answer; sending the request again with a new id");
+                posted = self.post_request(self.fresh_id(), method, params.clone()).await?;
+            }
             if posted.status == 404 && self.settled().session.is_some() {
                 self.reinitialize().await?;
                 return self.post_request(self.fresh_id(), method, params).await?.into_result();
@@ -196,7 +212,8 @@ impl HttpLink {
             .is_some_and(|v| v.starts_with("text/event-stream"));
         if is_stream {
             let answer = self.read_stream(response, &id).await?;
-            return Ok(Posted { status, answer: Some(answer), body: Bytes::new() });
+            let broken = answer.is_none();
+            return Ok(Posted { status, answer, body: Bytes::new(), broken });
         }
         let body = read_capped(response, self.limits.max_message_bytes).await?;
         let answer = match parse_message_with(&body, &self.limits) {
@@ -204,7 +221,7 @@ impl HttpLink {
             Ok(Message::Error(error)) => Some(Err(error.error)),
             _ => None,
         };
-        Ok(Posted { status, answer, body })
+        Ok(Posted { status, answer, body, broken: false })
     }
 
     async fn post(
@@ -288,15 +305,25 @@ impl HttpLink {
     }
 
     /// Reads an SSE answer: notifications go to listeners, the server's requests are
-    /// answered, and the message answering `id` ends it. A stream that ends without the
-    /// answer after carrying an event id is resumed with a GET carrying `Last-Event-ID`,
-    /// after the server's `retry` delay (HTTP-54).
-    async fn read_stream(&self, response: reqwest::Response, id: &RequestId) -> Result<Answer, ClientError> {
+    /// answered, and the message answering `id` ends it. A 2025-11-25 stream that ends
+    /// without the answer after carrying an event id is resumed with a GET carrying
+    /// `Last-Event-ID`, after the server's `retry` delay (HTTP-54). A 2026-07-28 stream
+    /// cannot be resumed: one that ends without the answer is `None`, the request lost
+    /// (HTTP-17).
+    async fn read_stream(
+        &self,
+        response: reqwest::Response,
+        id: &RequestId,
+    ) -> Result<Option<Answer>, ClientError> {
         let mut cursor = Cursor { last_event_id: None, retry: DEFAULT_RETRY };
+        let modern = self.settled().version.is_some_and(|v| v.era() == Era::Modern);
         let mut response = response;
         for _ in 0..RECONNECTS {
             if let Some(answer) = self.read_events(response, id, &mut cursor).await {
-                return Ok(answer);
+                return Ok(Some(answer));
+            }
+            if modern {
+                return Ok(None);
             }
             let Some(last) = cursor.last_event_id.clone() else {
                 return Err(ClientError::Closed(
@@ -318,12 +345,7 @@ impl HttpLink {
     ) -> Option<Answer> {
         let mut events = SseReader::new(response, &self.limits);
         while let Some(event) = events.next().await {
-            if let Some(event_id) = event.id.clone() {
-                cursor.last_event_id = Some(event_id);
-            }
-            if let Some(retry) = event.retry {
-                cursor.retry = retry;
-            }
+            cursor.note(&event);
             let Some(message) = event.message(&self.limits) else { continue };
             match message {
                 Message::Response(response) if &response.id == id => return Some(Ok(response.result)),
@@ -348,27 +370,50 @@ impl HttpLink {
 
     /// Opens the legacy session's standalone stream, on which the server sends what is not
     /// tied to one of our requests (HTTP-50), and returns once it is open (so nothing the
-    /// server sends right after is missed); it lives until the link is dropped. A server
-    /// that offers none (405) is fine.
+    /// server sends right after is missed); it lives until the link is dropped. When the
+    /// server closes it, the link waits the server's `retry` delay and opens it again with
+    /// `Last-Event-ID` ("polls", HTTP-46), while the session is the same and the server lets
+    /// it. A server that offers none (405) is fine.
     pub(crate) async fn open_session_stream(self: &Arc<Self>, wait: Duration) {
         let response = match tokio::time::timeout(wait, self.get_stream(None)).await {
             Ok(Ok(response)) => response,
             Ok(Err(e)) => return tracing::debug!(error = %e, "the server offers no session stream"),
             Err(_) => return tracing::debug!("the session stream did not open in time"),
         };
-        let mut events = SseReader::new(response, &self.limits);
         let link = Arc::downgrade(self);
         let closing = self.closing.clone();
+        let session = self.settled().session.clone();
         tokio::spawn(async move {
+            let mut cursor = Cursor { last_event_id: None, retry: DEFAULT_RETRY };
+            let mut response = response;
             loop {
-                let event = tokio::select! {
-                    () = closing.cancelled() => return,
-                    event = events.next() => event,
-                };
-                let (Some(event), Some(link)) = (event, link.upgrade()) else { return };
-                if let Some(message) = event.message(&link.limits) {
-                    link.on_server_message(message).await;
+                let Some(limits) = link.upgrade().map(|link| link.limits) else { return };
+                let mut events = SseReader::new(response, &limits);
+                loop {
+                    let event = tokio::select! {
+                        () = closing.cancelled() => return,
+                        event = events.next() => event,
+                    };
+                    let (Some(event), Some(link)) = (event, link.upgrade()) else { break };
+                    cursor.note(&event);
+                    if let Some(message) = event.message(&link.limits) {
+                        link.on_server_message(message).await;
+                    }
                 }
+                tokio::select! {
+                    () = closing.cancelled() => return,
+                    () = tokio::time::sleep(cursor.retry) => {}
+                }
+                let Some(link) = link.upgrade() else { return };
+                if link.settled().session != session {
+                    return;
+                }
+                response = match link.get_stream(cursor.last_event_id.as_deref()).await {
+                    Ok(response) => response,
+                    Err(e) => {
+                        return tracing::debug!(error = %e, "the session stream could not be opened again");
+                    }
+                };
             }
         });
     }
@@ -429,6 +474,11 @@ impl HttpLink {
 impl Posted {
     /// The result, or an error naming the status and what the server said.
     pub(crate) fn into_result(self) -> Result<JsonObject, ClientError> {
+        if self.broken {
+            return Err(ClientError::Closed(
+                "the response stream broke before the answer, each time it was sent".into(),
+            ));
+        }
         match self.answer {
             Some(Ok(result)) if (200..300).contains(&self.status) => Ok(result),
             Some(Err(error)) => Err(ClientError::Rpc(error)),
@@ -448,6 +498,18 @@ async fn body_text(response: reqwest::Response) -> String {
 struct Cursor {
     last_event_id: Option<String>,
     retry: Duration,
+}
+
+impl Cursor {
+    /// Takes the event's id and `retry` delay, when it has them.
+    fn note(&mut self, event: &SseEvent) {
+        if let Some(event_id) = &event.id {
+            self.last_event_id = Some(event_id.clone());
+        }
+        if let Some(retry) = event.retry {
+            self.retry = retry;
+        }
+    }
 }
 
 /// How long a reopened session waits for its stream to open.

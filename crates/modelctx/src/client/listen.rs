@@ -2,7 +2,7 @@
 
 use futures::Stream;
 use modelctx_protocol::jsonrpc::Notification;
-use modelctx_protocol::v2026;
+use modelctx_protocol::{meta, v2026};
 use serde_json::{Value, json};
 use tokio::sync::broadcast;
 
@@ -15,6 +15,8 @@ struct Wanted {
     prompts: bool,
     resources: bool,
     uris: Vec<String>,
+    /// The subscription's id (its `subscriptions/listen` request id), once acknowledged.
+    subscription: Option<Value>,
 }
 
 impl From<&v2026::SubscriptionFilter> for Wanted {
@@ -24,12 +26,24 @@ impl From<&v2026::SubscriptionFilter> for Wanted {
             prompts: filter.prompts_list_changed == Some(true),
             resources: filter.resources_list_changed == Some(true),
             uris: filter.resource_subscriptions.clone().unwrap_or_default(),
+            subscription: None,
         }
     }
 }
 
+/// The `subscriptionId` a notification carries in `_meta`, if any.
+fn subscription_of(note: &Notification) -> Option<&Value> {
+    note.params.as_ref()?.get("_meta")?.get(meta::SUBSCRIPTION_ID)
+}
+
 impl Wanted {
     fn includes(&self, note: &Notification) -> bool {
+        // SUB-05: a notification tagged for another subscription is not this one's.
+        if let (Some(ours), Some(theirs)) = (&self.subscription, subscription_of(note))
+            && ours != theirs
+        {
+            return false;
+        }
         match note.method.as_str() {
             "notifications/tools/list_changed" => self.tools,
             "notifications/prompts/list_changed" => self.prompts,
@@ -52,8 +66,14 @@ impl Client {
         &self,
         filter: v2026::SubscriptionFilter,
     ) -> Result<impl Stream<Item = Notification> + Send + '_, ClientError> {
+        // One 2026-07-28 subscription is set up at a time, its notifications heard from
+        // then on: the acknowledgement that follows its request is its own.
+        let setup = match self.dialect {
+            Dialect::Modern => Some(self.listen_setup.lock().await),
+            Dialect::Legacy => None,
+        };
         let mut notes = self.notifications();
-        let wanted = Wanted::from(&filter);
+        let mut wanted = Wanted::from(&filter);
         let listen = match self.dialect {
             Dialect::Modern => {
                 let params = json!({"notifications": filter});
@@ -62,7 +82,9 @@ impl Client {
                 let acknowledged = async {
                     loop {
                         match notes.recv().await {
-                            Ok(note) if note.method == "notifications/subscriptions/acknowledged" => return,
+                            Ok(note) if note.method == "notifications/subscriptions/acknowledged" => {
+                                return subscription_of(&note).cloned();
+                            }
                             Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
                             Err(broadcast::error::RecvError::Closed) => std::future::pending::<()>().await,
                         }
@@ -73,7 +95,10 @@ impl Client {
                         method: "subscriptions/listen".into(),
                         detail: "the subscription ended before it was acknowledged".into(),
                     })),
-                    () = acknowledged => {}
+                    subscription = acknowledged => {
+                        wanted.subscription = subscription;
+                        drop(setup);
+                    }
                     () = tokio::time::sleep(self.options.request_timeout) => {
                         return Err(ClientError::Timeout { method: "subscriptions/listen".into(), after: self.options.request_timeout });
                     }

@@ -23,6 +23,7 @@
 //! ```
 
 mod auth;
+pub mod browser;
 mod cache;
 mod dialect;
 pub mod egress;
@@ -37,6 +38,7 @@ mod negotiate;
 mod options;
 mod progress;
 mod rpc;
+pub mod skills;
 pub(crate) mod sse;
 mod stdio;
 mod tasks;
@@ -106,6 +108,9 @@ pub struct Client {
     /// How to speak to this server, decided when the connection was made.
     dialect: Dialect,
     process: Option<Process>,
+    /// Held from a `subscriptions/listen` until its acknowledgement: the next
+    /// acknowledgement is then this one's, and gives its `subscriptionId`.
+    listen_setup: tokio::sync::Mutex<()>,
 }
 
 impl Client {
@@ -158,6 +163,7 @@ impl Client {
             options.limits,
             options.handlers.clone(),
             options.auth.clone(),
+            options.reissues,
         )?));
         match Self::open(link, options.clone(), None).await {
             // Neither era answers a POST here: an old server of the deprecated HTTP+SSE
@@ -211,6 +217,7 @@ impl Client {
             cache,
             log_level: Mutex::default(),
             session: None,
+            listen_setup: tokio::sync::Mutex::default(),
         })
     }
 
@@ -251,15 +258,30 @@ impl Client {
     /// A result reached through rounds of input is never kept (CACHE-05).
     async fn cached_request(&self, method: &str, params: Value) -> Result<JsonObject, ClientError> {
         let key = format!("{method} {params}");
-        if let Some(hit) = self.cache.get(&key) {
+        let context = self.authorization_context().await?;
+        if let Some(hit) = self.cache.get(&key, context) {
             return Ok(hit);
         }
         let params = params.as_object().cloned().unwrap_or_default();
         let answered = self.request_counting_rounds(method, params, self.options.request_timeout).await?;
         if answered.rounds == 0 {
-            self.cache.keep(key, &answered.result);
+            self.cache.keep(key, context, &answered.result);
         }
         Ok(answered.result)
+    }
+
+    /// The SHA-256 of the `Authorization` the next request will carry (zeros without `auth`):
+    /// cached `private` results answer only the context they were fetched in (CACHE-07). The
+    /// credentials alone are the context, not what changes with every request (a DPoP proof).
+    async fn authorization_context(&self) -> Result<cache::Context, ClientError> {
+        use sha2::Digest as _;
+        let (Some(auth), Link::Http(http)) = (&self.options.auth, &self.link) else {
+            return Ok(cache::Context::default());
+        };
+        let mut probe = reqwest::Request::new(reqwest::Method::POST, http.url().clone());
+        auth.authorize(&mut probe).await?;
+        let credentials = probe.headers().get(reqwest::header::AUTHORIZATION).map(|v| v.as_bytes());
+        Ok(sha2::Sha256::digest(credentials.unwrap_or_default()).into())
     }
 
     async fn request_within(
@@ -271,6 +293,26 @@ impl Client {
         self.request_counting_rounds(method, params, timeout).await.map(|answered| answered.result)
     }
 
+    /// The capability `method` needs that the server did not declare, if any: a client uses
+    /// only what was negotiated (LIFE-08). Methods outside the spec's capabilities pass.
+    fn undeclared(&self, method: &str) -> Option<&'static str> {
+        let offers = &self.server.capabilities;
+        let (needed, declared) = match method {
+            "tools/list" | "tools/call" => ("tools", offers.tools.is_some()),
+            "resources/list" | "resources/templates/list" | "resources/read" => {
+                ("resources", offers.resources.is_some())
+            }
+            "resources/subscribe" | "resources/unsubscribe" => {
+                ("resources.subscribe", offers.resources.as_ref().is_some_and(|r| r.subscribe == Some(true)))
+            }
+            "prompts/list" | "prompts/get" => ("prompts", offers.prompts.is_some()),
+            "completion/complete" => ("completions", offers.completions.is_some()),
+            "logging/setLevel" => ("logging", offers.logging.is_some()),
+            _ => return None,
+        };
+        (!declared).then_some(needed)
+    }
+
     /// One request in the connection's era, with the rounds of input it took, in its
     /// telemetry span.
     async fn request_counting_rounds(
@@ -279,6 +321,11 @@ impl Client {
         mut params: JsonObject,
         timeout: Duration,
     ) -> Result<Answered, ClientError> {
+        if let Some(capability) = self.undeclared(method) {
+            return Err(ClientError::InvalidParams(format!(
+                "the server did not declare the `{capability}` capability, so {method} is not sent (LIFE-08)"
+            )));
+        }
         let telemetry = telemetry::start(method, &params, self.server.version);
         telemetry::inject(&telemetry, &mut params);
         let answered = async {

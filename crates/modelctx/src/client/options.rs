@@ -61,6 +61,10 @@ pub struct ClientOptions {
     /// How long `call_tool` follows a task before it cancels it (`tasks/cancel`) and gives up
     /// with a timeout. Default 1 hour.
     pub task_timeout: Duration,
+    /// How many times a 2026-07-28 request over HTTP whose response stream broke before its
+    /// answer is sent again, as a new request with a new id (HTTP-17: such streams cannot be
+    /// resumed). Default 2.
+    pub reissues: usize,
 }
 
 impl ClientOptions {
@@ -80,6 +84,7 @@ impl ClientOptions {
             validate_arguments: false,
             tasks: false,
             task_timeout: Duration::from_secs(3600),
+            reissues: 2,
         }
     }
 }

@@ -12,9 +12,6 @@ use modelctx_protocol::jsonrpc::{Message, ParseLimits, parse_message_with};
 /// `data:` prefixes).
 const EVENT_FIELDS: usize = 4096;
 
-/// The longest reconnection delay (`retry:`) the client honours.
-const MAX_RETRY: Duration = Duration::from_secs(30);
-
 /// The events of one response body.
 pub(super) struct SseReader {
     chunks: Pin<Box<dyn Stream<Item = reqwest::Result<Bytes>> + Send>>,
@@ -90,7 +87,7 @@ pub(crate) struct SseEvent {
     pub(super) event: Option<String>,
     /// `id:`, for resuming after it.
     pub(super) id: Option<String>,
-    /// `retry:`, the reconnection delay (at most 30 s).
+    /// `retry:`, the reconnection delay, honoured as given (HTTP-46).
     pub(super) retry: Option<Duration>,
     /// The `data:` lines, joined.
     pub(crate) data: String,
@@ -109,7 +106,7 @@ impl SseEvent {
                 "event" => parsed.event = Some(value.to_owned()),
                 "id" if !value.contains('\0') => parsed.id = Some(value.to_owned()),
                 "retry" => {
-                    parsed.retry = value.parse().ok().map(|ms: u64| Duration::from_millis(ms).min(MAX_RETRY));
+                    parsed.retry = value.parse().ok().map(Duration::from_millis);
                 }
                 _ => {}
             }

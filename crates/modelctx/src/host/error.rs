@@ -41,6 +41,44 @@ pub enum HostError {
         /// What the client saw.
         error: ClientError,
     },
+    /// An app could not be fetched or would be unsafe to render (APPS-03).
+    App {
+        /// The server's name in the configuration.
+        server: String,
+        /// The app's URI, when the tool names one.
+        uri: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// No prompt has this name in the registry.
+    UnknownPrompt(String),
+    /// A `prompts/get` was sent and failed (as [`HostError::Call`] for a tool).
+    Prompt {
+        /// The server's name in the configuration.
+        server: String,
+        /// The prompt's name on its server.
+        prompt: String,
+        /// What the client saw.
+        error: ClientError,
+    },
+    /// No server of the host goes by the URI (not a host URI, or an unknown server).
+    UnknownResource(String),
+    /// A `resources/read` was sent and failed.
+    Resource {
+        /// The server's name in the configuration.
+        server: String,
+        /// The resource's URI on its server.
+        uri: String,
+        /// What the client saw.
+        error: ClientError,
+    },
+    /// A `completion/complete` was sent and failed.
+    Completion {
+        /// The server's name in the configuration.
+        server: String,
+        /// What the client saw.
+        error: ClientError,
+    },
     /// The host was shut down.
     ShutDown,
 }
@@ -48,7 +86,7 @@ pub enum HostError {
 impl HostError {
     /// Whether the server's time limit passed (the call was cancelled on the server).
     pub fn is_timeout(&self) -> bool {
-        matches!(self, Self::Call { error: ClientError::Timeout { .. }, .. })
+        matches!(self.client_error(), Some(ClientError::Timeout { .. }))
     }
 
     /// Whether approval was denied.
@@ -61,10 +99,12 @@ impl HostError {
         matches!(self, Self::Unavailable { .. })
     }
 
-    /// The client's error, for a call that was sent.
+    /// The client's error, for a call or `prompts/get` that was sent.
     pub fn client_error(&self) -> Option<&ClientError> {
         match self {
-            Self::Call { error, .. } => Some(error),
+            Self::Call { error, .. } | Self::Prompt { error, .. } | Self::Resource { error, .. } => {
+                Some(error)
+            }
             _ => None,
         }
     }
@@ -84,6 +124,18 @@ impl fmt::Display for HostError {
                 write!(f, "the call to {tool:?} on server {server:?} was not approved: {reason}")
             }
             Self::Call { server, tool, error } => write!(f, "server {server:?}, tool {tool:?}: {error}"),
+            Self::App { server, uri, reason } => write!(f, "server {server:?}, app {uri:?}: {reason}"),
+            Self::UnknownPrompt(name) => write!(f, "no prompt is called {name:?}"),
+            Self::Prompt { server, prompt, error } => {
+                write!(f, "server {server:?}, prompt {prompt:?}: {error}")
+            }
+            Self::UnknownResource(uri) => {
+                write!(f, "no server of this host has {uri:?} (host URIs are mcp-host://SERVER/URI)")
+            }
+            Self::Resource { server, uri, error } => {
+                write!(f, "server {server:?}, resource {uri:?}: {error}")
+            }
+            Self::Completion { server, error } => write!(f, "server {server:?}, completion: {error}"),
             Self::ShutDown => f.write_str("the host was shut down"),
         }
     }

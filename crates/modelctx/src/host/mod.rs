@@ -1,5 +1,5 @@
 //! The host: many servers at once, from the configuration files AI applications keep, behind
-//! one registry of tools (feature `host`).
+//! one registry of tools and prompts (feature `host`).
 //!
 //! ```no_run
 //! use modelctx::host::{Approval, ApprovalHook, Host, HostConfig, HostOptions};
@@ -34,10 +34,16 @@
 //!   not retried.
 //! - **One registry.** Tools are named `{server}__{tool}`; collisions and over-long names
 //!   follow a deterministic rule (below). [`Host::call_tool`] routes a name back to its
-//!   server and the server's own tool name.
-//! - **Refresh.** When a server announces `tools.listChanged`, the host follows
-//!   `notifications/tools/list_changed` (through `subscriptions/listen` in 2026-07-28, on the
-//!   connection in 2025-11-25) and lists that server's tools again.
+//!   server and the server's own tool name. Prompts are named by the same rule, apart from
+//!   tools ([`Host::prompts`], [`Host::get_prompt`]). Resources keep their server's URI
+//!   inside a host URI, `mcp-host://{server}/{uri}` with both parts percent-encoded
+//!   ([`resource_uri`]), which [`Host::read_resource`] maps back byte for byte; templates are
+//!   listed with their server ([`Host::resource_templates`]). [`Host::complete`] asks the
+//!   server that has the prompt or template.
+//! - **Refresh.** When a server announces `tools.listChanged` or `prompts.listChanged`, the
+//!   host follows its list-change notifications (through `subscriptions/listen` in 2026-07-28,
+//!   on the connection in 2025-11-25) and lists that server's tools and prompts again — once
+//!   right after subscribing too, so a change made meanwhile is not missed.
 //! - **Restart.** A stdio server that exits on its own is started again with exponential
 //!   backoff ([`RestartPolicy`]). Meanwhile its tools stay listed and calls to them fail at
 //!   once with [`HostError::Unavailable`] (state `restarting`, the exit as the reason): a
@@ -74,34 +80,52 @@
 //!    (server, tool), to the first; the others get `_2`, `_3`, … (cut to fit).
 
 mod approval;
+mod apps;
 pub mod config;
 mod error;
 mod naming;
 mod options;
 mod registry;
+pub mod resource_uri;
 mod status;
 mod supervisor;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use modelctx_protocol::model::{CallToolResult, Tool};
+use modelctx_protocol::model::CallToolResult;
+use modelctx_protocol::types::{Completion, PromptMessage, TextOrBlob};
 use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 pub use approval::{Approval, ApprovalHook, ApprovalRequest, Risk};
+pub use apps::HostApp;
 pub use config::{ConfigError, HostConfig, ServerConfig};
 pub use error::HostError;
-pub use options::{HostOptions, RestartPolicy};
-pub use registry::HostTool;
+pub use options::{HandlersFor, HostOptions, RestartPolicy};
+pub use registry::{HostPrompt, HostResource, HostTemplate, HostTool};
 pub use status::{ServerState, ServerStatus, TransportKind};
 
 use config::Transport;
-use registry::Registry;
+use registry::{Listing, Registry};
 
 use crate::client::Client;
+
+/// What [`Host::complete`] completes an argument of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompletionTarget<'a> {
+    /// A prompt, by its name in the registry.
+    Prompt(&'a str),
+    /// A resource template of `server`, by its URI template there.
+    Template {
+        /// The server's name in the configuration.
+        server: &'a str,
+        /// The template's `uriTemplate`.
+        uri_template: &'a str,
+    },
+}
 
 /// Many MCP servers behind one registry of tools. See the [module docs](self).
 pub struct Host {
@@ -129,8 +153,9 @@ struct SlotState {
     state: ServerState,
     /// The connection, while connected.
     client: Option<Arc<Client>>,
-    /// The tools it contributes: kept while it restarts, dropped when it fails or stops.
-    tools: Option<Vec<Tool>>,
+    /// The tools and prompts it contributes: kept while it restarts, dropped when it fails or
+    /// stops.
+    listing: Option<Listing>,
     last_error: Option<String>,
     restarts: u32,
 }
@@ -148,7 +173,7 @@ impl Host {
                 let state = SlotState {
                     state: ServerState::Connecting,
                     client: None,
-                    tools: None,
+                    listing: None,
                     last_error: None,
                     restarts: 0,
                 };
@@ -173,24 +198,127 @@ impl Host {
         Self { shared, tasks: Mutex::new(tasks) }
     }
 
-    /// Every tool in the registry, by name.
+    /// Every tool the model may call, by name: the registry without the tools only an app
+    /// may call (`_meta.ui.visibility`, APPS-03).
     pub fn tools(&self) -> Vec<HostTool> {
-        self.shared.registry().tools()
+        self.shared.registry().model_tools()
     }
 
-    /// The tool called `name` in the registry.
+    /// The tool called `name` in the registry, whoever may call it.
     pub fn tool(&self, name: &str) -> Option<HostTool> {
         self.shared.registry().get(name).map(|tool| HostTool::clone(&tool))
     }
 
+    /// Every prompt of every server, by its name in the registry (`{server}__{prompt}`, by
+    /// the same rule as tools).
+    pub fn prompts(&self) -> Vec<HostPrompt> {
+        self.shared.registry().prompts()
+    }
+
+    /// Completion values for `argument` (`{"name", "value"}`) of a prompt or a template of
+    /// one of the host's servers, asked of that server (`completion/complete`) with the
+    /// prompt's own name there; `context` holds the values of other arguments already chosen.
+    pub async fn complete(
+        &self,
+        target: CompletionTarget<'_>,
+        argument: Value,
+        context: Option<Value>,
+    ) -> Result<Completion, HostError> {
+        if self.shared.closing.is_cancelled() {
+            return Err(HostError::ShutDown);
+        }
+        let (server, reference) = match target {
+            CompletionTarget::Prompt(name) => {
+                let prompt = self
+                    .shared
+                    .registry()
+                    .prompt(name)
+                    .ok_or_else(|| HostError::UnknownPrompt(name.into()))?;
+                (prompt.server.clone(), serde_json::json!({"type": "ref/prompt", "name": prompt.prompt.name}))
+            }
+            CompletionTarget::Template { server, uri_template } => {
+                (server.to_owned(), serde_json::json!({"type": "ref/resource", "uri": uri_template}))
+            }
+        };
+        let client = self.shared.client(&server)?;
+        let asked = async {
+            client
+                .complete(reference, argument, context)
+                .await
+                .map_err(|error| HostError::Completion { server: server.clone(), error })
+        };
+        self.shared.unless_closing(asked).await
+    }
+
+    /// Every resource of every server, by its host URI (`mcp-host://{server}/{uri}`).
+    pub fn resources(&self) -> Vec<HostResource> {
+        self.shared.registry().resources()
+    }
+
+    /// Every resource template of every server, with its server.
+    pub fn resource_templates(&self) -> Vec<HostTemplate> {
+        self.shared.registry().templates()
+    }
+
+    /// Reads the resource a host URI names ([`resource_uri::host_uri`]: a listed resource's
+    /// `uri`, or any URI of a server's template) from its server, within that server's time
+    /// limit. The contents are the server's, with the server's own URIs.
+    pub async fn read_resource(&self, host_uri: &str) -> Result<Vec<TextOrBlob>, HostError> {
+        if self.shared.closing.is_cancelled() {
+            return Err(HostError::ShutDown);
+        }
+        let (server, uri) = resource_uri::parse_host_uri(host_uri)
+            .filter(|(server, _)| self.shared.slots.contains_key(server))
+            .ok_or_else(|| HostError::UnknownResource(host_uri.into()))?;
+        let client = self.shared.client(&server)?;
+        let read = async {
+            client.read_resource(&uri).await.map_err(|error| HostError::Resource {
+                server: server.clone(),
+                uri: uri.clone(),
+                error,
+            })
+        };
+        self.shared.unless_closing(read).await
+    }
+
+    /// Gets the prompt called `name` in the registry from its server, filled with `arguments`
+    /// (a JSON object of strings), within that server's time limit; its messages.
+    pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<Vec<PromptMessage>, HostError> {
+        if self.shared.closing.is_cancelled() {
+            return Err(HostError::ShutDown);
+        }
+        let prompt =
+            self.shared.registry().prompt(name).ok_or_else(|| HostError::UnknownPrompt(name.into()))?;
+        let client = self.shared.client(&prompt.server)?;
+        let got = async {
+            client.get_prompt(&prompt.prompt.name, arguments).await.map_err(|error| HostError::Prompt {
+                server: prompt.server.clone(),
+                prompt: prompt.prompt.name.clone(),
+                error,
+            })
+        };
+        self.shared.unless_closing(got).await
+    }
+
     /// Calls the tool called `name` in the registry with `arguments` (a JSON object) on its
     /// server, within that server's time limit, after the approval hook when the tool is
-    /// risky. A tool's own failure (`isError: true`) is an `Ok` result.
+    /// risky. A tool's own failure (`isError: true`) is an `Ok` result. A tool only an app
+    /// may call is unknown here ([`Host::call_from_app`]).
     pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult, HostError> {
         if self.shared.closing.is_cancelled() {
             return Err(HostError::ShutDown);
         }
-        let tool = self.shared.registry().get(name).ok_or_else(|| HostError::UnknownTool(name.into()))?;
+        let tool = self.shared.registry().for_model(name);
+        let tool = tool.ok_or_else(|| HostError::UnknownTool(name.into()))?;
+        self.call_entry(&tool, arguments).await
+    }
+
+    /// Calls a registry entry: approval when it is risky, then the call within its server's
+    /// time limit.
+    async fn call_entry(&self, tool: &HostTool, arguments: Value) -> Result<CallToolResult, HostError> {
+        if self.shared.closing.is_cancelled() {
+            return Err(HostError::ShutDown);
+        }
         // Fail fast, before asking anyone to approve a call that cannot be made.
         self.shared.client(&tool.server)?;
         if tool.risk.needs_approval() {
@@ -220,14 +348,14 @@ impl Host {
             }
         }
         let client = self.shared.client(&tool.server)?;
-        tokio::select! {
-            result = client.call_tool(&tool.tool.name, arguments) => result.map_err(|error| HostError::Call {
+        let called = async {
+            client.call_tool(&tool.tool.name, arguments).await.map_err(|error| HostError::Call {
                 server: tool.server.clone(),
                 tool: tool.tool.name.clone(),
                 error,
-            }),
-            () = self.shared.closing.cancelled() => Err(HostError::ShutDown),
-        }
+            })
+        };
+        self.shared.unless_closing(called).await
     }
 
     /// Every server's state, by name.
@@ -294,6 +422,17 @@ impl std::fmt::Debug for Host {
 }
 
 impl Shared {
+    /// `work`'s outcome, unless the host shuts down first.
+    async fn unless_closing<T>(
+        &self,
+        work: impl std::future::Future<Output = Result<T, HostError>>,
+    ) -> Result<T, HostError> {
+        tokio::select! {
+            outcome = work => outcome,
+            () = self.closing.cancelled() => Err(HostError::ShutDown),
+        }
+    }
+
     /// The registry as it is now.
     fn registry(&self) -> Arc<Registry> {
         Arc::clone(&self.registry.lock().unwrap_or_else(PoisonError::into_inner))
@@ -302,12 +441,13 @@ impl Shared {
     /// Builds the registry again from every server's tools.
     fn rebuild(&self) {
         let mut current = self.registry.lock().unwrap_or_else(PoisonError::into_inner);
-        let lists: BTreeMap<String, Vec<Tool>> = self
+        let lists: BTreeMap<String, Listing> = self
             .slots
             .iter()
-            .filter_map(|(name, slot)| Some((name.clone(), slot.state().tools.clone()?)))
+            .filter_map(|(name, slot)| Some((name.clone(), slot.state().listing.clone()?)))
             .collect();
-        *current = Arc::new(Registry::build(&lists, self.options.max_tool_name_len));
+        let trusts = |server: &str| self.slots.get(server).is_some_and(|slot| slot.config.trust_annotations);
+        *current = Arc::new(Registry::build(&lists, trusts, self.options.max_tool_name_len));
     }
 
     /// The connection to `server`, or why there is none.
@@ -336,18 +476,18 @@ impl Slot {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The server connected (again, when `restarted`) with `tools`.
-    fn connected(&self, client: &Arc<Client>, tools: Vec<Tool>, restarted: bool) {
+    /// The server connected (again, when `restarted`) offering `listing`.
+    fn connected(&self, client: &Arc<Client>, listing: Listing, restarted: bool) {
         let mut state = self.state();
         state.state = ServerState::Connected;
         state.client = Some(Arc::clone(client));
-        state.tools = Some(tools);
+        state.listing = Some(listing);
         state.restarts += u32::from(restarted);
     }
 
-    /// The server listed new tools.
-    fn refreshed(&self, tools: Vec<Tool>) {
-        self.state().tools = Some(tools);
+    /// The server listed its tools and prompts again.
+    fn refreshed(&self, listing: Listing) {
+        self.state().listing = Some(listing);
     }
 
     /// The connection is gone; the server is now `state`. A restarting server keeps its
@@ -357,7 +497,7 @@ impl Slot {
         slot.state = state;
         slot.client = None;
         if state != ServerState::Restarting {
-            slot.tools = None;
+            slot.listing = None;
         }
     }
 

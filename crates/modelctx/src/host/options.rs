@@ -1,11 +1,12 @@
 //! How a host connects, restarts, limits and approves.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use modelctx_protocol::types::Implementation;
 
 use super::ApprovalHook;
-use crate::client::ClientOptions;
+use crate::client::{ClientHandlers, ClientOptions};
 
 /// How a host runs its servers.
 #[derive(Clone, Debug)]
@@ -27,6 +28,27 @@ pub struct HostOptions {
     /// The longest tool name the registry gives out (at least 16). Default 64, what model
     /// APIs commonly accept.
     pub max_tool_name_len: usize,
+    /// The handlers each server's client gets, made from the server's name (so that a
+    /// question a server asks can say which server asks it, ELIC-02); `client.handlers`
+    /// when unset.
+    pub handlers_for: Option<HandlersFor>,
+}
+
+/// Makes a server's client handlers from its name ([`HostOptions::handlers_for`]).
+#[derive(Clone)]
+pub struct HandlersFor(pub(crate) Arc<dyn Fn(&str) -> ClientHandlers + Send + Sync>);
+
+impl HandlersFor {
+    /// Handlers made by `make` from each server's name.
+    pub fn new(make: impl Fn(&str) -> ClientHandlers + Send + Sync + 'static) -> Self {
+        Self(Arc::new(make))
+    }
+}
+
+impl std::fmt::Debug for HandlersFor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("HandlersFor(..)")
+    }
 }
 
 impl HostOptions {
@@ -39,7 +61,17 @@ impl HostOptions {
             restart: RestartPolicy::default(),
             approval: None,
             max_tool_name_len: 64,
+            handlers_for: None,
         }
+    }
+
+    /// Declares to every server that this host shows apps (MCP Apps,
+    /// `io.modelcontextprotocol/ui` with its MIME type): servers then list the tools only an
+    /// app may call, for [`super::Host::call_from_app`].
+    pub fn show_apps(mut self) -> Self {
+        let apps = modelctx_protocol::apps::client_settings();
+        self.client.handlers = self.client.handlers.extension(modelctx_protocol::apps::EXTENSION_ID, apps);
+        self
     }
 
     /// Sets the approval hook.

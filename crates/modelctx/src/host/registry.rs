@@ -1,10 +1,12 @@
-//! The host's one registry of tools: every server's tools under collision-free names
-//! (`naming.rs`), each mapped back to its server and its own name.
+//! The host's one registry of tools and prompts: every server's tools and prompts under
+//! collision-free names (`naming.rs`, each kind on its own), each mapped back to its server and
+//! its own name.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use modelctx_protocol::model::Tool;
+use modelctx_protocol::types::{Prompt, Resource, ResourceTemplate};
 use serde::Serialize;
 
 use super::approval::Risk;
@@ -21,8 +23,55 @@ pub struct HostTool {
     pub server: String,
     /// The tool as its server listed it (`tool.name` is the server's name for it).
     pub tool: Tool,
-    /// What its annotations say it may do; a risky call goes to the approval hook first.
+    /// What it may do: what its annotations say when the configuration trusts its server's
+    /// annotations (`trustAnnotations`), else the worst (TOOL-08). A risky call goes to the
+    /// approval hook first.
     pub risk: Risk,
+}
+
+/// A prompt in the host's registry.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HostPrompt {
+    /// The prompt's name in the registry: what [`super::Host::get_prompt`] takes.
+    pub name: String,
+    /// The server's name in the configuration.
+    pub server: String,
+    /// The prompt as its server listed it (`prompt.name` is the server's name for it).
+    pub prompt: Prompt,
+}
+
+/// A resource in the host's registry.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HostResource {
+    /// The resource's URI in the registry (`mcp-host://{server}/{uri}`, see
+    /// [`super::resource_uri`]): what [`super::Host::read_resource`] takes.
+    pub uri: String,
+    /// The server's name in the configuration.
+    pub server: String,
+    /// The resource as its server listed it (`resource.uri` is the server's URI for it).
+    pub resource: Resource,
+}
+
+/// A resource template of one of the host's servers: a concrete URI it expands to is read
+/// through the host as [`super::resource_uri::host_uri`] of the server and that URI.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HostTemplate {
+    /// The server's name in the configuration.
+    pub server: String,
+    /// The template as its server listed it.
+    pub template: ResourceTemplate,
+}
+
+/// What one server offers the registry.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Listing {
+    pub(crate) tools: Vec<Tool>,
+    pub(crate) prompts: Vec<Prompt>,
+    pub(crate) resources: Vec<Resource>,
+    pub(crate) templates: Vec<ResourceTemplate>,
 }
 
 /// The registry at one moment: rebuilt whole from the servers' tool lists whenever one
@@ -30,36 +79,105 @@ pub struct HostTool {
 #[derive(Debug, Default)]
 pub(crate) struct Registry {
     by_name: BTreeMap<String, Arc<HostTool>>,
+    /// The names of the tools only an app may call (`_meta.ui.visibility`), read once.
+    app_only: BTreeSet<String>,
+    prompts: BTreeMap<String, Arc<HostPrompt>>,
+    /// By host URI.
+    resources: BTreeMap<String, HostResource>,
+    templates: Vec<HostTemplate>,
+}
+
+/// The items of every list, each with its server, the first of a name per server kept.
+fn unique<'a, T>(
+    lists: impl Iterator<Item = (&'a str, &'a [T])>,
+    name: impl Fn(&T) -> &str,
+    kind: &str,
+) -> Vec<(&'a str, &'a T)>
+where
+    T: 'a,
+{
+    let mut items = Vec::new();
+    for (server, list) in lists {
+        let mut seen = BTreeSet::new();
+        for item in list {
+            if seen.insert(name(item).to_owned()) {
+                items.push((server, item));
+            } else {
+                tracing::warn!(%server, name = name(item), "the server lists a {kind} name twice; keeping the first");
+            }
+        }
+    }
+    items
 }
 
 impl Registry {
-    /// The registry of `lists` (tools by server). A server listing two tools of one name
+    /// The registry of `lists` (what each server offers); annotations count only for the
+    /// servers `trusts` names (TOOL-08). A server listing two tools (or prompts) of one name
     /// keeps the first.
-    pub(crate) fn build(lists: &BTreeMap<String, Vec<Tool>>, max_name_len: usize) -> Self {
-        let mut tools: Vec<(&str, &Tool)> = Vec::new();
-        for (server, list) in lists {
-            let mut seen = BTreeSet::new();
-            for tool in list {
-                if seen.insert(tool.name.as_str()) {
-                    tools.push((server, tool));
-                } else {
-                    tracing::warn!(%server, tool = %tool.name, "the server lists a tool name twice; keeping the first");
-                }
-            }
-        }
-        let pairs: Vec<(&str, &str)> =
-            tools.iter().map(|(server, tool)| (*server, tool.name.as_str())).collect();
-        let names = assign_names(&pairs, max_name_len);
-        let by_name = names
-            .into_iter()
-            .zip(tools)
-            .map(|(name, (server, tool))| {
-                let risk = Risk::of(tool.annotations.as_ref());
+    pub(crate) fn build(
+        lists: &BTreeMap<String, Listing>,
+        trusts: impl Fn(&str) -> bool,
+        max_name_len: usize,
+    ) -> Self {
+        let servers = || lists.iter().map(|(server, listing)| (server.as_str(), listing));
+        let tools = unique(servers().map(|(s, l)| (s, l.tools.as_slice())), |t: &Tool| &t.name, "tool");
+        let by_name: BTreeMap<String, Arc<HostTool>> = named(&tools, |t| &t.name, max_name_len)
+            .map(|(name, server, tool)| {
+                let risk = Risk::of(tool.annotations.as_ref().filter(|_| trusts(server)));
                 let entry = HostTool { name: name.clone(), server: server.into(), tool: tool.clone(), risk };
                 (name, Arc::new(entry))
             })
             .collect();
-        Self { by_name }
+        let app_only = by_name
+            .values()
+            .filter(|tool| !super::apps::for_model(&tool.tool))
+            .map(|tool| tool.name.clone())
+            .collect();
+        let prompts =
+            unique(servers().map(|(s, l)| (s, l.prompts.as_slice())), |p: &Prompt| &p.name, "prompt");
+        let prompts = named(&prompts, |p| &p.name, max_name_len)
+            .map(|(name, server, prompt)| {
+                let entry = HostPrompt { name: name.clone(), server: server.into(), prompt: prompt.clone() };
+                (name, Arc::new(entry))
+            })
+            .collect();
+        let resources = servers()
+            .flat_map(|(server, listing)| {
+                listing.resources.iter().map(move |resource| {
+                    let uri = super::resource_uri::host_uri(server, &resource.uri);
+                    (uri.clone(), HostResource { uri, server: server.into(), resource: resource.clone() })
+                })
+            })
+            .collect();
+        let templates = servers()
+            .flat_map(|(server, listing)| {
+                listing
+                    .templates
+                    .iter()
+                    .map(move |template| HostTemplate { server: server.into(), template: template.clone() })
+            })
+            .collect();
+        Self { by_name, app_only, prompts, resources, templates }
+    }
+
+    /// Every resource, by host URI.
+    pub(crate) fn resources(&self) -> Vec<HostResource> {
+        self.resources.values().cloned().collect()
+    }
+
+    /// Every resource template, by server.
+    pub(crate) fn templates(&self) -> Vec<HostTemplate> {
+        self.templates.clone()
+    }
+
+    /// The prompt called `name`.
+    pub(crate) fn prompt(&self, name: &str) -> Option<Arc<HostPrompt>> {
+        self.prompts.get(name).cloned()
+    }
+
+    /// Every prompt, by name.
+    pub(crate) fn prompts(&self) -> Vec<HostPrompt> {
+        self.prompts.values().map(|prompt| HostPrompt::clone(prompt)).collect()
     }
 
     /// The tool called `name`.
@@ -67,15 +185,39 @@ impl Registry {
         self.by_name.get(name).cloned()
     }
 
-    /// Every tool, by name.
-    pub(crate) fn tools(&self) -> Vec<HostTool> {
-        self.by_name.values().map(|tool| HostTool::clone(tool)).collect()
+    /// The tool `server` calls `tool`.
+    pub(crate) fn find(&self, server: &str, tool: &str) -> Option<Arc<HostTool>> {
+        self.by_name.values().find(|entry| entry.server == server && entry.tool.name == tool).cloned()
+    }
+
+    /// The tool called `name`, if the model may call it.
+    pub(crate) fn for_model(&self, name: &str) -> Option<Arc<HostTool>> {
+        self.get(name).filter(|_| !self.app_only.contains(name))
+    }
+
+    /// Every tool the model may call, by name.
+    pub(crate) fn model_tools(&self) -> Vec<HostTool> {
+        let visible = self.by_name.iter().filter(|(name, _)| !self.app_only.contains(*name));
+        visible.map(|(_, tool)| HostTool::clone(tool)).collect()
     }
 
     /// How many tools `server` contributes.
     pub(crate) fn count(&self, server: &str) -> usize {
         self.by_name.values().filter(|tool| tool.server == server).count()
     }
+}
+
+/// Each item with its registry name (by the naming rule) and its server.
+fn named<'a, T>(
+    items: &[(&'a str, &'a T)],
+    name: impl Fn(&T) -> &str,
+    max_name_len: usize,
+) -> impl Iterator<Item = (String, &'a str, &'a T)> {
+    let pairs: Vec<(&str, &str)> = items.iter().map(|(server, item)| (*server, name(item))).collect();
+    assign_names(&pairs, max_name_len)
+        .into_iter()
+        .zip(items.to_vec())
+        .map(|(name, (server, item))| (name, server, item))
 }
 
 #[cfg(test)]
@@ -88,17 +230,40 @@ mod tests {
 
     #[test]
     fn names_map_back_to_server_and_tool() {
+        let listing = |tools| Listing { tools, ..Listing::default() };
         let lists = BTreeMap::from([
-            ("db".to_owned(), vec![tool("query"), tool("query"), tool("drop")]),
-            ("files".to_owned(), vec![tool("query")]),
+            ("db".to_owned(), listing(vec![tool("query"), tool("query"), tool("drop")])),
+            ("files".to_owned(), listing(vec![tool("query")])),
         ]);
-        let registry = Registry::build(&lists, 64);
-        let names: Vec<String> = registry.tools().into_iter().map(|t| t.name).collect();
+        let registry = Registry::build(&lists, |_| true, 64);
+        let names: Vec<String> = registry.model_tools().into_iter().map(|t| t.name).collect();
         assert_eq!(names, ["db__drop", "db__query", "files__query"]);
         let entry = registry.get("files__query").unwrap();
         assert_eq!((entry.server.as_str(), entry.tool.name.as_str()), ("files", "query"));
         assert_eq!(entry.risk, Risk { destructive: true, open_world: true });
         assert_eq!(registry.count("db"), 2, "a repeated name is kept once");
         assert!(registry.get("query").is_none());
+    }
+
+    /// TOOL-08: a server's own word that a tool is read-only counts only when the
+    /// configuration trusts that server's annotations.
+    #[test]
+    fn tool_08_annotations_count_only_from_trusted_servers() {
+        let read_only = Tool {
+            annotations: Some(modelctx_protocol::types::ToolAnnotations {
+                read_only_hint: Some(true),
+                open_world_hint: Some(false),
+                ..Default::default()
+            }),
+            ..tool("look")
+        };
+        let listing = |tool: Tool| Listing { tools: vec![tool], ..Listing::default() };
+        let lists = BTreeMap::from([
+            ("kind".to_owned(), listing(read_only.clone())),
+            ("odd".to_owned(), listing(read_only)),
+        ]);
+        let registry = Registry::build(&lists, |server| server == "kind", 64);
+        assert!(!registry.get("kind__look").unwrap().risk.needs_approval());
+        assert_eq!(registry.get("odd__look").unwrap().risk, Risk { destructive: true, open_world: true });
     }
 }

@@ -4,12 +4,11 @@
 use std::sync::Arc;
 
 use futures::{Stream, StreamExt};
-use modelctx_protocol::model::Tool;
 use modelctx_protocol::v2026::SubscriptionFilter;
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
-use super::{ServerState, Shared, Slot};
+use super::{Listing, ServerState, Shared, Slot};
 use crate::client::{Client, ClientError};
 
 /// Why a connection's watch ended.
@@ -29,14 +28,14 @@ pub(super) async fn supervise(shared: Arc<Shared>, name: String, settled: onesho
     let mut failures = 0_u32;
     loop {
         let connected = tokio::select! {
-            connected = connect(&shared, slot) => connected,
+            connected = connect(&shared, &name, slot) => connected,
             () = shared.closing.cancelled() => break,
         };
         match connected {
-            Ok((client, tools)) => {
+            Ok((client, listing)) => {
                 let client = Arc::new(client);
                 let up_since = Instant::now();
-                slot.connected(&client, tools, settled.is_none());
+                slot.connected(&client, listing, settled.is_none());
                 shared.rebuild();
                 settle(&mut settled);
                 match watch(&shared, slot, &name, &client).await {
@@ -93,14 +92,17 @@ fn settle(settled: &mut Option<oneshot::Sender<()>>) {
     }
 }
 
-/// Connects to the slot's server and lists its tools, within the connect timeout.
-async fn connect(shared: &Shared, slot: &Slot) -> Result<(Client, Vec<Tool>), String> {
+/// Connects to server `name` and lists its tools and prompts, within the connect timeout.
+async fn connect(shared: &Shared, name: &str, slot: &Slot) -> Result<(Client, Listing), String> {
     let mut options = shared.options.client.clone();
+    if let Some(handlers) = &shared.options.handlers_for {
+        options.handlers = (handlers.0)(name);
+    }
     options.request_timeout = shared.options.default_timeout;
     let attempt = async {
         let client = slot.config.connect(options).await?;
-        let tools = list_tools(&client).await?;
-        Ok::<_, ClientError>((client, tools))
+        let listing = list_offered(&client).await?;
+        Ok::<_, ClientError>((client, listing))
     };
     let within = shared.options.connect_timeout;
     match tokio::time::timeout(within, attempt).await {
@@ -110,33 +112,53 @@ async fn connect(shared: &Shared, slot: &Slot) -> Result<(Client, Vec<Tool>), St
     }
 }
 
-/// The server's tools; none when it offers no tools.
-async fn list_tools(client: &Client) -> Result<Vec<Tool>, ClientError> {
-    if client.server().capabilities.tools.is_none() {
-        return Ok(Vec::new());
-    }
-    client.list_tools().await
+/// The server's tools, prompts, resources and resource templates; none of a kind it does not
+/// offer.
+async fn list_offered(client: &Client) -> Result<Listing, ClientError> {
+    let offers = &client.server().capabilities;
+    let tools = if offers.tools.is_some() { client.list_tools().await? } else { Vec::new() };
+    let prompts = if offers.prompts.is_some() { client.list_prompts().await? } else { Vec::new() };
+    let (resources, templates) = if offers.resources.is_some() {
+        (client.list_resources().await?, client.list_resource_templates().await?)
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    Ok(Listing { tools, prompts, resources, templates })
 }
 
-/// Watches a connection until the server exits or the host shuts down, refreshing the
-/// server's tools on each `notifications/tools/list_changed`.
+/// Watches a connection until the server exits or the host shuts down, listing what the
+/// server offers again on each tools, prompts or resources list change.
 async fn watch(shared: &Shared, slot: &Slot, name: &str, client: &Client) -> Ended {
     let exited = client.server_exited();
     tokio::pin!(exited);
-    let announces_changes =
-        client.server().capabilities.tools.as_ref().is_some_and(|tools| tools.list_changed == Some(true));
+    let offers = &client.server().capabilities;
+    let announces = |kind: Option<&crate::protocol::types::ListChangedCapability>| {
+        kind.is_some_and(|kind| kind.list_changed == Some(true))
+    };
+    let (tools, prompts) = (announces(offers.tools.as_ref()), announces(offers.prompts.as_ref()));
+    let resources = offers.resources.as_ref().is_some_and(|r| r.list_changed == Some(true));
     let mut changes = None;
-    if announces_changes {
-        let filter = SubscriptionFilter { tools_list_changed: Some(true), ..SubscriptionFilter::default() };
+    if tools || prompts || resources {
+        let filter = SubscriptionFilter {
+            tools_list_changed: Some(tools).filter(|on| *on),
+            prompts_list_changed: Some(prompts).filter(|on| *on),
+            resources_list_changed: Some(resources).filter(|on| *on),
+            ..SubscriptionFilter::default()
+        };
         tokio::select! {
             listening = client.listen(filter) => match listening {
                 Ok(stream) => changes = Some(Box::pin(stream)),
                 Err(e) => {
-                    tracing::warn!(server = %name, error = %e, "cannot follow the server's tool changes");
+                    tracing::warn!(server = %name, error = %e, "cannot follow the server's tool and prompt changes");
                 }
             },
             how = &mut exited => return Ended::Exited(how),
             () = shared.closing.cancelled() => return Ended::Closing,
+        }
+        // A change between the first listing and the subscription was told to no one: list
+        // once more, now that every later change will be heard.
+        if changes.is_some() && !refresh(shared, slot, name, client).await {
+            return Ended::Closing;
         }
     }
     loop {
@@ -148,21 +170,31 @@ async fn watch(shared: &Shared, slot: &Slot, name: &str, client: &Client) -> End
                     changes = None;
                     continue;
                 }
-                tokio::select! {
-                    listed = list_tools(client) => match listed {
-                        Ok(tools) => {
-                            slot.refreshed(tools);
-                            shared.rebuild();
-                        }
-                        Err(e) => {
-                            tracing::warn!(server = %name, error = %e, "the tools could not be listed again");
-                            slot.record_error(format!("could not list the changed tools: {e}"));
-                        }
-                    },
-                    () = shared.closing.cancelled() => return Ended::Closing,
+                if !refresh(shared, slot, name, client).await {
+                    return Ended::Closing;
                 }
             }
         }
+    }
+}
+
+/// Lists the server's tools again into the registry; `false` when the host shut down first.
+async fn refresh(shared: &Shared, slot: &Slot, name: &str, client: &Client) -> bool {
+    tokio::select! {
+        listed = list_offered(client) => {
+            match listed {
+                Ok(listing) => {
+                    slot.refreshed(listing);
+                    shared.rebuild();
+                }
+                Err(e) => {
+                    tracing::warn!(server = %name, error = %e, "the tools and prompts could not be listed again");
+                    slot.record_error(format!("could not list the changed tools and prompts: {e}"));
+                }
+            }
+            true
+        }
+        () = shared.closing.cancelled() => false,
     }
 }
 

@@ -48,3 +48,56 @@ pub(crate) fn continue_trace(span: &tracing::Span, meta: &JsonObject) {
 pub(crate) fn inject(span: &tracing::Span, meta: &mut JsonObject) {
     TraceContextPropagator::new().inject_context(&span.context(), &mut IntoMeta(meta));
 }
+
+#[cfg(test)]
+mod tests {
+    use opentelemetry::trace::{TraceContextExt as _, TracerProvider as _};
+    use opentelemetry_sdk::trace::SdkTracerProvider;
+    use tracing_subscriber::layer::SubscriberExt as _;
+
+    use super::*;
+
+    const CALLER: &str = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+
+    fn meta(traceparent: &str) -> JsonObject {
+        serde_json::json!({"traceparent": traceparent, "tracestate": "vendor=1"})
+            .as_object()
+            .cloned()
+            .unwrap()
+    }
+
+    /// BASE-19: trace context in `_meta` is W3C Trace Context: the `traceparent` written is
+    /// `version-traceid-spanid-flags` in lowercase hex, one that is read continues its trace,
+    /// and one that is not W3C (a wrong length, upper case, the all-zero trace id) is ignored.
+    #[test]
+    fn base_19_trace_context_in_meta_is_w3c_both_ways() {
+        let provider = SdkTracerProvider::builder().build();
+        let layer = tracing_opentelemetry::layer().with_tracer(provider.tracer("test"));
+        let subscriber = tracing_subscriber::registry().with(layer);
+        tracing::subscriber::with_default(subscriber, || {
+            let trace_of = |traceparent: &str| {
+                let span = tracing::info_span!("request");
+                continue_trace(&span, &meta(traceparent));
+                span.context().span().span_context().trace_id().to_string()
+            };
+            assert_eq!(trace_of(CALLER), "4bf92f3577b34da6a3ce929d0e0e4736", "continued");
+            for malformed in [
+                "00-4bf92f3577b34da6a3ce929d0e0e473-00f067aa0ba902b7-01",
+                "00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01",
+                "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
+                "not a traceparent",
+            ] {
+                assert_ne!(trace_of(malformed), "4bf92f3577b34da6a3ce929d0e0e4736", "{malformed}");
+            }
+            let span = tracing::info_span!("call");
+            let _entered = span.enter();
+            let mut written = JsonObject::new();
+            inject(&span, &mut written);
+            let traceparent = written["traceparent"].as_str().unwrap();
+            let parts: Vec<&str> = traceparent.split('-').collect();
+            assert_eq!(parts.iter().map(|p| p.len()).collect::<Vec<_>>(), [2, 32, 16, 2], "{traceparent}");
+            assert!(traceparent.chars().all(|c| c == '-' || c.is_ascii_digit() || ('a'..='f').contains(&c)));
+            assert_eq!(parts[0], "00");
+        });
+    }
+}

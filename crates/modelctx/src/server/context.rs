@@ -329,8 +329,9 @@ impl RequestContext {
         if self.is_cancelled() {
             return; // STDIO-08: nothing more for a cancelled request
         }
-        if self.task().is_some() {
-            // TX-16: a task's progress and log messages have nowhere to go.
+        if self.task().is_some() && self.era() == Era::Modern {
+            // TX-16: a 2026-07-28 task's progress and log messages have nowhere to go. A
+            // 2025-11-25 task's go on under the call's own token until it ends (PROG-06).
             tracing::debug!(method, "a task's notification is dropped");
             return;
         }

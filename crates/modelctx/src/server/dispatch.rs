@@ -4,6 +4,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
+use modelctx_protocol::apps::Visibility;
 use modelctx_protocol::jsonrpc::{ErrorObject, MethodName as _, PreparedResult, Request, RequestMethod};
 use modelctx_protocol::model::{self, CallToolResult, ServerCapabilities};
 use modelctx_protocol::types::{
@@ -44,8 +45,8 @@ pub(crate) fn to_object(result: &impl Serialize) -> JsonObject {
     }
 }
 
-/// Which page: the era and the cursor.
-type PageKey = (Era, Option<String>);
+/// Which page: the era, whether the client shows apps, and the cursor.
+type PageKey = (Era, bool, Option<String>);
 
 /// A page as JSON, and the cursor of the next.
 type Page = (Arc<RawValue>, Option<String>);
@@ -345,7 +346,7 @@ impl Server {
             }),
             v2026::ListTools::NAME => {
                 let params = params_of::<v2026::ListTools>(params)?;
-                let (tools, next_cursor) = self.tool_page(params.cursor, Era::Modern)?;
+                let (tools, next_cursor) = self.tool_page(params.cursor, &ctx)?;
                 let result = to_object(&v2026::ListToolsResult {
                     result_type: complete,
                     tools: Vec::new(),
@@ -471,7 +472,7 @@ impl Server {
         Ok(Answer::from(match method {
             v2025::ListTools::NAME => {
                 let params = params_of::<v2025::ListTools>(params)?;
-                let (tools, next_cursor) = self.tool_page(params.and_then(|p| p.cursor), Era::Legacy)?;
+                let (tools, next_cursor) = self.tool_page(params.and_then(|p| p.cursor), &ctx)?;
                 let result =
                     to_object(&v2025::ListToolsResult { tools: Vec::new(), next_cursor, meta: None });
                 return Ok(Answer::prepared(PreparedResult { result, key: "tools", value: tools }));
@@ -532,22 +533,31 @@ impl Server {
         if offered { Ok(()) } else { Err(ErrorObject::method_not_found(method)) }
     }
 
-    /// A page of tools as `era`'s peers see them, as JSON: serialised from the JSON each tool
-    /// keeps of itself the first time it is asked for, then reused until the tools change.
+    /// A page of tools as the caller's era and capabilities see them, as JSON: serialised from
+    /// the JSON each tool keeps of itself the first time it is asked for, then reused until
+    /// the tools change. A client that shows no apps does not see the tools only an app may
+    /// call (APPS-02).
     fn tool_page(
         &self,
         cursor: Option<String>,
-        era: Era,
+        ctx: &RequestContext,
     ) -> Result<(Arc<RawValue>, Option<String>), ErrorObject> {
-        let key = (era, cursor);
+        let era = ctx.era();
+        let shows_apps = modelctx_protocol::apps::client_renders_apps(ctx.client_capabilities());
+        let key = (era, shows_apps, cursor);
         if let Some(page) = self.inner.tool_pages.get(&key) {
             return Ok(page);
         }
         let registry = self.read_registry();
-        let tools: Vec<&super::tool::RegisteredTool> = registry.tools.values().map(|t| &**t).collect();
-        self.require(!tools.is_empty(), v2026::ListTools::NAME)?;
+        self.require(!registry.tools.is_empty(), v2026::ListTools::NAME)?;
+        let tools: Vec<&super::tool::RegisteredTool> = registry
+            .tools
+            .values()
+            .map(|t| &**t)
+            .filter(|t| shows_apps || t.ui.as_ref().is_none_or(|ui| ui.visible_to(Visibility::Model)))
+            .collect();
         let (tools, next) =
-            page(&tools, |t| t.tool.name.as_str(), key.1.as_deref(), self.options().page_size)?;
+            page(&tools, |t| t.tool.name.as_str(), key.2.as_deref(), self.options().page_size)?;
         let items: Vec<&Value> = tools.into_iter().map(|t| t.wire(era)).collect();
         let json = serde_json::to_string(&items).map_err(|e| ErrorObject::internal(e.to_string()))?;
         let json: Arc<RawValue> =
@@ -677,9 +687,9 @@ mod tests {
     fn a_full_page_cache_makes_room_for_the_page_asked_now() {
         let pages = ToolPages::default();
         for i in 0..ToolPages::MAX {
-            pages.put((Era::Modern, Some(format!("cursor-{i}"))), page("old"));
+            pages.put((Era::Modern, false, Some(format!("cursor-{i}"))), page("old"));
         }
-        let first = (Era::Modern, None);
+        let first = (Era::Modern, false, None);
         pages.put(first.clone(), page("first"));
         assert_eq!(pages.get(&first).map(|(json, _)| json.get().to_owned()), Some("\"first\"".to_owned()));
         assert!(pages.pages().len() <= ToolPages::MAX);

@@ -61,6 +61,9 @@ pub enum InputError {
     Closed,
     /// The store that keeps the task failed; holds its message.
     Store(String),
+    /// The question breaks the spec's rules (a sampling conversation whose tool uses are not
+    /// answered, SAMP-04/05/09); it was not sent.
+    Invalid(String),
 }
 
 impl std::fmt::Display for InputError {
@@ -78,6 +81,7 @@ impl std::fmt::Display for InputError {
             Self::Closed => f.write_str("the connection closed before the client answered"),
             Self::TaskEnded => f.write_str("the task ended before the client answered"),
             Self::Store(message) => write!(f, "the task's question could not be kept: {message}"),
+            Self::Invalid(why) => write!(f, "the question was not sent: {why}"),
         }
     }
 }
@@ -341,6 +345,7 @@ impl Question<'_> {
 
     /// [`RequestContext::sample`] under this question's key.
     pub async fn sample(self, params: CreateMessageRequestParams) -> Result<CreateMessageResult, InputError> {
+        modelctx_protocol::types::check_conversation(&params.messages).map_err(InputError::Invalid)?;
         let need = if params.tools.is_some() || params.tool_choice.is_some() {
             Need::SamplingTools
         } else {

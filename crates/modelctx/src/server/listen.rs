@@ -55,7 +55,8 @@ impl Server {
 
     /// Serves one subscription: the acknowledgement first (SUB-02), then each change the
     /// filter asked for, tagged with the subscription id (META-08), until the client cancels
-    /// (no response then) or the connection closes (the graceful result, SUB-06).
+    /// (no response then) or the server ends it: then `notifications/cancelled` naming the
+    /// subscription (SUB-07) and the graceful result (SUB-06), or the error that ended it.
     pub(crate) async fn listen(
         &self,
         ctx: &RequestContext,
@@ -123,11 +124,14 @@ impl Server {
                 Err(RecvError::Closed) => break,
             }
             if backlog.len() > bound {
-                return Err(ErrorObject::internal(format!(
+                let why = format!(
                     "this subscription fell more than {bound} changes behind; listen again and re-read what it covers"
-                )));
+                );
+                tear_down(ctx, &id, &why).await;
+                return Err(ErrorObject::internal(why));
             }
         }
+        tear_down(ctx, &id, "the server is shutting down").await;
         Ok(to_object(&SubscriptionsListenResult {
             result_type: ResultType::Complete,
             meta: SubscriptionsListenResultMetaObject {
@@ -201,6 +205,12 @@ impl Backlog {
             self.push(tasks::TaskStatusChanged::NAME, Some(id.clone()));
         }
     }
+}
+
+/// Tells the client the server ends subscription `id` (SUB-07: `notifications/cancelled`
+/// referencing the `subscriptions/listen` request — the one use of it a server may make).
+async fn tear_down(ctx: &RequestContext, id: &modelctx_protocol::jsonrpc::RequestId, reason: &str) {
+    ctx.notify(v2026::Cancelled::NAME, &json!({"requestId": id, "reason": reason})).await;
 }
 
 #[cfg(test)]

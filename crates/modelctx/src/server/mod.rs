@@ -22,6 +22,7 @@
 
 mod announce;
 mod answer;
+pub mod apps;
 mod completion;
 mod context;
 pub(crate) mod dispatch;
@@ -131,7 +132,12 @@ struct Inner {
     skills: skills::Skills,
     /// Where redeemed `requestState`s are remembered, when each may be redeemed once.
     state_once: Option<Arc<dyn crate::store::OnceStore>>,
+    /// Told when a 2025-11-25 client says its roots changed.
+    roots_changed: Option<RootsChangedHook>,
 }
+
+/// The hook [`ServerBuilder::on_roots_changed`] sets.
+type RootsChangedHook = Arc<dyn Fn(Option<String>) -> futures::future::BoxFuture<'static, ()> + Send + Sync>;
 
 /// Builds a [`Server`]. Definitions are checked when [`ServerBuilder::build`] runs.
 pub struct ServerBuilder {
@@ -150,7 +156,9 @@ pub struct ServerBuilder {
     task_store: Option<Arc<dyn tasks::TaskStore>>,
     bus: Option<Arc<dyn crate::store::Bus>>,
     skills: Vec<skills::Skill>,
+    apps: Vec<apps::AppResource>,
     state_once: Option<Arc<dyn crate::store::OnceStore>>,
+    roots_changed: Option<RootsChangedHook>,
 }
 
 /// Why a server could not be built.
@@ -202,7 +210,9 @@ impl Server {
             task_store: None,
             bus: None,
             skills: Vec::new(),
+            apps: Vec::new(),
             state_once: None,
+            roots_changed: None,
         }
     }
 
@@ -221,6 +231,19 @@ impl Server {
         &self.inner.options
     }
 
+    /// Takes a notification of a 2025-11-25 session (`session_id` over HTTP) that concerns
+    /// the server rather than the session's state: `notifications/roots/list_changed` runs
+    /// the [`ServerBuilder::on_roots_changed`] hook.
+    pub(crate) fn on_session_notification(&self, method: &str, session_id: Option<&str>) {
+        use modelctx_protocol::jsonrpc::MethodName as _;
+        if method != modelctx_protocol::v2025::RootsListChanged::NAME {
+            return;
+        }
+        if let Some(hook) = &self.inner.roots_changed {
+            tokio::spawn(hook(session_id.map(str::to_owned)));
+        }
+    }
+
     /// The registered tool names, in `tools/list` order.
     pub fn tool_names(&self) -> Vec<String> {
         self.read_registry().tools.keys().cloned().collect()
@@ -234,7 +257,11 @@ impl Server {
         if registered.tasks != TaskSupport::Forbidden {
             self.inner.task_tools.store(true, Ordering::Relaxed);
         }
-        self.write_registry().tools.insert(registered.tool.name.clone(), Arc::new(registered));
+        {
+            let mut registry = self.write_registry();
+            registry.check_ui_link(&registered)?;
+            registry.tools.insert(registered.tool.name.clone(), Arc::new(registered));
+        }
         self.publish(ServerEvent::ToolsChanged);
         Ok(())
     }
@@ -470,6 +497,29 @@ impl ServerBuilder {
         self
     }
 
+    /// Registers an app (MCP Apps): a `ui://` resource holding an HTML5 document, which
+    /// tools link to with [`ToolDef::ui`]. The server then declares the
+    /// `io.modelcontextprotocol/ui` extension.
+    pub fn app(mut self, app: apps::AppResource) -> Self {
+        self.apps.push(app);
+        self
+    }
+
+    /// Runs `hook` each time a 2025-11-25 client that declared `roots.listChanged` says its
+    /// roots changed (`notifications/roots/list_changed`), with the session's id (`None` over
+    /// stdio, where the connection is the session): the place to forget roots kept from
+    /// [`RequestContext::list_roots`] and ask again. The hook runs on a task of its own, so
+    /// a slow one never holds up the session. (2026-07-28 clients send their roots with each
+    /// request that needs them; there is nothing to be told.)
+    pub fn on_roots_changed<F, Fut>(mut self, hook: F) -> Self
+    where
+        F: Fn(Option<String>) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = ()> + Send + 'static,
+    {
+        self.roots_changed = Some(Arc::new(move |session| Box::pin(hook(session))));
+        self
+    }
+
     /// Registers a prompt.
     pub fn prompt(mut self, prompt: PromptDef) -> Self {
         self.prompts.push(prompt);
@@ -496,8 +546,16 @@ impl ServerBuilder {
             modelctx_protocol::meta::validate_key(id).map_err(|e| refused(e.to_string()))?;
         }
         let skills = skills::Skills::new(self.skills.clone()).map_err(BuildError::Skill)?;
+        let offers_apps = !self.apps.is_empty();
         let mut resources = self.resources;
         resources.extend(self.skills.iter().flat_map(skills::Skill::resources));
+        for app in self.apps {
+            resources.push(app.into_resource()?);
+        }
+        let mut extensions = self.extensions;
+        if offers_apps {
+            extensions.insert(modelctx_protocol::apps::EXTENSION_ID.to_owned(), JsonObject::new());
+        }
         let registry = Registry::build(self.tools, resources, self.templates, self.prompts)?;
         let state_keys = match self.state_keys {
             Some(keys) => keys,
@@ -530,9 +588,10 @@ impl ServerBuilder {
                 layers: self.layers,
                 layered_targets,
                 task_tools,
-                extensions: self.extensions,
+                extensions,
                 skills,
                 state_once: self.state_once,
+                roots_changed: self.roots_changed,
             }),
         })
     }

@@ -47,6 +47,9 @@ impl Registry {
             resource.check()?;
             insert_unique(&mut registry.resources, "resource", resource.resource.uri.clone(), resource)?;
         }
+        for tool in registry.tools.values() {
+            registry.check_ui_link(tool)?;
+        }
         for template in templates {
             let template = RegisteredTemplate::new(template)?;
             let key = template.def.template.uri_template.clone();
@@ -57,6 +60,11 @@ impl Registry {
             insert_unique(&mut registry.prompts, "prompt", prompt.prompt.name.clone(), prompt)?;
         }
         Ok(registry)
+    }
+
+    /// Refuses a tool whose UI link names no registered app.
+    pub(crate) fn check_ui_link(&self, tool: &RegisteredTool) -> Result<(), RegistrationError> {
+        super::apps::check_link(&tool.tool.name, tool.ui.as_ref(), |uri| self.resources.contains_key(uri))
     }
 
     /// Whether some definition has layers of its own.

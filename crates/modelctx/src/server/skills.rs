@@ -17,7 +17,6 @@ use modelctx_protocol::JsonObject;
 use modelctx_protocol::jsonrpc::ErrorObject;
 use modelctx_protocol::types::{Resource, TextOrBlob};
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 
 use super::{ResourceDef, ResourceRequest, blob_contents, text_contents};
 
@@ -72,35 +71,9 @@ pub struct Skill {
 
 const MANIFEST: &str = "SKILL.md";
 
-/// The frontmatter of a `SKILL.md`: the YAML between its opening `---` line and the next.
+/// The frontmatter of a `SKILL.md` (see `skill_file`).
 fn frontmatter_of(text: &str) -> Result<JsonObject, SkillError> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let refused = |why: &str| SkillError(format!("SKILL.md {why}"));
-    let rest = text
-        .strip_prefix("---\n")
-        .or_else(|| text.strip_prefix("---\r\n"))
-        .ok_or_else(|| refused("must start with a `---` line opening its YAML frontmatter"))?;
-    let end = rest
-        .match_indices("\n---")
-        .map(|(at, _)| at)
-        .find(|at| {
-            let after = &rest[at + 4..];
-            let line_end = after.find('\n').unwrap_or(after.len());
-            after[..line_end].trim_end().is_empty()
-        })
-        .ok_or_else(|| refused("has no `---` line closing its frontmatter"))?;
-    let yaml = rest[..end].trim_end_matches('\r');
-    let parsed: Value =
-        yaml_serde::from_str(yaml).map_err(|e| refused(&format!("has frontmatter that is not YAML: {e}")))?;
-    let Value::Object(frontmatter) = parsed else {
-        return Err(refused("has frontmatter that is not a mapping"));
-    };
-    for field in ["name", "description"] {
-        if frontmatter.get(field).and_then(Value::as_str).is_none_or(str::is_empty) {
-            return Err(refused(&format!("frontmatter needs `{field}`, a non-empty string")));
-        }
-    }
-    Ok(frontmatter)
+    crate::skill_file::frontmatter(text).map_err(SkillError)
 }
 
 /// The Agent Skills naming rule: 1 to 64 lowercase letters, digits and hyphens, with no
@@ -255,8 +228,8 @@ impl Skill {
             .files
             .iter()
             .map(|(path, file)| {
-                let digest: String = Sha256::digest(&file.bytes).iter().map(|b| format!("{b:02x}")).collect();
-                json!({"uri": self.file_uri(path), "digest": format!("sha256:{digest}"), "size": file.bytes.len()})
+                let digest = crate::skill_file::digest(&file.bytes);
+                json!({"uri": self.file_uri(path), "digest": digest, "size": file.bytes.len()})
             })
             .collect();
         json!({"uri": self.uri(), "frontmatter": self.frontmatter, "resources": resources})

@@ -4,6 +4,7 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use modelctx_protocol::Era;
+use modelctx_protocol::apps::{ToolUi, Visibility};
 use modelctx_protocol::headers::{McpParamHeader, validate_x_mcp_headers};
 use modelctx_protocol::jsonrpc::ErrorObject;
 use modelctx_protocol::model::{self, CallToolResult, Tool};
@@ -134,6 +135,23 @@ impl ToolDef {
         self
     }
 
+    /// Links the tool to the app at `resource_uri` (`_meta.ui.resourceUri`, MCP Apps): hosts
+    /// that show apps render it for the tool's results. Building fails unless the server
+    /// registers that app ([`super::ServerBuilder::app`]).
+    pub fn ui(mut self, resource_uri: impl Into<String>) -> Self {
+        let uri = resource_uri.into();
+        super::apps::edit_ui(&mut self.tool, |ui| ui.resource_uri = Some(uri));
+        self
+    }
+
+    /// Who may call the tool (`_meta.ui.visibility`); by default the model and the app. A
+    /// tool only the app may call is left out of the lists of clients that show no apps.
+    pub fn visibility(mut self, who: &[Visibility]) -> Self {
+        let who = who.to_vec();
+        super::apps::edit_ui(&mut self.tool, |ui| ui.visibility = Some(who));
+        self
+    }
+
     /// The tool description as `tools/list` will show it.
     pub fn tool(&self) -> &Tool {
         &self.tool
@@ -153,6 +171,8 @@ pub(crate) struct RegisteredTool {
     output: Option<Validator>,
     /// The arguments mirrored into `Mcp-Param-*` headers (`x-mcp-header`).
     pub(crate) param_headers: Vec<McpParamHeader>,
+    /// Its MCP Apps settings (`_meta.ui`), when it has a UI.
+    pub(crate) ui: Option<ToolUi>,
     /// The tool as 2026-07-28 lists it, serialised once.
     modern_json: Value,
     /// The tool as 2025-11-25 lists it, serialised once.
@@ -200,6 +220,7 @@ impl RegisteredTool {
         let param_headers =
             validate_x_mcp_headers(&tool.input_schema).map_err(|e| invalid(format!("x-mcp-header: {e}")))?;
         let modern_json = serde_json::to_value(&tool).map_err(|e| invalid(format!("serialising it: {e}")))?;
+        let ui = ToolUi::of(tool.meta.as_ref());
         // 2025-11-25 says on the tool whether it runs as a task (`execution.taskSupport`).
         let task_support = match tasks {
             TaskSupport::Forbidden => None,
@@ -219,6 +240,7 @@ impl RegisteredTool {
             input,
             output,
             param_headers,
+            ui,
             modern_json,
             legacy_json,
         })
@@ -259,6 +281,9 @@ impl RegisteredTool {
                     self.tool.name
                 )));
             }
+        }
+        if self.ui.is_some() {
+            super::apps::check_fallback(&self.tool.name, &result)?;
         }
         Ok(result)
     }

@@ -149,7 +149,10 @@ impl Connection {
         match notification.method.as_str() {
             v2026::Cancelled::NAME => drop(self.exchange.cancel(notification.params)),
             method => match &mut self.session {
-                Some(session) => session.notification(method),
+                Some(session) => {
+                    session.notification(method);
+                    self.server.on_session_notification(method, None);
+                }
                 None => tracing::debug!(method, "ignoring a notification"),
             },
         }

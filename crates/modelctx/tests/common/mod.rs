@@ -2,6 +2,9 @@
 
 #![allow(dead_code)] // each test file uses a different part of this module
 
+pub mod client;
+pub mod http;
+
 use std::future::Future;
 use std::time::Duration;
 

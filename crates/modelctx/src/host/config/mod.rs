@@ -15,7 +15,8 @@
 //! An entry has either `command` (with optional `args`, `env`, `cwd`: a child process over
 //! stdio) or `url` (with optional `headers`: Streamable HTTP, falling back to the deprecated
 //! HTTP+SSE transport), an optional `type`, an optional `timeoutMs` (the time limit of each
-//! request to that server; ours), and `"disabled": true` to leave it out. Any other field is
+//! request to that server; ours), `"trustAnnotations": true` to believe the server's tool
+//! annotations (ours; TOOL-08), and `"disabled": true` to leave it out. Any other field is
 //! rejected with a message naming the server and the field. Other top-level keys (a whole
 //! application's settings file) are ignored.
 //!
@@ -44,7 +45,8 @@ use expand::{ExpandError, expand};
 use crate::client::{Client, ClientError, ClientOptions, StdioCommand};
 
 /// The fields an entry may have, in the order messages list them.
-const FIELDS: &[&str] = &["command", "args", "env", "cwd", "url", "headers", "type", "timeoutMs", "disabled"];
+const FIELDS: &[&str] =
+    &["command", "args", "env", "cwd", "url", "headers", "type", "timeoutMs", "trustAnnotations", "disabled"];
 
 /// The servers a host connects to, by the names the configuration gives them (in name order).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -62,6 +64,10 @@ pub struct ServerConfig {
     pub transport: Transport,
     /// The time limit of each request (`timeoutMs`); the host's default when `None`.
     pub timeout: Option<Duration>,
+    /// Whether the host believes this server's tool annotations (`trustAnnotations`): they
+    /// are the server's own claims, so without it every tool counts as destructive and
+    /// open-world, and each call goes to the approval hook (TOOL-08).
+    pub trust_annotations: bool,
 }
 
 /// How a server is reached.
@@ -141,7 +147,7 @@ impl StdioServer {
 impl ServerConfig {
     /// A child process server with the host's default time limit.
     pub fn stdio(server: StdioServer) -> Self {
-        Self { transport: Transport::Stdio(server), timeout: None }
+        Self { transport: Transport::Stdio(server), timeout: None, trust_annotations: false }
     }
 
     /// A Streamable HTTP server at `url` with no extra headers and the host's default time
@@ -154,12 +160,20 @@ impl ServerConfig {
                 kind: HttpKind::default(),
             }),
             timeout: None,
+            trust_annotations: false,
         }
     }
 
     /// Sets the time limit of each request.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
+        self
+    }
+
+    /// Believes the server's tool annotations (TOOL-08): a tool it says is read-only and
+    /// closed-world is called without asking the approval hook.
+    pub fn trust_annotations(mut self) -> Self {
+        self.trust_annotations = true;
         self
     }
 
@@ -264,6 +278,8 @@ struct RawEntry {
     #[serde(rename = "type")]
     kind: Option<RawKind>,
     timeout_ms: Option<u64>,
+    #[serde(default)]
+    trust_annotations: bool,
     /// Read before expansion (a disabled entry is skipped); here so that the entry parses.
     #[serde(default, rename = "disabled")]
     _disabled: bool,
@@ -313,8 +329,9 @@ fn parse_entry(
         Some(ms) => Some(Duration::from_millis(ms)),
         None => None,
     };
+    let trust_annotations = raw.trust_annotations;
     let transport = transport(server, raw)?;
-    Ok(Some(ServerConfig { transport, timeout }))
+    Ok(Some(ServerConfig { transport, timeout, trust_annotations }))
 }
 
 /// The child process or URL an entry describes, checked against its `type`.

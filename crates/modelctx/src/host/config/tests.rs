@@ -121,7 +121,7 @@ fn an_unknown_field_is_named_with_its_server() {
     assert_eq!(
         message(r#"{"mcpServers": {"db": {"comand": "postgres-mcp"}}}"#),
         "server \"db\": unknown field \"comand\" (expected one of command, args, env, cwd, url, headers, \
-         type, timeoutMs, disabled)"
+         type, timeoutMs, trustAnnotations, disabled)"
     );
     // VS Code's envFile is not read, so it is rejected rather than silently ignored.
     let error = parse(r#"{"servers": {"x": {"command": "a", "envFile": ".env"}}}"#).unwrap_err();

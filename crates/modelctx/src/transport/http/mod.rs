@@ -27,7 +27,10 @@ use std::sync::Arc;
 use bytes::Bytes;
 use http::{Method, Request, Response};
 use http_body_util::combinators::UnsyncBoxBody;
+use modelctx_protocol::ProtocolVersion;
 use modelctx_protocol::era::{HttpMethod, PeerState, StreamRoute, route_http_stream};
+use modelctx_protocol::headers::MCP_PROTOCOL_VERSION;
+use modelctx_protocol::jsonrpc::ErrorObject;
 
 use crate::server::Server;
 use crate::server::exchange::{Exchange, Lifecycle};
@@ -142,7 +145,14 @@ impl McpHttp {
         };
         let peer = session.as_ref().map_or_else(|lookup| lookup.peer(), |s| PeerState::Session(s.version()));
         // The origin was checked above, for every method.
-        match route_http_stream(method, true, &peer, shared.lifecycle.server().versions()) {
+        let route = route_http_stream(method, true, &peer, shared.lifecycle.server().versions());
+        if let (StreamRoute::OpenStream(_) | StreamRoute::EndSession, PeerState::Session(version)) =
+            (&route, peer)
+            && let Some(error) = version_refusal(request.headers(), version)
+        {
+            return error_response(400, None, error);
+        }
+        match route {
             StreamRoute::Reject(rejection) => error_response(rejection.status, None, rejection.error),
             StreamRoute::OpenStream(_) => match session {
                 Ok(session) => stream::open(shared, session, request.headers()).await,
@@ -158,6 +168,18 @@ impl McpHttp {
             }
         }
     }
+}
+
+/// Why a GET or DELETE of a session at `version` is refused (`400`): like a POST, it may name
+/// no version (the one `initialize` negotiated holds) but not an invalid or another one
+/// (HTTP-43).
+fn version_refusal(headers: &http::HeaderMap, version: ProtocolVersion) -> Option<ErrorObject> {
+    let sent = headers.get(MCP_PROTOCOL_VERSION)?;
+    (sent.to_str().ok().and_then(ProtocolVersion::parse) != Some(version)).then(|| {
+        ErrorObject::invalid_request(format!(
+            "MCP-Protocol-Version {sent:?} differs from the session's negotiated {version}"
+        ))
+    })
 }
 
 super::service_via_handle!(McpHttp);

@@ -244,6 +244,7 @@ async fn on_notification(shared: &Shared, session: &Session, notification: &Noti
             relay::forward(shared.lifecycle.server(), session, &message).await;
         }
     } else {
+        shared.lifecycle.server().on_session_notification(&notification.method, Some(&session.id));
         let before = session.state().clone();
         session.state().notification(&notification.method);
         let after = session.state().clone();

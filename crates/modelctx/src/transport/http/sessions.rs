@@ -19,6 +19,7 @@ use super::HttpOptions;
 use super::events::LiveStreams;
 use super::relay::{self, LocalSessions};
 use super::store::{HttpStores, StoreError};
+use super::stream::Standalone;
 use crate::server::exchange::{Exchange, Lifecycle};
 use crate::server::{LegacySession, Principal};
 
@@ -32,6 +33,8 @@ pub(super) struct Session {
     pub(super) exchange: Exchange,
     /// The session's request streams running here.
     pub(super) live: LiveStreams,
+    /// The session's standalone (GET) stream here.
+    pub(super) standalone: Standalone,
     last_used: Mutex<Instant>,
     /// Bumped as a change to the state starts (odd: being written) and once it is in the
     /// store (even): a lookup puts the store's copy in place of ours only if no change was
@@ -49,6 +52,7 @@ impl Session {
             state: Mutex::new(state),
             exchange,
             live: LiveStreams::default(),
+            standalone: Standalone::default(),
             last_used: Mutex::new(Instant::now()),
             generation: AtomicU64::new(0),
             writing: tokio::sync::Mutex::new(()),
