@@ -9,6 +9,10 @@
 # then builds modelctx, runs both suites, and fails if either fails. Each suite starts (and always
 # stops) its own `modelctx serve everything --http 127.0.0.1:0` for its HTTP tests: see
 # interop/python/http_server.py and interop/typescript/http-server.mjs.
+# Both suites also drive `modelctx gateway --config FILE --http 127.0.0.1:0` fronting three stdio
+# backends (`modelctx serve everything`, npm's server-everything, interop/python/peer_server.py),
+# in both protocol eras: interop/python/test_gateway.py and interop/typescript/gateway.test.mjs,
+# each starting (and always stopping) its own gateway.
 # Then the other direction: modelctx's client drives servers written by others — the Python SDK,
 # the TypeScript SDK v2 and v1, and npm's @modelcontextprotocol/server-everything — over stdio and
 # Streamable HTTP on 127.0.0.1 (crates/modelctx-cli/tests/peer_servers.rs, `--ignored` tests given
@@ -70,19 +74,22 @@ if [[ -z ${MODELCTX_BIN:-} ]]; then
     MODELCTX_BIN=$TARGET_DIR/debug/modelctx
 fi
 export MODELCTX_BIN
+# the Python with the pinned SDK, for the gateway's Python backend (TypeScript suite) and the
+# peer-server tests
+export MODELCTX_PEER_PYTHON=$VENV/bin/python
 
 # --- the suites (both run; either failing fails the script) ------------------------------------
 status=0
 
 echo "==> interop: Python SDK $("$VENV/bin/python" -c 'from importlib.metadata import version; print(version("mcp"))') (pytest)"
 PYTHONDONTWRITEBYTECODE=1 timeout 300 "$VENV/bin/python" -m pytest -p no:cacheprovider -s -v \
-    interop/python/test_interop.py interop/python/test_reference_servers.py || status=1
+    interop/python/test_interop.py interop/python/test_reference_servers.py interop/python/test_gateway.py || status=1
 
 echo "==> interop: TypeScript SDK $(node -p 'require("./'"$TS_DIR"'/node_modules/@modelcontextprotocol/client/package.json").version') (node --test)"
-(cd "$TS_DIR" && timeout 300 node --test --test-reporter=spec interop.test.mjs) || status=1
+(cd "$TS_DIR" && timeout 300 node --test --test-reporter=spec interop.test.mjs gateway.test.mjs) || status=1
 
 echo "==> interop: modelctx's client against the Python SDK, TypeScript SDK v2/v1 and server-everything servers (cargo test --ignored)"
-MODELCTX_PEER_PYTHON=$VENV/bin/python MODELCTX_PEER_NODE_DIR=$ROOT/$TS_DIR \
+MODELCTX_PEER_NODE_DIR=$ROOT/$TS_DIR \
     timeout 900 cargo test --locked -p modelctx-cli --test peer_servers -- --ignored || status=1
 
 if ((status != 0)); then

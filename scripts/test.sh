@@ -39,6 +39,9 @@ scripts/interop.sh
 echo "==> conformance: the official suite (both revisions) against modelctx serve everything --http"
 scripts/conformance.sh
 
+echo "==> gateway: the suite's server scenarios through modelctx gateway fronting serve everything"
+scripts/gateway.sh
+
 echo "==> cluster: the suite and the cluster tests through haproxy, three instances, one Redis"
 scripts/cluster.sh
 

@@ -4,6 +4,8 @@
 //!   drive any server, spawned (`-- CMD ARGS…`) or at a URL (`--url`);
 //! - `modelctx serve everything` runs the bundled reference server on stdio, and
 //!   `modelctx serve filesystem --root DIR` a server of the files under DIR;
+//! - `modelctx host` holds the servers of a config file at once, and `modelctx gateway` serves
+//!   them as one;
 //! - `modelctx route` reads a transcript of JSON-RPC messages and shows, for each, how a
 //!   dual-era server decides its protocol era and whether the message has the shape its
 //!   revision's schema requires.
@@ -13,6 +15,7 @@
 
 mod bench;
 mod demo;
+mod gateway;
 mod host;
 mod inspect;
 mod logging;
@@ -93,6 +96,15 @@ enum Command {
     ///   modelctx host --config .mcp.json tools call everything__add a=2 b=40
     #[command(verbatim_doc_comment, after_help = inspect::exit::EXIT_STATUS_HELP)]
     Host(host::HostArgs),
+    /// Serve every server of a host's config file as one MCP server, in both protocol eras:
+    /// names prefixed per server (`"prefix"`, `""` for none), tools filtered (`allowTools`,
+    /// `denyTools`), questions, progress and cancellation relayed; see docs/gateway.md.
+    ///
+    /// Examples:
+    ///   modelctx gateway --config gateway.json --http 127.0.0.1:8080
+    ///   modelctx gateway --config gateway.json        (stdio)
+    #[command(verbatim_doc_comment)]
+    Gateway(gateway::GatewayArgs),
     /// A tour of modelctx: start the bundled `everything` server over stdio and over
     /// Streamable HTTP on loopback, and drive it with the client through every feature in
     /// both protocol eras, with timings. Exit 1 if any step fails.
@@ -155,6 +167,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => bench::run(&args),
         Command::Demo => demo::run(),
         Command::Host(args) => host::run(&args),
+        Command::Gateway(args) => gateway::run(&args),
         Command::Discover(args) => inspect::run_discover(&args),
         Command::Tools(command) => inspect::run_tools(&command),
         Command::Resources(command) => inspect::run_resources(&command),

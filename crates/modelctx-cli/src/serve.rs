@@ -21,7 +21,7 @@ use crate::servers;
 /// Binds `address` and serves Streamable HTTP (and, without `auth`, the deprecated HTTP+SSE
 /// transport) until SIGTERM; with `auth`, only to callers with an access token of its
 /// authorization server.
-async fn serve_http(
+pub(crate) async fn serve_http(
     server: Server,
     address: SocketAddr,
     mut options: HttpOptions,
@@ -50,7 +50,7 @@ async fn serve_http(
 
 /// Options of `serve --http` that put the endpoint behind OAuth.
 #[derive(Args, Clone)]
-struct AuthArgs {
+pub(crate) struct AuthArgs {
     /// Accept only access tokens (JWTs) issued by this authorization server (its issuer
     /// identifier), published in the endpoint's protected resource metadata. Read-only tools
     /// then need the scope SERVER:read and the others SERVER:write (everything:read, …).
@@ -67,7 +67,7 @@ struct AuthArgs {
 
 impl AuthArgs {
     /// Whether the endpoint is to be protected.
-    fn enabled(&self) -> bool {
+    pub(crate) fn enabled(&self) -> bool {
         self.issuer.is_some()
     }
 

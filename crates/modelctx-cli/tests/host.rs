@@ -512,9 +512,9 @@ async fn resources_of_every_server_under_host_uris_that_map_back() {
         "This is the everything server of modelctx."
     );
     let templates = host.resource_templates();
-    assert!(
-        templates.iter().any(|t| t.server == "a" && t.template.uri_template == "everything://items/{id}")
-    );
+    let template =
+        templates.iter().find(|t| t.server == "a" && t.template.uri_template == "everything://items/{id}");
+    assert_eq!(template.expect("a's template").uri_template, "mcp-host://a/everything://items/{id}");
     let item = text(host.read_resource(&host_uri("a", "everything://items/7")).await.unwrap());
     assert!(item.contains('7'), "{item}");
     for unknown in ["everything://readme", "mcp-host://nobody/everything%3A%2F%2Freadme"] {

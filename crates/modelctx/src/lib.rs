@@ -49,6 +49,8 @@ pub mod fuzzing;
 #[cfg(all(test, not(feature = "fuzzing")))]
 mod fuzzing;
 #[cfg(feature = "host")]
+pub mod gateway;
+#[cfg(feature = "host")]
 pub mod host;
 #[cfg(feature = "otel")]
 pub mod otel;

@@ -31,6 +31,18 @@ type Completed = Arc<dyn Fn(String) + Send + Sync>;
 /// oldest are forgotten first).
 const MAX_OPEN_URL_ELICITATIONS: usize = 256;
 
+tokio::task_local! {
+    /// The `inputRequests` key of the question being answered.
+    static INPUT_KEY: String;
+}
+
+/// The `inputRequests` key of the question a handler is answering, while it answers one of a
+/// 2026-07-28 `input_required` result: for a gateway that asks its own client in turn, under
+/// the same key. `None` for a live request (2025-11-25) and outside handlers.
+pub fn input_key() -> Option<String> {
+    INPUT_KEY.try_with(String::clone).ok()
+}
+
 /// The client's answers to server requests; each one set declares its capability.
 #[derive(Clone, Default)]
 pub struct ClientHandlers {
@@ -193,6 +205,17 @@ impl ClientHandlers {
             capabilities.insert("extensions".into(), json!(self.extensions));
         }
         Value::Object(capabilities)
+    }
+
+    /// Answers the input request under `key` of an `input_required` result ([`input_key`]
+    /// tells the handler the key).
+    pub(crate) async fn answer_input(
+        &self,
+        key: String,
+        method: &str,
+        params: Option<JsonObject>,
+    ) -> Result<JsonObject, ErrorObject> {
+        INPUT_KEY.scope(key, self.answer(Era::Modern, method, params)).await
     }
 
     /// Answers one server request of `era`; `ping` always, the rest when a handler is set.

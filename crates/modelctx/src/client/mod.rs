@@ -23,6 +23,7 @@
 //! ```
 
 mod auth;
+mod behalf;
 pub mod browser;
 mod cache;
 mod dialect;
@@ -64,8 +65,9 @@ use tokio::sync::broadcast;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 pub use auth::{HttpAuth, Refusal, StaticBearer, authorization_value};
+pub use behalf::{OnBehalf, on_behalf};
 pub use error::{Cause, ClientError};
-pub use handlers::ClientHandlers;
+pub use handlers::{ClientHandlers, input_key};
 pub use options::{ClientOptions, EraMode, ServerDescription};
 pub use progress::Progress;
 pub use stdio::StdioCommand;
@@ -377,14 +379,17 @@ impl Client {
                     });
                 }
             }
-            let mut responses = JsonObject::new();
+            // All of a round's questions are put at once, as the server asked them at once
+            // (a gateway relaying them asks its own client all of them in one round).
             let asked = result.get("inputRequests").and_then(Value::as_object).cloned().unwrap_or_default();
-            for (key, asked) in asked {
+            let answers = asked.into_iter().map(|(key, asked)| async move {
                 let method = asked.get("method").and_then(Value::as_str).unwrap_or_default();
                 let asked_params = asked.get("params").and_then(Value::as_object).cloned();
-                let answer = self.options.handlers.answer(Era::Modern, method, asked_params).await;
-                responses.insert(key, Value::Object(answer.map_err(ClientError::Rpc)?));
-            }
+                let answer = self.options.handlers.answer_input(key.clone(), method, asked_params).await;
+                Ok::<_, ClientError>((key, Value::Object(answer.map_err(ClientError::Rpc)?)))
+            });
+            let responses: JsonObject =
+                futures::future::join_all(answers).await.into_iter().collect::<Result<_, _>>()?;
             params.insert("inputResponses".into(), Value::Object(responses));
             match result.get("requestState") {
                 Some(state) => params.insert("requestState".into(), state.clone()),

@@ -32,7 +32,8 @@ pub(super) fn request_meta(params: &mut JsonObject) -> &mut JsonObject {
     slot.as_object_mut().expect("made an object above")
 }
 
-/// `params` with the `_meta` every 2026-07-28 request carries, and the log level asked for.
+/// `params` with the `_meta` every 2026-07-28 request carries, and the log level asked for —
+/// or, [`super::on_behalf`] of another client, that client's capabilities and log level.
 pub(super) fn with_meta(
     mut params: JsonObject,
     version: ProtocolVersion,
@@ -41,12 +42,20 @@ pub(super) fn with_meta(
 ) -> JsonObject {
     let request_meta = request_meta(&mut params);
     request_meta.insert(meta::PROTOCOL_VERSION.into(), json!(version.to_string()));
-    let mut capabilities = options.handlers.capabilities(modelctx_protocol::Era::Modern);
+    let behalf = super::behalf::current();
+    let mut capabilities = match behalf.as_ref().and_then(|behalf| behalf.capabilities.clone()) {
+        Some(theirs) => theirs,
+        None => options.handlers.capabilities(modelctx_protocol::Era::Modern),
+    };
     if options.tasks {
         capabilities["extensions"] = json!({ modelctx_protocol::tasks::EXTENSION_ID: {} });
     }
     request_meta.insert(meta::CLIENT_CAPABILITIES.into(), capabilities);
     request_meta.insert(meta::CLIENT_INFO.into(), json!(options.info));
+    let log_level = match behalf {
+        Some(behalf) => behalf.log_level,
+        None => log_level,
+    };
     if let Some(level) = log_level {
         request_meta.insert(meta::LOG_LEVEL.into(), json!(level));
     }

@@ -13,6 +13,7 @@ use modelctx_protocol::types::TextOrBlob;
 use serde_json::Value;
 
 use super::{Host, HostError};
+use crate::client::Progress;
 
 /// An app, read from its server, ready to render.
 #[derive(Clone, Debug, PartialEq)]
@@ -98,6 +99,6 @@ impl Host {
                 reason: "its _meta.ui.visibility does not let apps call it".into(),
             });
         }
-        self.call_entry(&entry, arguments).await
+        self.call_entry(&entry, arguments, None::<fn(Progress)>).await
     }
 }

@@ -32,14 +32,15 @@
 //!   [`HostOptions::connect_timeout`] each). A server that fails is reported in
 //!   [`Host::status`]; the others are unaffected. A server that fails its first connection is
 //!   not retried.
-//! - **One registry.** Tools are named `{server}__{tool}`; collisions and over-long names
-//!   follow a deterministic rule (below). [`Host::call_tool`] routes a name back to its
-//!   server and the server's own tool name. Prompts are named by the same rule, apart from
-//!   tools ([`Host::prompts`], [`Host::get_prompt`]). Resources keep their server's URI
-//!   inside a host URI, `mcp-host://{server}/{uri}` with both parts percent-encoded
-//!   ([`resource_uri`]), which [`Host::read_resource`] maps back byte for byte; templates are
-//!   listed with their server ([`Host::resource_templates`]). [`Host::complete`] asks the
-//!   server that has the prompt or template.
+//! - **One registry.** Tools are named `{server}__{tool}` (the server part is the entry's
+//!   `prefix` when it has one; `""` keeps the tool's own name); collisions and over-long
+//!   names follow a deterministic rule (below). [`Host::call_tool`] routes a name back to its
+//!   server and the server's own tool name. Tools an entry's `allowTools`/`denyTools` leave
+//!   out are not in the registry. Prompts are named by the same rule, apart from tools
+//!   ([`Host::prompts`], [`Host::get_prompt`]). Resources and templates keep their server's
+//!   URI inside a host URI, `mcp-host://{prefix}/{uri}` ([`resource_uri`]), which
+//!   [`Host::read_resource`] maps back byte for byte; [`Host::complete`] asks the server that
+//!   has the prompt or template. [`Host::changes`] tells when the registry changes.
 //! - **Refresh.** When a server announces `tools.listChanged` or `prompts.listChanged`, the
 //!   host follows its list-change notifications (through `subscriptions/listen` in 2026-07-28,
 //!   on the connection in 2025-11-25) and lists that server's tools and prompts again — once
@@ -68,7 +69,8 @@
 //!
 //! 1. The base name is `{server}__{tool}`, with every character outside `A-Z a-z 0-9 _ -`
 //!    in either part replaced by `_` (model APIs commonly accept only
-//!    `^[a-zA-Z0-9_-]{1,64}$`; the MCP spec also allows `.`).
+//!    `^[a-zA-Z0-9_-]{1,64}$`; the MCP spec also allows `.`). With an empty prefix the base
+//!    is the tool's own name, unchanged.
 //! 2. A base name that is unique and no longer than [`HostOptions::max_tool_name_len`]
 //!    (64 by default) is the name.
 //! 3. Otherwise *every* tool with that base — the base is shared (`a` + `b__c` and
@@ -96,7 +98,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use modelctx_protocol::model::CallToolResult;
 use modelctx_protocol::types::{Completion, PromptMessage, TextOrBlob};
 use serde_json::Value;
-use tokio::sync::oneshot;
+use tokio::sync::{broadcast, oneshot};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
@@ -105,13 +107,17 @@ pub use apps::HostApp;
 pub use config::{ConfigError, HostConfig, ServerConfig};
 pub use error::HostError;
 pub use options::{HandlersFor, HostOptions, RestartPolicy};
-pub use registry::{HostPrompt, HostResource, HostTemplate, HostTool};
+pub use registry::{HostChange, HostPrompt, HostResource, HostTemplate, HostTool};
 pub use status::{ServerState, ServerStatus, TransportKind};
 
 use config::Transport;
-use registry::{Listing, Registry};
+use registry::{Listing, Placement, Registry};
 
-use crate::client::Client;
+use crate::client::{Client, Progress};
+
+/// Registry changes kept for a slow listener of [`Host::changes`] (past that it lags, and is
+/// told so).
+const CHANGES: usize = 64;
 
 /// What [`Host::complete`] completes an argument of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -141,6 +147,8 @@ struct Shared {
     registry: Mutex<Arc<Registry>>,
     /// Tripped by shutdown.
     closing: CancellationToken,
+    /// Tells what changed in the registry.
+    changes: broadcast::Sender<HostChange>,
 }
 
 /// One server's configuration and state.
@@ -185,6 +193,7 @@ impl Host {
             slots,
             registry: Mutex::default(),
             closing: CancellationToken::new(),
+            changes: broadcast::channel(CHANGES).0,
         });
         let mut settled = Vec::new();
         let mut tasks = Vec::new();
@@ -196,6 +205,19 @@ impl Host {
         // A task that panicked drops its sender: that server is settled too.
         futures::future::join_all(settled).await;
         Self { shared, tasks: Mutex::new(tasks) }
+    }
+
+    /// The registry's changes from now on: each time a server's tools, prompts, resources or
+    /// templates change in it (a list change, a restart, a server lost), which kinds did. A
+    /// listener that falls behind gets `Lagged` and should read the registry afresh.
+    pub fn changes(&self) -> broadcast::Receiver<HostChange> {
+        self.shared.changes.subscribe()
+    }
+
+    /// The host URI of `uri` on `server` ([`resource_uri::host_uri`] with the server's
+    /// prefix).
+    pub fn host_uri(&self, server: &str, uri: &str) -> String {
+        self.shared.registry().host_uri(server, uri)
     }
 
     /// Every tool the model may call, by name: the registry without the tools only an app
@@ -261,15 +283,15 @@ impl Host {
     }
 
     /// Reads the resource a host URI names ([`resource_uri::host_uri`]: a listed resource's
-    /// `uri`, or any URI of a server's template) from its server, within that server's time
-    /// limit. The contents are the server's, with the server's own URIs.
+    /// `uri`, a URI a listed template expands to, or any URI under a server's prefix) from its
+    /// server, within that server's time limit. The contents are the server's, with the
+    /// server's own URIs.
     pub async fn read_resource(&self, host_uri: &str) -> Result<Vec<TextOrBlob>, HostError> {
         if self.shared.closing.is_cancelled() {
             return Err(HostError::ShutDown);
         }
-        let (server, uri) = resource_uri::parse_host_uri(host_uri)
-            .filter(|(server, _)| self.shared.slots.contains_key(server))
-            .ok_or_else(|| HostError::UnknownResource(host_uri.into()))?;
+        let located = self.shared.registry().locate(host_uri);
+        let (server, uri) = located.ok_or_else(|| HostError::UnknownResource(host_uri.into()))?;
         let client = self.shared.client(&server)?;
         let read = async {
             client.read_resource(&uri).await.map_err(|error| HostError::Resource {
@@ -305,17 +327,33 @@ impl Host {
     /// risky. A tool's own failure (`isError: true`) is an `Ok` result. A tool only an app
     /// may call is unknown here ([`Host::call_from_app`]).
     pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult, HostError> {
+        self.call_tool_with_progress(name, arguments, None::<fn(Progress)>).await
+    }
+
+    /// Like [`Host::call_tool`], handing the call's progress reports to `on_progress` when
+    /// it is set (the call then asks its server for progress).
+    pub async fn call_tool_with_progress(
+        &self,
+        name: &str,
+        arguments: Value,
+        on_progress: Option<impl FnMut(Progress) + Send>,
+    ) -> Result<CallToolResult, HostError> {
         if self.shared.closing.is_cancelled() {
             return Err(HostError::ShutDown);
         }
         let tool = self.shared.registry().for_model(name);
         let tool = tool.ok_or_else(|| HostError::UnknownTool(name.into()))?;
-        self.call_entry(&tool, arguments).await
+        self.call_entry(&tool, arguments, on_progress).await
     }
 
     /// Calls a registry entry: approval when it is risky, then the call within its server's
     /// time limit.
-    async fn call_entry(&self, tool: &HostTool, arguments: Value) -> Result<CallToolResult, HostError> {
+    async fn call_entry(
+        &self,
+        tool: &HostTool,
+        arguments: Value,
+        on_progress: Option<impl FnMut(Progress) + Send>,
+    ) -> Result<CallToolResult, HostError> {
         if self.shared.closing.is_cancelled() {
             return Err(HostError::ShutDown);
         }
@@ -349,7 +387,11 @@ impl Host {
         }
         let client = self.shared.client(&tool.server)?;
         let called = async {
-            client.call_tool(&tool.tool.name, arguments).await.map_err(|error| HostError::Call {
+            let called = match on_progress {
+                Some(report) => client.call_tool_with_progress(&tool.tool.name, arguments, report).await,
+                None => client.call_tool(&tool.tool.name, arguments).await,
+            };
+            called.map_err(|error| HostError::Call {
                 server: tool.server.clone(),
                 tool: tool.tool.name.clone(),
                 error,
@@ -438,7 +480,7 @@ impl Shared {
         Arc::clone(&self.registry.lock().unwrap_or_else(PoisonError::into_inner))
     }
 
-    /// Builds the registry again from every server's tools.
+    /// Builds the registry again from every server's listing, and tells what changed.
     fn rebuild(&self) {
         let mut current = self.registry.lock().unwrap_or_else(PoisonError::into_inner);
         let lists: BTreeMap<String, Listing> = self
@@ -446,8 +488,20 @@ impl Shared {
             .iter()
             .filter_map(|(name, slot)| Some((name.clone(), slot.state().listing.clone()?)))
             .collect();
-        let trusts = |server: &str| self.slots.get(server).is_some_and(|slot| slot.config.trust_annotations);
-        *current = Arc::new(Registry::build(&lists, trusts, self.options.max_tool_name_len));
+        let place = |server: &str| {
+            let config = &self.slots[server].config;
+            Placement {
+                prefix: config.prefix.clone().unwrap_or_else(|| server.to_owned()),
+                trusts: config.trust_annotations,
+                tools: config.tools.clone(),
+            }
+        };
+        let rebuilt = Registry::build(&lists, place, self.options.max_tool_name_len);
+        for change in rebuilt.changes_from(&current) {
+            // No one listening is no one to tell.
+            let _ = self.changes.send(change);
+        }
+        *current = Arc::new(rebuilt);
     }
 
     /// The connection to `server`, or why there is none.

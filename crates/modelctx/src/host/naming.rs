@@ -14,12 +14,17 @@ pub(crate) const SEPARATOR: &str = "__";
 pub(crate) const MIN_NAME_LEN: usize = 16;
 
 /// Names for `pairs` of (server, tool), in the same order, each at most `max_len` characters
-/// (at least [`MIN_NAME_LEN`]) and all distinct. Pairs must be distinct.
+/// (at least [`MIN_NAME_LEN`]) and all distinct. An empty server part names the item by its
+/// own name, unchanged. Pairs that repeat (two servers of one prefix) are told apart by rule 4,
+/// in the order given.
 pub(crate) fn assign_names(pairs: &[(&str, &str)], max_len: usize) -> Vec<String> {
     let max_len = max_len.max(MIN_NAME_LEN);
     let bases: Vec<String> = pairs
         .iter()
-        .map(|(server, tool)| format!("{}{SEPARATOR}{}", sanitize(server), sanitize(tool)))
+        .map(|(server, tool)| match *server {
+            "" => (*tool).to_owned(),
+            server => format!("{}{SEPARATOR}{}", sanitize(server), sanitize(tool)),
+        })
         .collect();
     let mut sharing: BTreeMap<&str, usize> = BTreeMap::new();
     for base in &bases {

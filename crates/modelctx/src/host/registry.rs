@@ -9,8 +9,12 @@ use modelctx_protocol::model::Tool;
 use modelctx_protocol::types::{Prompt, Resource, ResourceTemplate};
 use serde::Serialize;
 
+use modelctx_protocol::uri_template::UriTemplate;
+
 use super::approval::Risk;
+use super::config::ToolFilter;
 use super::naming::assign_names;
+use super::resource_uri::{host_uri, parse_host_uri};
 
 /// A tool in the host's registry.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -54,15 +58,29 @@ pub struct HostResource {
     pub resource: Resource,
 }
 
-/// A resource template of one of the host's servers: a concrete URI it expands to is read
-/// through the host as [`super::resource_uri::host_uri`] of the server and that URI.
+/// A resource template of one of the host's servers.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HostTemplate {
+    /// The template in the registry (`mcp-host://{prefix}/{template}`, see
+    /// [`super::resource_uri`]): what it expands to, [`super::Host::read_resource`] reads.
+    pub uri_template: String,
     /// The server's name in the configuration.
     pub server: String,
     /// The template as its server listed it.
     pub template: ResourceTemplate,
+}
+
+/// Which kind of entry changed in the host's registry ([`super::Host::changes`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HostChange {
+    /// Tools were added, removed or redescribed.
+    Tools,
+    /// Prompts were.
+    Prompts,
+    /// Resources or resource templates were.
+    Resources,
 }
 
 /// What one server offers the registry.
@@ -72,6 +90,17 @@ pub(crate) struct Listing {
     pub(crate) prompts: Vec<Prompt>,
     pub(crate) resources: Vec<Resource>,
     pub(crate) templates: Vec<ResourceTemplate>,
+}
+
+/// Where the configuration puts one server's entries.
+#[derive(Clone, Debug)]
+pub(crate) struct Placement {
+    /// The server part of names and host URIs (empty: the server's own).
+    pub(crate) prefix: String,
+    /// Whether its tool annotations count (TOOL-08).
+    pub(crate) trusts: bool,
+    /// Which of its tools are taken.
+    pub(crate) tools: ToolFilter,
 }
 
 /// The registry at one moment: rebuilt whole from the servers' tool lists whenever one
@@ -85,6 +114,8 @@ pub(crate) struct Registry {
     /// By host URI.
     resources: BTreeMap<String, HostResource>,
     templates: Vec<HostTemplate>,
+    /// Each server's prefix, by server.
+    prefixes: BTreeMap<String, String>,
 }
 
 /// The items of every list, each with its server, the first of a name per server kept.
@@ -111,19 +142,31 @@ where
 }
 
 impl Registry {
-    /// The registry of `lists` (what each server offers); annotations count only for the
-    /// servers `trusts` names (TOOL-08). A server listing two tools (or prompts) of one name
-    /// keeps the first.
+    /// The registry of `lists` (what each server offers), each server's entries placed as
+    /// `place` says. A server listing two tools (or prompts) of one name keeps the first; two
+    /// servers listing one resource URI with no prefix, the first server.
     pub(crate) fn build(
         lists: &BTreeMap<String, Listing>,
-        trusts: impl Fn(&str) -> bool,
+        place: impl Fn(&str) -> Placement,
         max_name_len: usize,
     ) -> Self {
         let servers = || lists.iter().map(|(server, listing)| (server.as_str(), listing));
-        let tools = unique(servers().map(|(s, l)| (s, l.tools.as_slice())), |t: &Tool| &t.name, "tool");
-        let by_name: BTreeMap<String, Arc<HostTool>> = named(&tools, |t| &t.name, max_name_len)
+        let placements: BTreeMap<&str, Placement> = lists.keys().map(|s| (s.as_str(), place(s))).collect();
+        let prefix = |server: &str| placements[server].prefix.as_str();
+        let taken: Vec<Vec<Tool>> = servers()
+            .map(|(server, listing)| {
+                let filter = &placements[server].tools;
+                listing.tools.iter().filter(|tool| filter.admits(&tool.name)).cloned().collect()
+            })
+            .collect();
+        let tools = unique(
+            servers().zip(&taken).map(|((s, _), tools)| (s, tools.as_slice())),
+            |t: &Tool| &t.name,
+            "tool",
+        );
+        let by_name: BTreeMap<String, Arc<HostTool>> = named(&tools, prefix, |t| &t.name, max_name_len)
             .map(|(name, server, tool)| {
-                let risk = Risk::of(tool.annotations.as_ref().filter(|_| trusts(server)));
+                let risk = Risk::of(tool.annotations.as_ref().filter(|_| placements[server].trusts));
                 let entry = HostTool { name: name.clone(), server: server.into(), tool: tool.clone(), risk };
                 (name, Arc::new(entry))
             })
@@ -135,29 +178,74 @@ impl Registry {
             .collect();
         let prompts =
             unique(servers().map(|(s, l)| (s, l.prompts.as_slice())), |p: &Prompt| &p.name, "prompt");
-        let prompts = named(&prompts, |p| &p.name, max_name_len)
+        let prompts = named(&prompts, prefix, |p| &p.name, max_name_len)
             .map(|(name, server, prompt)| {
                 let entry = HostPrompt { name: name.clone(), server: server.into(), prompt: prompt.clone() };
                 (name, Arc::new(entry))
             })
             .collect();
-        let resources = servers()
+        let mut resources = BTreeMap::new();
+        for (server, listing) in servers() {
+            for resource in &listing.resources {
+                let uri = host_uri(prefix(server), &resource.uri);
+                let entry =
+                    HostResource { uri: uri.clone(), server: server.into(), resource: resource.clone() };
+                resources.entry(uri).or_insert(entry);
+            }
+        }
+        let templates = servers()
             .flat_map(|(server, listing)| {
-                listing.resources.iter().map(move |resource| {
-                    let uri = super::resource_uri::host_uri(server, &resource.uri);
-                    (uri.clone(), HostResource { uri, server: server.into(), resource: resource.clone() })
+                listing.templates.iter().map(move |template| HostTemplate {
+                    uri_template: host_uri(prefix(server), &template.uri_template),
+                    server: server.into(),
+                    template: template.clone(),
                 })
             })
             .collect();
-        let templates = servers()
-            .flat_map(|(server, listing)| {
-                listing
-                    .templates
-                    .iter()
-                    .map(move |template| HostTemplate { server: server.into(), template: template.clone() })
-            })
-            .collect();
-        Self { by_name, app_only, prompts, resources, templates }
+        let prefixes =
+            placements.into_iter().map(|(server, placed)| (server.to_owned(), placed.prefix)).collect();
+        Self { by_name, app_only, prompts, resources, templates, prefixes }
+    }
+
+    /// The server and the server's own URI of a host URI: a listed resource's, one a
+    /// template of the registry matches, or any under a server's prefix.
+    pub(crate) fn locate(&self, uri: &str) -> Option<(String, String)> {
+        if let Some(resource) = self.resources.get(uri) {
+            return Some((resource.server.clone(), resource.resource.uri.clone()));
+        }
+        let own = |server: &str| match self.prefixes.get(server).map(String::as_str) {
+            Some("") => Some(uri.to_owned()),
+            _ => parse_host_uri(uri).map(|(_, own)| own),
+        };
+        let templated = self.templates.iter().find(|template| {
+            UriTemplate::parse(&template.uri_template).is_ok_and(|parsed| parsed.match_uri(uri).is_some())
+        });
+        if let Some(template) = templated {
+            return Some((template.server.clone(), own(&template.server)?));
+        }
+        let (prefix, own) = parse_host_uri(uri)?;
+        let server = self.prefixes.iter().find(|(_, theirs)| **theirs == prefix)?.0;
+        Some((server.clone(), own))
+    }
+
+    /// The host URI of `server`'s own `uri`.
+    pub(crate) fn host_uri(&self, server: &str, uri: &str) -> String {
+        host_uri(self.prefixes.get(server).map_or(server, String::as_str), uri)
+    }
+
+    /// The kinds of entry that differ from `before`.
+    pub(crate) fn changes_from(&self, before: &Self) -> Vec<HostChange> {
+        let mut changes = Vec::new();
+        if self.by_name != before.by_name || self.app_only != before.app_only {
+            changes.push(HostChange::Tools);
+        }
+        if self.prompts != before.prompts {
+            changes.push(HostChange::Prompts);
+        }
+        if self.resources != before.resources || self.templates != before.templates {
+            changes.push(HostChange::Resources);
+        }
+        changes
     }
 
     /// Every resource, by host URI.
@@ -207,13 +295,15 @@ impl Registry {
     }
 }
 
-/// Each item with its registry name (by the naming rule) and its server.
-fn named<'a, T>(
+/// Each item with its registry name (by the naming rule, under its server's prefix) and its
+/// server.
+fn named<'a, 'p, T>(
     items: &[(&'a str, &'a T)],
+    prefix: impl Fn(&str) -> &'p str,
     name: impl Fn(&T) -> &str,
     max_name_len: usize,
 ) -> impl Iterator<Item = (String, &'a str, &'a T)> {
-    let pairs: Vec<(&str, &str)> = items.iter().map(|(server, item)| (*server, name(item))).collect();
+    let pairs: Vec<(&str, &str)> = items.iter().map(|(server, item)| (prefix(server), name(item))).collect();
     assign_names(&pairs, max_name_len)
         .into_iter()
         .zip(items.to_vec())
@@ -228,6 +318,11 @@ mod tests {
         Tool { name: name.into(), ..Tool::default() }
     }
 
+    /// Under its own name, with every tool taken.
+    fn placed(server: &str, trusts: bool) -> Placement {
+        Placement { prefix: server.into(), trusts, tools: ToolFilter::default() }
+    }
+
     #[test]
     fn names_map_back_to_server_and_tool() {
         let listing = |tools| Listing { tools, ..Listing::default() };
@@ -235,7 +330,7 @@ mod tests {
             ("db".to_owned(), listing(vec![tool("query"), tool("query"), tool("drop")])),
             ("files".to_owned(), listing(vec![tool("query")])),
         ]);
-        let registry = Registry::build(&lists, |_| true, 64);
+        let registry = Registry::build(&lists, |server| placed(server, true), 64);
         let names: Vec<String> = registry.model_tools().into_iter().map(|t| t.name).collect();
         assert_eq!(names, ["db__drop", "db__query", "files__query"]);
         let entry = registry.get("files__query").unwrap();
@@ -243,6 +338,55 @@ mod tests {
         assert_eq!(entry.risk, Risk { destructive: true, open_world: true });
         assert_eq!(registry.count("db"), 2, "a repeated name is kept once");
         assert!(registry.get("query").is_none());
+    }
+
+    /// `prefix` replaces the server's name in names and host URIs, `""` keeps the server's
+    /// own; tool filters take effect before naming; resources map back through either form.
+    #[test]
+    fn prefixes_and_filters_place_each_servers_entries() {
+        let resource = |uri: &str| Resource { uri: uri.into(), name: "r".into(), ..Resource::default() };
+        let listing = |tools: &[&str], uri: &str| Listing {
+            tools: tools.iter().map(|name| tool(name)).collect(),
+            resources: vec![resource(uri)],
+            templates: vec![ResourceTemplate {
+                uri_template: "x://items/{id}".into(),
+                name: "items".into(),
+                ..ResourceTemplate::default()
+            }],
+            ..Listing::default()
+        };
+        let lists = BTreeMap::from([
+            ("first".to_owned(), listing(&["echo", "drop"], "x://readme")),
+            ("second".to_owned(), listing(&["echo.v2"], "y://readme")),
+        ]);
+        let place = |server: &str| match server {
+            "first" => Placement {
+                prefix: "one".into(),
+                trusts: false,
+                tools: ToolFilter { allow: None, deny: vec!["dr*".into()] },
+            },
+            _ => Placement { prefix: String::new(), trusts: false, tools: ToolFilter::default() },
+        };
+        let registry = Registry::build(&lists, place, 64);
+        let names: Vec<String> = registry.model_tools().into_iter().map(|t| t.name).collect();
+        assert_eq!(names, ["echo.v2", "one__echo"], "no prefix keeps the name as it is");
+        assert_eq!(registry.locate("mcp-host://one/x://readme"), Some(("first".into(), "x://readme".into())));
+        assert_eq!(registry.locate("y://readme"), Some(("second".into(), "y://readme".into())));
+        assert_eq!(
+            registry.locate("x://items/7"),
+            Some(("second".into(), "x://items/7".into())),
+            "its template"
+        );
+        assert_eq!(
+            registry.locate("mcp-host://one/x://items/7"),
+            Some(("first".into(), "x://items/7".into()))
+        );
+        assert_eq!(
+            registry.locate("mcp-host://one/z://unlisted"),
+            Some(("first".into(), "z://unlisted".into()))
+        );
+        assert_eq!(registry.locate("z://nowhere"), None);
+        assert_eq!(registry.host_uri("first", "x://a"), "mcp-host://one/x://a");
     }
 
     /// TOOL-08: a server's own word that a tool is read-only counts only when the
@@ -262,7 +406,7 @@ mod tests {
             ("kind".to_owned(), listing(read_only.clone())),
             ("odd".to_owned(), listing(read_only)),
         ]);
-        let registry = Registry::build(&lists, |server| server == "kind", 64);
+        let registry = Registry::build(&lists, |server| placed(server, server == "kind"), 64);
         assert!(!registry.get("kind__look").unwrap().risk.needs_approval());
         assert_eq!(registry.get("odd__look").unwrap().risk, Risk { destructive: true, open_world: true });
     }

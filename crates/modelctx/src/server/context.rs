@@ -245,6 +245,17 @@ impl RequestContext {
         self.inner.cancellation.is_cancelled()
     }
 
+    /// Whether the client asked for progress (the request has a `progressToken`).
+    pub fn wants_progress(&self) -> bool {
+        self.inner.facts.progress_token.is_some()
+    }
+
+    /// The lowest level of log messages the client asked for with this request (modern: its
+    /// `logLevel`; legacy: the session's `logging/setLevel`); `None`: it wants none.
+    pub fn log_level(&self) -> Option<LoggingLevel> {
+        self.inner.facts.log_level
+    }
+
     /// Reports progress, if the client asked for it with a `progressToken`. `progress` must
     /// grow from one call to the next; a value that does not is dropped (PROG-02).
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {

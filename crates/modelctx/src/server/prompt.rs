@@ -98,6 +98,16 @@ impl PromptDef {
         }
     }
 
+    /// A prompt described by `prompt` whole — as another server listed it, for a proxy or a
+    /// gateway — produced by `handler`.
+    pub fn listed<H, M>(prompt: Prompt, handler: H) -> Self
+    where
+        H: Handler<PromptRequest, M>,
+        H::Output: IntoOutput<Vec<PromptMessage>, PromptError>,
+    {
+        Self { prompt, ..Self::new(String::new(), handler) }
+    }
+
     layer_setter!();
 
     /// What the prompt is for.

@@ -135,7 +135,16 @@ impl ResourceDef {
         H: Handler<ResourceRequest, M>,
         H::Output: IntoOutput<Vec<TextOrBlob>, ResourceError>,
     {
-        let resource = Resource { uri: uri.into(), name: name.into(), ..Resource::default() };
+        Self::listed(Resource { uri: uri.into(), name: name.into(), ..Resource::default() }, handler)
+    }
+
+    /// A resource described by `resource` whole — as another server listed it, for a proxy
+    /// or a gateway — read by `handler`.
+    pub fn listed<H, M>(resource: Resource, handler: H) -> Self
+    where
+        H: Handler<ResourceRequest, M>,
+        H::Output: IntoOutput<Vec<TextOrBlob>, ResourceError>,
+    {
         Self { resource, read: read_fn(handler), layers: Layered::default() }
     }
 
@@ -187,6 +196,16 @@ impl ResourceTemplateDef {
             name: name.into(),
             ..ResourceTemplate::default()
         };
+        Self::listed(template, handler)
+    }
+
+    /// A template described by `template` whole — as another server listed it, for a proxy
+    /// or a gateway — whose resources `handler` reads.
+    pub fn listed<H, M>(template: ResourceTemplate, handler: H) -> Self
+    where
+        H: Handler<ResourceRequest, M>,
+        H::Output: IntoOutput<Vec<TextOrBlob>, ResourceError>,
+    {
         Self { template, read: read_fn(handler), completers: BTreeMap::new(), layers: Layered::default() }
     }
 

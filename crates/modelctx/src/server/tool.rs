@@ -74,6 +74,13 @@ impl ToolDef {
         }
     }
 
+    /// A tool described by `tool` whole — as another server listed it, for a proxy or a
+    /// gateway — served by `handler`; the description, schemas and `_meta` are `tool`'s, not
+    /// the handler's.
+    pub fn listed<H: ToolHandler<M>, M: 'static>(tool: Tool, handler: H) -> Self {
+        Self { tool, ..Self::new(String::new(), handler) }
+    }
+
     layer_setter!();
 
     /// Runs the tool as a task (the tasks extension) for clients that declared it: `Optional`

@@ -16,7 +16,10 @@
 //! stdio) or `url` (with optional `headers`: Streamable HTTP, falling back to the deprecated
 //! HTTP+SSE transport), an optional `type`, an optional `timeoutMs` (the time limit of each
 //! request to that server; ours), `"trustAnnotations": true` to believe the server's tool
-//! annotations (ours; TOOL-08), and `"disabled": true` to leave it out. Any other field is
+//! annotations (ours; TOOL-08), `"prefix"` (the server part of its tools' and prompts' names
+//! and of its resources' host URIs, by default the server's name; `""` for none — ours),
+//! `"allowTools"` and `"denyTools"` (lists of tool names, `*` matching any run of characters:
+//! [`ToolFilter`]; ours), and `"disabled": true` to leave it out. Any other field is
 //! rejected with a message naming the server and the field. Other top-level keys (a whole
 //! application's settings file) are ignored.
 //!
@@ -28,6 +31,7 @@
 
 mod error;
 pub(crate) mod expand;
+mod filter;
 #[cfg(test)]
 mod tests;
 
@@ -41,12 +45,26 @@ use serde_json::{Map, Value};
 
 pub use error::ConfigError;
 use expand::{ExpandError, expand};
+pub use filter::ToolFilter;
 
 use crate::client::{Client, ClientError, ClientOptions, StdioCommand};
 
 /// The fields an entry may have, in the order messages list them.
-const FIELDS: &[&str] =
-    &["command", "args", "env", "cwd", "url", "headers", "type", "timeoutMs", "trustAnnotations", "disabled"];
+const FIELDS: &[&str] = &[
+    "command",
+    "args",
+    "env",
+    "cwd",
+    "url",
+    "headers",
+    "type",
+    "timeoutMs",
+    "trustAnnotations",
+    "prefix",
+    "allowTools",
+    "denyTools",
+    "disabled",
+];
 
 /// The servers a host connects to, by the names the configuration gives them (in name order).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -68,6 +86,12 @@ pub struct ServerConfig {
     /// are the server's own claims, so without it every tool counts as destructive and
     /// open-world, and each call goes to the approval hook (TOOL-08).
     pub trust_annotations: bool,
+    /// The server part of the names of its tools and prompts and of its resources' host URIs
+    /// (`prefix`): the server's name when `None`, nothing when empty (the server's own names
+    /// and URIs, unchanged).
+    pub prefix: Option<String>,
+    /// Which of its tools the host takes (`allowTools`, `denyTools`).
+    pub tools: ToolFilter,
 }
 
 /// How a server is reached.
@@ -147,21 +171,36 @@ impl StdioServer {
 impl ServerConfig {
     /// A child process server with the host's default time limit.
     pub fn stdio(server: StdioServer) -> Self {
-        Self { transport: Transport::Stdio(server), timeout: None, trust_annotations: false }
+        Self::on(Transport::Stdio(server))
+    }
+
+    fn on(transport: Transport) -> Self {
+        Self {
+            transport,
+            timeout: None,
+            trust_annotations: false,
+            prefix: None,
+            tools: ToolFilter::default(),
+        }
     }
 
     /// A Streamable HTTP server at `url` with no extra headers and the host's default time
     /// limit.
     pub fn http(url: reqwest::Url) -> Self {
-        Self {
-            transport: Transport::Http(HttpServer {
-                url,
-                headers: HeaderMap::new(),
-                kind: HttpKind::default(),
-            }),
-            timeout: None,
-            trust_annotations: false,
-        }
+        Self::on(Transport::Http(HttpServer { url, headers: HeaderMap::new(), kind: HttpKind::default() }))
+    }
+
+    /// Names its tools and prompts `{prefix}__{name}` (and its resources
+    /// `mcp-host://{prefix}/{uri}`) instead of by the server's name; `""` keeps its own names.
+    pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = Some(prefix.into());
+        self
+    }
+
+    /// Takes only the tools `filter` admits.
+    pub fn tools(mut self, filter: ToolFilter) -> Self {
+        self.tools = filter;
+        self
     }
 
     /// Sets the time limit of each request.
@@ -280,6 +319,10 @@ struct RawEntry {
     timeout_ms: Option<u64>,
     #[serde(default)]
     trust_annotations: bool,
+    prefix: Option<String>,
+    allow_tools: Option<Vec<String>>,
+    #[serde(default)]
+    deny_tools: Vec<String>,
     /// Read before expansion (a disabled entry is skipped); here so that the entry parses.
     #[serde(default, rename = "disabled")]
     _disabled: bool,
@@ -329,9 +372,18 @@ fn parse_entry(
         Some(ms) => Some(Duration::from_millis(ms)),
         None => None,
     };
-    let trust_annotations = raw.trust_annotations;
+    if let Some(c) = raw.prefix.as_deref().and_then(|p| p.chars().find(|c| !prefix_char(*c))) {
+        return Err(invalid("prefix", format!("may hold only letters, digits, '_', '-' and '.', not {c:?}")));
+    }
+    let (trust_annotations, prefix) = (raw.trust_annotations, raw.prefix.clone());
+    let tools = ToolFilter { allow: raw.allow_tools.clone(), deny: raw.deny_tools.clone() };
     let transport = transport(server, raw)?;
-    Ok(Some(ServerConfig { transport, timeout, trust_annotations }))
+    Ok(Some(ServerConfig { transport, timeout, trust_annotations, prefix, tools }))
+}
+
+/// The characters a `prefix` may hold: those of tool names and URI authorities alike.
+fn prefix_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')
 }
 
 /// The child process or URL an entry describes, checked against its `type`.

@@ -117,11 +117,29 @@ fn a_stdio_entry_becomes_the_command_the_client_spawns() {
 }
 
 #[test]
+fn prefix_and_tool_filters_are_read_and_checked() {
+    let config = parse(
+        r#"{"mcpServers": {"s": {"command": "srv", "prefix": "", "allowTools": ["read_*"], "denyTools": ["read_secret"]},
+                            "t": {"command": "srv"}}}"#,
+    )
+    .unwrap();
+    let s = &config.servers["s"];
+    assert_eq!(s.prefix.as_deref(), Some(""));
+    assert!(s.tools.admits("read_file") && !s.tools.admits("read_secret") && !s.tools.admits("write"));
+    assert_eq!(config.servers["t"].prefix, None, "the server's name, by default");
+    assert!(config.servers["t"].tools.admits("anything"));
+    assert_eq!(
+        message(r#"{"mcpServers": {"s": {"command": "srv", "prefix": "a/b"}}}"#),
+        "server \"s\": field \"prefix\": may hold only letters, digits, '_', '-' and '.', not '/'"
+    );
+}
+
+#[test]
 fn an_unknown_field_is_named_with_its_server() {
     assert_eq!(
         message(r#"{"mcpServers": {"db": {"comand": "postgres-mcp"}}}"#),
         "server \"db\": unknown field \"comand\" (expected one of command, args, env, cwd, url, headers, \
-         type, timeoutMs, trustAnnotations, disabled)"
+         type, timeoutMs, trustAnnotations, prefix, allowTools, denyTools, disabled)"
     );
     // VS Code's envFile is not read, so it is rejected rather than silently ignored.
     let error = parse(r#"{"servers": {"x": {"command": "a", "envFile": ".env"}}}"#).unwrap_err();

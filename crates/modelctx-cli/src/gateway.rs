@@ -1,0 +1,97 @@
+//! `modelctx gateway --config FILE [--http ADDR]`: every server of a host's config file served
+//! as one MCP server, in both eras, over Streamable HTTP or stdio.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use modelctx::gateway::{Gateway, GatewayOptions};
+use modelctx::host::HostConfig;
+use modelctx::protocol::types::Implementation;
+use modelctx::transport::http::HttpOptions;
+
+/// Arguments of `modelctx gateway`.
+#[derive(Args)]
+pub struct GatewayArgs {
+    /// The config file: `mcpServers` (Claude Desktop, Cursor, .mcp.json) or VS Code's
+    /// `servers`, each entry with an optional `prefix` (`""` keeps the backend's own names),
+    /// `allowTools` and `denyTools`; see docs/gateway.md.
+    #[arg(long, value_name = "FILE")]
+    config: PathBuf,
+    /// Serve Streamable HTTP at http://ADDR/mcp instead of stdio (port 0 picks a free port);
+    /// the address bound is printed on stderr as `listening on http://HOST:PORT/mcp`.
+    #[arg(long, value_name = "ADDR")]
+    http: Option<SocketAddr>,
+    /// Allow --http to bind an address other than loopback.
+    #[arg(long, requires = "http")]
+    allow_remote: bool,
+    /// Accept requests whose Host header is NAME (repeat for more); loopback names are always
+    /// accepted, any other is refused with 403 (DNS-rebinding protection).
+    #[arg(long = "allowed-host", value_name = "NAME", requires = "http")]
+    allowed_hosts: Vec<String>,
+    /// Accept requests from web pages of ORIGIN (repeat for more); loopback origins are
+    /// always accepted.
+    #[arg(long = "allowed-origin", value_name = "ORIGIN", requires = "http")]
+    allowed_origins: Vec<String>,
+    /// The gateway's own authorization: its clients' tokens are checked here and never
+    /// passed on (each backend gets only the headers its entry names).
+    #[command(flatten)]
+    auth: crate::serve::AuthArgs,
+}
+
+/// Runs the gateway until SIGTERM (or, on stdio, until stdin ends): exit 0 then, 1 when the
+/// config cannot be read, the address is refused or serving fails.
+pub fn run(args: &GatewayArgs) -> ExitCode {
+    let _logging = crate::logging::init("info");
+    let config = match HostConfig::load(&args.config) {
+        Ok(config) => config,
+        Err(e) => {
+            tracing::error!("{e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Some(address) = args.http.filter(|address| !address.ip().is_loopback() && !args.allow_remote) {
+        tracing::error!(%address, "--http binds loopback addresses only; add --allow-remote to serve other machines");
+        return ExitCode::FAILURE;
+    }
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            tracing::error!(error = %e, "cannot start the async runtime");
+            return ExitCode::FAILURE;
+        }
+    };
+    let outcome = runtime.block_on(async {
+        let info = Implementation::new("modelctx-gateway", env!("CARGO_PKG_VERSION"));
+        let gateway =
+            Gateway::start(config, GatewayOptions::new(info)).await.map_err(std::io::Error::other)?;
+        for status in gateway.host().status() {
+            let error = status.last_error.map(|e| format!(": {e}")).unwrap_or_default();
+            tracing::info!(server = %status.name, tools = status.tools, "{}{error}", status.state);
+        }
+        let server = gateway.server().clone();
+        let served = match args.http {
+            None => modelctx::transport::stdio::serve_stdio(server).await,
+            Some(address) => {
+                let options = HttpOptions {
+                    allowed_hosts: args.allowed_hosts.clone(),
+                    allowed_origins: args.allowed_origins.clone(),
+                    ..HttpOptions::default()
+                };
+                let auth = Some(&args.auth).filter(|auth| auth.enabled());
+                crate::serve::serve_http(server, address, options, auth, &[]).await
+            }
+        };
+        gateway.shutdown().await;
+        served
+    });
+    runtime.shutdown_background();
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!(error = %e, "the gateway failed");
+            ExitCode::FAILURE
+        }
+    }
+}

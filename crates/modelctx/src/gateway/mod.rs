@@ -1,0 +1,141 @@
+//! The gateway: every server of a [`Host`] served as one MCP server (feature `host`).
+//!
+//! ```no_run
+//! use modelctx::gateway::{Gateway, GatewayOptions};
+//! use modelctx::host::HostConfig;
+//! use modelctx::protocol::types::Implementation;
+//! use modelctx::transport::http::{HttpOptions, serve_http};
+//!
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! let config = HostConfig::load("gateway.json")?;
+//! let gateway = Gateway::start(config, GatewayOptions::new(Implementation::new("gateway", "1"))).await?;
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+//! serve_http(gateway.server().clone(), listener, HttpOptions::default(), modelctx::transport::terminated()).await?;
+//! gateway.shutdown().await;
+//! # Ok(()) }
+//! ```
+//!
+//! The gateway is the library's [`Host`] in front of its [`Server`]; it has no protocol code
+//! of its own. So each side speaks its own era: a client of the gateway may speak 2026-07-28
+//! or 2025-11-25 (sessions) whatever each backend speaks.
+//!
+//! - **Names.** The server lists the host's registry: tools and prompts under their registry
+//!   names (`{prefix}__{name}`, the prefix being the backend's `prefix` field, by default its
+//!   name; `""` keeps the backend's own names), resources under their host URIs, templates
+//!   under host templates (see [`crate::host::resource_uri`]). Tools a backend's `allowTools`
+//!   or `denyTools` leave out are not listed and cannot be called.
+//! - **Changes.** When the registry changes (a backend's list change, a restart, a backend
+//!   lost), the server's definitions follow, and the gateway's clients hear the list
+//!   changes they asked for.
+//! - **Credentials.** A backend gets the headers its entry names (its own credentials), never
+//!   anything of the inbound request: the gateway's client's token is not passed on (the
+//!   spec's token-passthrough rule), and each backend authorizes the gateway, not the user.
+//! - **Questions.** Elicitation, sampling and roots asked by a backend during a call are asked
+//!   of the gateway's client through that call (`relay.rs`): as rounds of input for a
+//!   2026-07-28 client, as live requests for a 2025-11-25 one.
+//! - **Progress, logs, cancellation.** The inbound request's log level and progress token go
+//!   with the backend call; progress and log messages come back; cancelling the inbound
+//!   request cancels the backend call (`calls.rs`).
+//! - **Approval.** The gateway is not where a person approves a tool call — its clients' hosts
+//!   are — so unless [`GatewayOptions::host`] has an approval hook, every call is let through.
+
+mod calls;
+mod mirror;
+mod relay;
+
+use std::sync::Arc;
+
+use modelctx_protocol::types::Implementation;
+use tokio::sync::broadcast::error::RecvError;
+use tokio::task::JoinHandle;
+
+use crate::host::{ApprovalHook, Host, HostConfig, HostOptions};
+use crate::server::{BuildError, Server, ServerOptions};
+use mirror::Mirror;
+
+/// How a gateway runs: the host behind it and the server in front.
+#[derive(Clone, Debug)]
+pub struct GatewayOptions {
+    /// The gateway's name and version, as its clients see them.
+    pub info: Implementation,
+    /// The `instructions` its clients get.
+    pub instructions: Option<String>,
+    /// The server's options (limits, cache hints, pagination).
+    pub server: ServerOptions,
+    /// The host's options (time limits, restarts, name lengths). Its handlers are the
+    /// gateway's own, which relay to its clients.
+    pub host: HostOptions,
+}
+
+impl GatewayOptions {
+    /// Defaults for a gateway that calls itself `info`, to its clients and to its backends.
+    pub fn new(info: Implementation) -> Self {
+        Self {
+            host: HostOptions::new(info.clone()),
+            info,
+            instructions: None,
+            server: ServerOptions::default(),
+        }
+    }
+}
+
+/// A host's servers behind one MCP server. See the [module docs](self).
+pub struct Gateway {
+    host: Arc<Host>,
+    server: Server,
+    follower: JoinHandle<()>,
+}
+
+impl Gateway {
+    /// Connects to every backend of `config` (as [`Host::start`] does) and builds the server
+    /// that serves them all. Fails only when the server cannot be built.
+    pub async fn start(config: HostConfig, options: GatewayOptions) -> Result<Self, BuildError> {
+        let mut host_options = options.host;
+        host_options.handlers_for = Some(relay::handlers());
+        host_options.approval.get_or_insert_with(ApprovalHook::approve_all);
+        let host = Arc::new(Host::start(config, host_options).await);
+        // Changes from here on are followed: none made while building is missed.
+        let mut changes = host.changes();
+        let mut builder = Server::builder(options.info).options(options.server);
+        if let Some(instructions) = options.instructions {
+            builder = builder.instructions(instructions);
+        }
+        let server = builder.build()?;
+        let mut mirror = Mirror::default();
+        mirror.sync(&host, &server);
+        let follower = tokio::spawn({
+            let (host, server) = (Arc::clone(&host), server.clone());
+            async move {
+                loop {
+                    match changes.recv().await {
+                        Ok(_) | Err(RecvError::Lagged(_)) => mirror.sync(&host, &server),
+                        Err(RecvError::Closed) => return,
+                    }
+                }
+            }
+        });
+        Ok(Self { host, server, follower })
+    }
+
+    /// The server to serve (over HTTP or stdio, as any other).
+    pub fn server(&self) -> &Server {
+        &self.server
+    }
+
+    /// The host behind it: its backends' states.
+    pub fn host(&self) -> &Host {
+        &self.host
+    }
+
+    /// Stops following the host and shuts every backend down.
+    pub async fn shutdown(&self) {
+        self.follower.abort();
+        self.host.shutdown().await;
+    }
+}
+
+impl Drop for Gateway {
+    fn drop(&mut self) {
+        self.follower.abort();
+    }
+}

@@ -1,0 +1,120 @@
+//! What a backend asks of the gateway — elicitation, sampling, roots — asked in turn of the
+//! gateway's own client, through the request that caused it.
+//!
+//! Every backend call the gateway makes runs inside [`on_behalf_of`], which keeps the
+//! inbound request's context in a task-local. A 2026-07-28 backend asks by answering
+//! `input_required`; the gateway's client then runs these handlers in that same task, so each
+//! question finds the request it belongs to and is asked through it — as a round of input of
+//! its own (a 2026-07-28 inbound request: the handler stops here and runs again from the
+//! start with the answers, under the backend's own `inputRequests` keys) or as a live request
+//! on the session (2025-11-25). A question with no inbound request to carry it (a 2025-11-25
+//! backend's live request, which arrives on its connection with nothing that ties it to a
+//! call) is declined, and sampling and roots fail with `-32603` saying so.
+
+use std::future::Future;
+
+use modelctx_protocol::jsonrpc::ErrorObject;
+use modelctx_protocol::model::ElicitRequest;
+use modelctx_protocol::types::{ElicitAction, Root};
+use modelctx_protocol::v2026::{CreateMessageRequestParams, CreateMessageResult, ElicitResult};
+
+use crate::client::{ClientHandlers, OnBehalf, input_key, on_behalf};
+use crate::host::HandlersFor;
+use crate::server::{InputError, RequestContext};
+
+tokio::task_local! {
+    /// The inbound request a backend call is made for.
+    static INBOUND: RequestContext;
+}
+
+/// Runs `work` (calls to backends) on behalf of the inbound request `ctx`: its requests carry
+/// the inbound client's capabilities and log level, so that a 2026-07-28 backend asks only
+/// what that client can answer (a 2025-11-25 backend knows the gateway's own, from
+/// `initialize`), and what the backends ask meanwhile is asked through it.
+pub(super) async fn on_behalf_of<T>(ctx: RequestContext, work: impl Future<Output = T>) -> T {
+    let mut capabilities = serde_json::to_value(ctx.client_capabilities()).unwrap_or_default();
+    if let Some(capabilities) = capabilities.as_object_mut() {
+        // Extensions are the gateway's business with each backend, not its client's.
+        capabilities.remove("extensions");
+    }
+    let behalf = OnBehalf { capabilities: Some(capabilities), log_level: ctx.log_level() };
+    INBOUND.scope(ctx, on_behalf(behalf, work)).await
+}
+
+/// The inbound request of the running backend call, if any.
+fn inbound() -> Option<RequestContext> {
+    INBOUND.try_with(RequestContext::clone).ok()
+}
+
+/// The handlers every backend's client gets: each question goes to the inbound request.
+pub(super) fn handlers() -> HandlersFor {
+    HandlersFor::new(|server| {
+        let (for_sampling, for_roots) = (server.to_owned(), server.to_owned());
+        ClientHandlers::default()
+            .on_elicit(elicit)
+            .on_sample(move |params| sample(for_sampling.clone(), params))
+            .sampling_tools()
+            .on_roots(move || roots(for_roots.clone()))
+    })
+}
+
+/// `ctx`'s question under the backend's `inputRequests` key, when the backend gave one.
+macro_rules! ask {
+    ($ctx:expr, $method:ident($($arg:expr),*)) => {
+        match input_key() {
+            Some(key) => $ctx.question(&key).$method($($arg),*).await,
+            None => $ctx.$method($($arg),*).await,
+        }
+    };
+}
+
+async fn elicit(request: ElicitRequest) -> ElicitResult {
+    let declined = ElicitResult { action: ElicitAction::Decline, content: None };
+    let Some(ctx) = inbound() else {
+        tracing::warn!(
+            "a backend asked for elicitation outside a call it could be relayed through; declined"
+        );
+        return declined;
+    };
+    match ask!(ctx, elicit(request)) {
+        Ok(answer) => answer,
+        Err(error) => {
+            tracing::debug!(%error, "the gateway's client did not answer a backend's elicitation; declined");
+            declined
+        }
+    }
+}
+
+async fn sample(
+    server: String,
+    params: CreateMessageRequestParams,
+) -> Result<CreateMessageResult, ErrorObject> {
+    let ctx = inbound().ok_or_else(|| unrelated(&server, "sampling"))?;
+    ask!(ctx, sample(params)).map_err(|error| refused(&server, "sampling", &error))
+}
+
+async fn roots(server: String) -> Vec<Root> {
+    let Some(ctx) = inbound() else {
+        // A 2025-11-25 backend may ask as soon as it connects: the gateway itself has none.
+        tracing::debug!(%server, "a backend asked for roots outside a call it could be relayed through");
+        return Vec::new();
+    };
+    ask!(ctx, list_roots()).unwrap_or_else(|error| {
+        tracing::debug!(%server, %error, "the gateway's client did not list its roots");
+        Vec::new()
+    })
+}
+
+fn unrelated(server: &str, what: &str) -> ErrorObject {
+    ErrorObject::internal(format!(
+        "the gateway cannot relay {what} asked by {server} outside a call made through it"
+    ))
+}
+
+/// The error a backend gets when the gateway's client refused or could not answer.
+fn refused(server: &str, what: &str, error: &InputError) -> ErrorObject {
+    match error {
+        InputError::Client(error) => error.clone(),
+        other => ErrorObject::internal(format!("the gateway's client gave no {what} for {server}: {other}")),
+    }
+}
