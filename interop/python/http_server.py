@@ -56,12 +56,19 @@ def answers(url: str) -> bool:
 
 
 class HttpServer:
-    """`modelctx serve everything --http 127.0.0.1:0`; `with HttpServer(binary) as url: ...`."""
+    """`modelctx serve everything --http 127.0.0.1:0` (or `binary ARGS…`); `with HttpServer(binary) as url: ...`."""
 
-    def __init__(self, binary: str, cwd: str, log_path: Path | None = None) -> None:
+    def __init__(
+        self,
+        binary: str,
+        cwd: str,
+        log_path: Path | None = None,
+        args: tuple[str, ...] = ("serve", "everything", "--http", "127.0.0.1:0"),
+    ) -> None:
         self.binary = binary
         self.cwd = cwd
         self.log_path = log_path
+        self.args = args
         self.url: str | None = None
         self._proc: subprocess.Popen[bytes] | None = None
         self._reader: threading.Thread | None = None
@@ -87,7 +94,8 @@ class HttpServer:
         return "  last lines of its output:\n" + "\n".join(f"    {line}" for line in self._lines)
 
     def start(self) -> str:
-        command = [self.binary, "serve", "everything", "--http", "127.0.0.1:0"]
+        command = [self.binary, *self.args]
+        what = " ".join(command)
         if shutil.which("timeout"):
             command = ["timeout", "--foreground", "-k", str(STOP_TIMEOUT_S), str(LIFETIME_S), *command]
         log = None
@@ -99,7 +107,6 @@ class HttpServer:
         )
         self._reader = threading.Thread(target=self._read_output, args=(self._proc.stdout, log), daemon=True)
         self._reader.start()
-        what = f"{self.binary} serve everything --http 127.0.0.1:0"
         deadline = time.monotonic() + STARTUP_TIMEOUT_S
         while True:
             if self.url is not None and answers(self.url):

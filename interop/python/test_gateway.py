@@ -31,7 +31,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -40,7 +39,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from http_server import LIFETIME_S, LISTENING, STARTUP_TIMEOUT_S, STOP_TIMEOUT_S, WireTap, answers
+from http_server import HttpServer, WireTap
 from mcp import Client
 
 REPO = Path(__file__).resolve().parents[2]
@@ -118,121 +117,35 @@ def alive(pids: list[int]) -> list[int]:
     return [int(f[0]) for f in map(str.split, out.splitlines()) if len(f) == 2 and not f[1].startswith("Z")]
 
 
-class GatewayServer:
+class GatewayServer(HttpServer):
     """`modelctx gateway --config FILE --http 127.0.0.1:0`; `with GatewayServer(config) as url: ...`.
 
-    The gateway runs under `timeout --foreground` (which bounds its life to LIFETIME_S should
-    this process die without stopping it) and stays in this process's group, as the backends it
-    spawns do, so a signal to the group reaches them all. stop() sends SIGTERM (the gateway then
-    shuts its backends down), SIGKILL if it is still there STOP_TIMEOUT_S later, and SIGKILL to
-    any process it had started that is still running 5 s after it ended.
+    An `HttpServer` whose config file lives in a temporary directory. The gateway's backends stay
+    in this process's group too; stop() also SIGKILLs any process the gateway had started that is
+    still running 5 s after it ended.
     """
 
     def __init__(self, config: dict[str, object], log_path: Path | None = None) -> None:
-        self.config = config
-        self.log_path = log_path
-        self.url: str | None = None
-        self._dir: tempfile.TemporaryDirectory[str] | None = None
-        self._proc: subprocess.Popen[bytes] | None = None
-        self._reader: threading.Thread | None = None
-        self._lines: collections.deque[str] = collections.deque(maxlen=20)
-        self._found = threading.Event()
-
-    def _read_output(self, stream, log) -> None:
-        for raw in stream:
-            line = raw.decode("utf-8", "replace").rstrip("\n")
-            self._lines.append(line)
-            if log is not None:
-                log.write(raw)
-                log.flush()
-            if self.url is None and (m := LISTENING.search(line)):
-                self.url = m.group(1)
-                self._found.set()
-        if log is not None:
-            log.close()
-
-    def _tail(self) -> str:
-        if not self._lines:
-            return "  (the gateway printed nothing)"
-        return "  last lines of its output:\n" + "\n".join(f"    {line}" for line in self._lines)
-
-    def start(self) -> str:
         self._dir = tempfile.TemporaryDirectory(prefix="modelctx-gateway-")
         config_path = Path(self._dir.name) / "gateway.json"
-        config_path.write_text(json.dumps(self.config, indent=2))
-        command = [gateway_binary(), "gateway", "--config", str(config_path), "--http", "127.0.0.1:0"]
-        what = " ".join(command)
-        if shutil.which("timeout"):
-            command = ["timeout", "--foreground", "-k", str(STOP_TIMEOUT_S), str(LIFETIME_S), *command]
-        log = None
-        if self.log_path is not None:
-            self.log_path.parent.mkdir(parents=True, exist_ok=True)
-            log = open(self.log_path, "ab")  # noqa: SIM115 - closed by the reader thread
-        self._proc = subprocess.Popen(
-            command,
-            cwd=str(REPO),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-        )
-        self._reader = threading.Thread(target=self._read_output, args=(self._proc.stdout, log), daemon=True)
-        self._reader.start()
-        deadline = time.monotonic() + STARTUP_TIMEOUT_S
-        while True:
-            if self.url is not None and answers(self.url):
-                return self.url
-            status = self._proc.poll()
-            if status is not None:
-                self._reader.join(2)
-                raise RuntimeError(f"the gateway exited (status {status}) before it answered: {what}\n{self._tail()}")
-            if time.monotonic() >= deadline:
-                if self.url is None:
-                    problem = f"did not print 'listening on http://127.0.0.1:PORT/mcp' within {STARTUP_TIMEOUT_S} s"
-                else:
-                    problem = f"did not answer at {self.url} within {STARTUP_TIMEOUT_S} s"
-                raise RuntimeError(f"the gateway {problem}: {what}\n{self._tail()}")
-            self._found.wait(0.2)
+        config_path.write_text(json.dumps(config, indent=2))
+        args = ("gateway", "--config", str(config_path), "--http", "127.0.0.1:0")
+        super().__init__(gateway_binary(), cwd=str(REPO), log_path=log_path, args=args)
 
     def stop(self) -> None:
-        proc, self._proc = self._proc, None
-        if proc is not None:
-            started = descendants(proc.pid)  # the gateway and its backends
-            if proc.poll() is None:
-                # `timeout` passes SIGTERM on to the gateway, and SIGKILLs it STOP_TIMEOUT_S later.
-                proc.send_signal(signal.SIGTERM)
+        started = descendants(self._proc.pid) if self._proc is not None else []  # its backends
+        super().stop()
+        deadline = time.monotonic() + 5
+        while alive(started) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        if left := alive(started):
+            print(f"note: processes {left} the gateway started outlived it by 5 s; killing them")
+            for pid in left:
                 try:
-                    proc.wait(STOP_TIMEOUT_S + 5)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait(5)
-                if proc.returncode not in (0, -signal.SIGTERM):
-                    print(f"note: the gateway ended with status {proc.returncode} after SIGTERM\n{self._tail()}")
-            deadline = time.monotonic() + 5
-            while alive(started) and time.monotonic() < deadline:
-                time.sleep(0.1)
-            if left := alive(started):
-                print(f"note: processes {left} the gateway started outlived it by 5 s; killing them")
-                for pid in left:
-                    try:
-                        os.kill(pid, signal.SIGKILL)
-                    except ProcessLookupError:
-                        pass
-        if self._reader is not None:
-            self._reader.join(5)
-            self._reader = None
-        if self._dir is not None:
-            self._dir.cleanup()
-            self._dir = None
-
-    def __enter__(self) -> str:
-        try:
-            return self.start()
-        except BaseException:
-            self.stop()
-            raise
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+        self._dir.cleanup()
 
 
 def texts(blocks) -> list[str]:

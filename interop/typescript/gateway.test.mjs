@@ -23,16 +23,16 @@
 //                         the gateway's stderr (its backends' too) to typescript-gateway-server.log
 
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 
-import { wireTap } from './http-server.mjs';
+import { startHttpServer, wireTap } from './http-server.mjs';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const SDK_VERSION = JSON.parse(
@@ -49,10 +49,6 @@ const GATEWAY_NAME = 'modelctx-gateway';
 const MODE_TIMEOUT_MS = 90_000; // a whole mode: the gateway's start (first test), connect, every check, close
 const REQUEST = { timeout: 15_000 }; // one request
 const MAX_PAGES = 50; // tools/list pages followed before giving up
-const LISTENING = /listening on (http:\/\/127\.0\.0\.1:[0-9]+\/mcp)/;
-const STARTUP_TIMEOUT_MS = 30_000; // to print the address and answer
-const STOP_TIMEOUT_S = 10; // after SIGTERM, before SIGKILL
-const LIFETIME_S = 900; // the gateway's own bound, for when this process dies without stopping it
 
 // `versionNegotiation.mode` of the SDK's Client -> the protocol version and era it must end up on.
 const MODES = [
@@ -79,9 +75,6 @@ const gatewayConfig = () => ({
 
 const show = (value) => JSON.stringify(value);
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
-// resolves to false after `ms`, without keeping the process alive meanwhile
-const expiry = (ms) => new Promise((done) => setTimeout(done, ms, false).unref());
-const hasTimeout = spawnSync('timeout', ['--version'], { stdio: 'ignore' }).status === 0;
 const texts = (blocks) => blocks.filter((b) => b.type === 'text').map((b) => b.text);
 
 // The processes below `pid` (children, theirs, ...), from `ps`; empty if it cannot tell.
@@ -114,120 +107,34 @@ function alive(pids) {
 }
 
 // any HTTP answer (whatever its status) to a POSTed JSON-RPC ping within 2 s
-async function answers(url) {
-  try {
-    const response = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 'interop-probe', method: 'ping' }),
-      signal: AbortSignal.timeout(2000),
-    });
-    await response.body?.cancel().catch(() => {});
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 // Starts `modelctx gateway --config FILE --http 127.0.0.1:0` with `config` in a temporary
-// directory; resolves to { url, stop } once it answers. It runs under `timeout --foreground` (its
-// life bounded by LIFETIME_S should this process die without stopping it) and stays in this
-// process's group, as the backends it spawns do, so a signal to the group reaches them all.
-// stop() sends SIGTERM (the gateway then shuts its backends down), SIGKILL if it is still there
-// STOP_TIMEOUT_S later, and SIGKILL to any process it had started that is still running 5 s
-// after it ended.
+// directory (as startHttpServer starts any server); resolves to { url, stop } once it answers.
+// Its backends stay in this process's group too; stop() also SIGKILLs any process the gateway
+// had started that is still running 5 s after it ended.
 async function startGateway({ config, logPath }) {
   const dir = mkdtempSync(join(tmpdir(), 'modelctx-gateway-'));
   const configPath = join(dir, 'gateway.json');
   writeFileSync(configPath, JSON.stringify(config, null, 2));
   const args = ['gateway', '--config', configPath, '--http', '127.0.0.1:0'];
-  const [command, argv] = hasTimeout
-    ? ['timeout', ['--foreground', '-k', String(STOP_TIMEOUT_S), String(LIFETIME_S), BINARY, ...args]]
-    : [BINARY, args];
-  const what = `${BINARY} ${args.join(' ')}`;
-  let log;
-  if (logPath) {
-    mkdirSync(dirname(logPath), { recursive: true });
-    log = createWriteStream(logPath, { flags: 'a' });
-  }
-  const child = spawn(command, argv, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
-  const lines = [];
-  let url;
-  let pending = '';
-  let exit; // { code, signal } once it ended, or { error } if it could not start
-  const exited = new Promise((done) => {
-    child.once('exit', (code, signal) => done((exit ??= { code, signal })));
-    child.once('error', (error) => done((exit ??= { error: error.message })));
-  });
-  for (const stream of [child.stdout, child.stderr]) {
-    stream.on('data', (chunk) => {
-      log?.write(chunk);
-      pending += chunk.toString('utf8');
-      const parts = pending.split('\n');
-      pending = parts.pop();
-      for (const line of parts) {
-        lines.push(line);
-        if (lines.length > 20) lines.shift();
-        url ??= LISTENING.exec(line)?.[1];
+  const server = await startHttpServer({ binary: BINARY, cwd: REPO, logPath, args });
+  const started = descendants(server.pid); // its backends (and `timeout`'s child)
+  const stop = async () => {
+    await server.stop();
+    const deadline = Date.now() + 5000;
+    while (alive(started).length && Date.now() < deadline) await sleep(100);
+    const left = alive(started);
+    if (left.length) {
+      console.log(`note: processes ${show(left)} the gateway started outlived it by 5 s; killing them`);
+      for (const pid of left) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {}
       }
-    });
-  }
-  const tail = () =>
-    lines.length
-      ? `  last lines of its output:\n${lines.map((l) => `    ${l}`).join('\n')}`
-      : '  (the gateway printed nothing)';
-
-  // Kills on this process's exit, in case stop() is never called.
-  const killOnExit = () => child.kill('SIGTERM');
-  process.once('exit', killOnExit);
-
-  let stopping;
-  const stop = () =>
-    (stopping ??= (async () => {
-      process.removeListener('exit', killOnExit);
-      const started = child.pid ? descendants(child.pid) : []; // the gateway and its backends
-      if (!exit) {
-        // `timeout` passes SIGTERM on to the gateway, and SIGKILLs it STOP_TIMEOUT_S later.
-        child.kill('SIGTERM');
-        if (!(await Promise.race([exited, expiry((STOP_TIMEOUT_S + 5) * 1000)]))) {
-          child.kill('SIGKILL');
-          await Promise.race([exited, expiry(5000)]);
-        }
-        if (!(exit?.code === 0 || exit?.signal === 'SIGTERM')) {
-          console.log(`note: the gateway ended with ${show(exit ?? 'no exit yet')} after SIGTERM\n${tail()}`);
-        }
-      }
-      const deadline = Date.now() + 5000;
-      while (alive(started).length && Date.now() < deadline) await sleep(100);
-      const left = alive(started);
-      if (left.length) {
-        console.log(`note: processes ${show(left)} the gateway started outlived it by 5 s; killing them`);
-        for (const pid of left) {
-          try {
-            process.kill(pid, 'SIGKILL');
-          } catch {}
-        }
-      }
-      log?.end();
-      rmSync(dir, { recursive: true, force: true });
-    })());
-
-  const deadline = Date.now() + STARTUP_TIMEOUT_MS;
-  for (;;) {
-    if (url && (await answers(url))) return { url, stop };
-    if (exit) {
-      await stop();
-      throw new Error(`the gateway exited (${show(exit)}) before it answered: ${what}\n${tail()}`);
     }
-    if (Date.now() >= deadline) {
-      await stop();
-      const problem = url
-        ? `did not answer at ${url} within ${STARTUP_TIMEOUT_MS / 1000} s`
-        : `did not print 'listening on http://127.0.0.1:PORT/mcp' within ${STARTUP_TIMEOUT_MS / 1000} s`;
-      throw new Error(`the gateway ${problem}: ${what}\n${tail()}`);
-    }
-    await sleep(200);
-  }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return { url: server.url, stop };
 }
 
 // The gateway, started by the first test and stopped after the last test of this file.

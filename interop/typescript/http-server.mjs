@@ -44,8 +44,7 @@ async function answers(url) {
   }
 }
 
-export async function startHttpServer({ binary, cwd, logPath }) {
-  const args = ['serve', 'everything', '--http', '127.0.0.1:0'];
+export async function startHttpServer({ binary, cwd, logPath, args = ['serve', 'everything', '--http', '127.0.0.1:0'] }) {
   const [command, argv] = hasTimeout
     ? ['timeout', ['--foreground', '-k', String(STOP_TIMEOUT_S), String(LIFETIME_S), binary, ...args]]
     : [binary, args];
@@ -107,7 +106,7 @@ export async function startHttpServer({ binary, cwd, logPath }) {
 
   const deadline = Date.now() + STARTUP_TIMEOUT_MS;
   for (;;) {
-    if (url && (await answers(url))) return { url, stop };
+    if (url && (await answers(url))) return { url, stop, pid: child.pid };
     if (exit) {
       await stop();
       throw new Error(`the server exited (${show(exit)}) before it answered: ${what}\n${tail()}`);

@@ -51,17 +51,10 @@ pub fn run(args: &GatewayArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    if let Some(address) = args.http.filter(|address| !address.ip().is_loopback() && !args.allow_remote) {
-        tracing::error!(%address, "--http binds loopback addresses only; add --allow-remote to serve other machines");
+    if args.http.is_some_and(|address| crate::runtime::refuses_remote(address, args.allow_remote)) {
         return ExitCode::FAILURE;
     }
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            tracing::error!(error = %e, "cannot start the async runtime");
-            return ExitCode::FAILURE;
-        }
-    };
+    let Some(runtime) = crate::runtime::for_serving() else { return ExitCode::FAILURE };
     let outcome = runtime.block_on(async {
         let info = Implementation::new("modelctx-gateway", env!("CARGO_PKG_VERSION"));
         let gateway =

@@ -16,3 +16,25 @@ pub fn block_on<T>(future: impl Future<Output = T>) -> Result<T, Failure> {
     runtime.shutdown_background();
     Ok(outcome)
 }
+
+/// The multi-threaded runtime a serving command (`serve`, `gateway`) runs on; `None`, logged,
+/// when it cannot start.
+pub fn for_serving() -> Option<tokio::runtime::Runtime> {
+    match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => Some(runtime),
+        Err(e) => {
+            tracing::error!(error = %e, "cannot start the async runtime");
+            None
+        }
+    }
+}
+
+/// Whether `--http address` is refused: an address other than loopback without
+/// `--allow-remote` (logged).
+pub fn refuses_remote(address: std::net::SocketAddr, allow_remote: bool) -> bool {
+    let refused = !address.ip().is_loopback() && !allow_remote;
+    if refused {
+        tracing::error!(%address, "--http binds loopback addresses only; add --allow-remote to serve other machines");
+    }
+    refused
+}

@@ -299,13 +299,7 @@ pub fn run(args: &ServeArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            tracing::error!(error = %e, "cannot start the async runtime");
-            return ExitCode::FAILURE;
-        }
-    };
+    let Some(runtime) = crate::runtime::for_serving() else { return ExitCode::FAILURE };
     let mut builder = match runtime.block_on(args.server.builder()) {
         Ok(builder) => builder,
         Err(why) => {
@@ -349,8 +343,7 @@ pub fn run(args: &ServeArgs) -> ExitCode {
     };
     let outcome = match args.http {
         None => runtime.block_on(modelctx::transport::stdio::serve_stdio(server)),
-        Some(address) if !address.ip().is_loopback() && !args.allow_remote => {
-            tracing::error!(%address, "--http binds loopback addresses only; add --allow-remote to serve other machines");
+        Some(address) if crate::runtime::refuses_remote(address, args.allow_remote) => {
             return ExitCode::FAILURE;
         }
         Some(address) => {
