@@ -105,6 +105,16 @@ enum Command {
     ///   modelctx gateway --config gateway.json        (stdio)
     #[command(verbatim_doc_comment)]
     Gateway(gateway::GatewayArgs),
+    /// A web page to look at one server: its discover or initialize result, its tools called
+    /// from forms made of their input schemas, resources, prompts, elicitations answered in
+    /// the page, and every JSON-RPC message of the session. Served by this binary on loopback
+    /// only; the URL to open, with its random token, is the first line of standard output.
+    ///
+    /// Examples:
+    ///   modelctx inspect --web 127.0.0.1:6274 -- modelctx serve everything
+    ///   modelctx inspect --web 127.0.0.1:0 --url http://127.0.0.1:8080/mcp
+    #[command(verbatim_doc_comment)]
+    Inspect(inspect::web::InspectArgs),
     /// A tour of modelctx: start the bundled `everything` server over stdio and over
     /// Streamable HTTP on loopback, and drive it with the client through every feature in
     /// both protocol eras, with timings. Exit 1 if any step fails.
@@ -168,6 +178,7 @@ fn main() -> ExitCode {
         Command::Demo => demo::run(),
         Command::Host(args) => host::run(&args),
         Command::Gateway(args) => gateway::run(&args),
+        Command::Inspect(args) => inspect::web::run(&args),
         Command::Discover(args) => inspect::run_discover(&args),
         Command::Tools(command) => inspect::run_tools(&command),
         Command::Resources(command) => inspect::run_resources(&command),

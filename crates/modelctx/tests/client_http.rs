@@ -642,3 +642,45 @@ async fn base_04_a_legacy_session_never_sees_a_request_id_twice() {
     let distinct: std::collections::HashSet<String> = ids.iter().map(|id| id.to_string()).collect();
     assert_eq!(distinct.len(), ids.len(), "an id was used twice: {ids:?}");
 }
+
+/// The wire tap sees every message of an HTTP connection in both eras: each request posted,
+/// each JSON answer, and each message of an event stream (progress before its answer).
+#[tokio::test]
+async fn the_wire_tap_sees_every_message_over_http() {
+    use modelctx::client::{WireDirection, WireTap};
+    use std::sync::{Arc, Mutex};
+
+    let (url, _stop) = serve(server(ServerVersions::default()), HttpOptions::default()).await;
+    for mode in [EraMode::Modern, EraMode::Legacy] {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let kept = Arc::clone(&seen);
+        let tap = WireTap::new(move |direction, message| {
+            let message: serde_json::Value = serde_json::from_str(message).expect("each message is JSON");
+            kept.lock().unwrap().push((direction, message));
+        });
+        let client = Client::connect_http(
+            &url,
+            Default::default(),
+            ClientOptions { mode, wire_tap: Some(tap), ..options() },
+        )
+        .await
+        .unwrap();
+        let params = json!({"name": "slow", "arguments": {}, "_meta": {"progressToken": "p"}});
+        client.request("tools/call", params).await.unwrap();
+        let seen = seen.lock().unwrap();
+        let call = seen.iter().position(|(d, m)| *d == WireDirection::Sent && m["method"] == "tools/call");
+        let call = call.unwrap_or_else(|| panic!("{mode:?}: the call was seen: {seen:?}"));
+        let id = &seen[call].1["id"];
+        let after = &seen[call + 1..];
+        let progress = after
+            .iter()
+            .filter(|(d, m)| *d == WireDirection::Received && m["method"] == "notifications/progress");
+        assert_eq!(progress.count(), 3, "{mode:?}: {after:?}");
+        let answer = after
+            .iter()
+            .position(|(d, m)| *d == WireDirection::Received && m["id"] == *id && m.get("result").is_some());
+        assert!(answer.is_some(), "{mode:?}: the answer was seen: {after:?}");
+        let first = &seen[0].1["method"];
+        assert_eq!(first, if mode == EraMode::Legacy { "initialize" } else { "server/discover" }, "{mode:?}");
+    }
+}

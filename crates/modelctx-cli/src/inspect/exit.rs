@@ -43,6 +43,17 @@ impl From<ClientError> for Failure {
     }
 }
 
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::ToolError => f.write_str("the tool reported an error"),
+            Self::Usage(message) | Self::Unreachable(message) | Self::Refused(message) => {
+                f.write_str(message)
+            }
+        }
+    }
+}
+
 impl Failure {
     /// Prints the reason (a tool error was printed already) and gives the exit status.
     pub fn exit(self) -> ExitCode {

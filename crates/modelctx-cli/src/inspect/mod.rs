@@ -17,6 +17,7 @@ mod server;
 mod target;
 mod tasks;
 pub mod tools;
+pub mod web;
 
 use std::process::ExitCode;
 

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
-use modelctx::client::{Client, ClientHandlers, ClientOptions, EraMode, StaticBearer, StdioCommand};
+use modelctx::client::{Client, ClientHandlers, ClientOptions, EraMode, StaticBearer, StdioCommand, WireTap};
 use modelctx::host::config::HostConfig;
 use modelctx::protocol::types::Implementation;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
@@ -120,7 +120,17 @@ impl Target {
     /// Connects, answering the server's questions with `handlers`; an HTTP server gets the
     /// --bearer token, or else the tokens `modelctx login` kept for it.
     pub async fn connect(&self, handlers: ClientHandlers) -> Result<Client, Failure> {
+        self.connect_tapped(handlers, None).await
+    }
+
+    /// [`Target::connect`], every JSON-RPC message of the connection shown to `tap`.
+    pub async fn connect_tapped(
+        &self,
+        handlers: ClientHandlers,
+        tap: Option<WireTap>,
+    ) -> Result<Client, Failure> {
         let mut options = self.options(handlers)?;
+        options.wire_tap = tap;
         if options.auth.is_none()
             && let Some(url) = &self.url
             && let Some(oauth) = crate::login::stored(url).await?

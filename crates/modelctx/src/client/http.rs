@@ -27,7 +27,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::auth::{MAX_AUTH_RETRIES, Refusal};
 use super::sse::{SseEvent, SseReader};
-use super::{ClientError, ClientHandlers, HttpAuth};
+use super::{ClientError, ClientHandlers, HttpAuth, WireTap};
 
 /// Server notifications buffered for slow listeners.
 const NOTIFICATIONS: usize = 256;
@@ -55,6 +55,7 @@ pub(crate) struct HttpLink {
     settled: Mutex<Settled>,
     notifications: broadcast::Sender<Notification>,
     handlers: ClientHandlers,
+    tap: Option<WireTap>,
     auth: Option<Arc<dyn HttpAuth>>,
     /// How many times a 2026-07-28 request whose response stream broke is sent again.
     reissues: usize,
@@ -89,6 +90,7 @@ impl HttpLink {
         headers: HeaderMap,
         limits: ParseLimits,
         handlers: ClientHandlers,
+        tap: Option<WireTap>,
         auth: Option<Arc<dyn HttpAuth>>,
         reissues: usize,
     ) -> Result<Self, ClientError> {
@@ -102,10 +104,26 @@ impl HttpLink {
             settled: Mutex::default(),
             notifications: broadcast::channel(NOTIFICATIONS).0,
             handlers,
+            tap,
             auth,
             reissues,
             closing: CancellationToken::new(),
         })
+    }
+
+    /// Shows the wire tap a message the server sent.
+    fn seen(&self, text: &[u8]) {
+        if let Some(tap) = &self.tap
+            && !text.trim_ascii().is_empty()
+        {
+            tap.received(&String::from_utf8_lossy(text));
+        }
+    }
+
+    /// The message of an event of a stream, shown to the wire tap.
+    fn event_message(&self, event: &SseEvent) -> Option<Message> {
+        self.seen(event.data.as_bytes());
+        event.message(&self.limits)
     }
 
     fn settled(&self) -> MutexGuard<'_, Settled> {
@@ -216,6 +234,7 @@ impl HttpLink {
             return Ok(Posted { status, answer, body: Bytes::new(), broken });
         }
         let body = read_capped(response, self.limits.max_message_bytes).await?;
+        self.seen(&body);
         let answer = match parse_message_with(&body, &self.limits) {
             Ok(Message::Response(response)) => Some(Ok(response.result)),
             Ok(Message::Error(error)) => Some(Err(error.error)),
@@ -263,7 +282,11 @@ impl HttpLink {
         if let Some(session) = session {
             request = request.header(MCP_SESSION_ID, session);
         }
-        self.send(request.body(message.to_json()), "POST").await
+        let body = message.to_json();
+        if let Some(tap) = &self.tap {
+            tap.sent(&body);
+        }
+        self.send(request.body(body), "POST").await
     }
 
     /// Sends `request` with the credentials of `auth`; after a 401 or 403 the auth acted on,
@@ -346,7 +369,7 @@ impl HttpLink {
         let mut events = SseReader::new(response, &self.limits);
         while let Some(event) = events.next().await {
             cursor.note(&event);
-            let Some(message) = event.message(&self.limits) else { continue };
+            let Some(message) = self.event_message(&event) else { continue };
             match message {
                 Message::Response(response) if &response.id == id => return Some(Ok(response.result)),
                 Message::Error(error) if error.id.as_ref() == Some(id) => return Some(Err(error.error)),
@@ -396,7 +419,7 @@ impl HttpLink {
                     };
                     let (Some(event), Some(link)) = (event, link.upgrade()) else { break };
                     cursor.note(&event);
-                    if let Some(message) = event.message(&link.limits) {
+                    if let Some(message) = link.event_message(&event) {
                         link.on_server_message(message).await;
                     }
                 }

@@ -47,6 +47,7 @@ mod telemetry;
 
 pub use tasks::Started;
 mod wire;
+mod wire_tap;
 
 use std::collections::HashMap;
 use std::sync::atomic::AtomicU64;
@@ -71,6 +72,7 @@ pub use handlers::{ClientHandlers, input_key};
 pub use options::{ClientOptions, EraMode, ServerDescription};
 pub use progress::Progress;
 pub use stdio::StdioCommand;
+pub use wire_tap::{WireDirection, WireTap};
 
 use cache::Cache;
 use dialect::Dialect;
@@ -127,6 +129,7 @@ impl Client {
             (spawned.stdout, spawned.stdin),
             options.limits,
             options.handlers.clone(),
+            options.wire_tap.clone(),
             process.stop.clone(),
             ended,
         ));
@@ -144,6 +147,7 @@ impl Client {
             (reader, writer),
             options.limits,
             options.handlers.clone(),
+            options.wire_tap.clone(),
             CancellationToken::new(),
             ended,
         ));
@@ -164,6 +168,7 @@ impl Client {
             headers.clone(),
             options.limits,
             options.handlers.clone(),
+            options.wire_tap.clone(),
             options.auth.clone(),
             options.reissues,
         )?));
@@ -196,8 +201,15 @@ impl Client {
         let lines = http_sse::open(http, url, headers, &options.limits, closing.clone()).await?;
         let options = ClientOptions { mode: EraMode::Legacy, ..options };
         let ended = async { "the HTTP+SSE event stream closed".to_owned() };
-        let link =
-            Link::Stdio(Rpc::start(lines, options.limits, options.handlers.clone(), closing.clone(), ended));
+        let tap = options.wire_tap.clone();
+        let link = Link::Stdio(Rpc::start(
+            lines,
+            options.limits,
+            options.handlers.clone(),
+            tap,
+            closing.clone(),
+            ended,
+        ));
         let mut client = Self::open(link, options, None).await?;
         client.session = Some(closing.drop_guard());
         Ok(client)

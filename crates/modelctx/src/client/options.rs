@@ -8,7 +8,7 @@ use modelctx_protocol::jsonrpc::ParseLimits;
 use modelctx_protocol::model::ServerCapabilities;
 use modelctx_protocol::types::Implementation;
 
-use super::{ClientHandlers, HttpAuth};
+use super::{ClientHandlers, HttpAuth, WireTap};
 
 /// Which era the client speaks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -65,6 +65,8 @@ pub struct ClientOptions {
     /// answer is sent again, as a new request with a new id (HTTP-17: such streams cannot be
     /// resumed). Default 2.
     pub reissues: usize,
+    /// Sees every JSON-RPC message sent and received (an inspector's log); none by default.
+    pub wire_tap: Option<WireTap>,
 }
 
 impl ClientOptions {
@@ -85,6 +87,7 @@ impl ClientOptions {
             tasks: false,
             task_timeout: Duration::from_secs(3600),
             reissues: 2,
+            wire_tap: None,
         }
     }
 }

@@ -19,7 +19,7 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio_util::codec::FramedRead;
 use tokio_util::sync::CancellationToken;
 
-use super::{ClientError, ClientHandlers};
+use super::{ClientError, ClientHandlers, WireTap};
 use crate::transport::lines::{Line, Lines};
 use modelctx_protocol::Era;
 
@@ -47,6 +47,7 @@ struct Inner {
     next_id: AtomicI64,
     notifications: broadcast::Sender<Notification>,
     handlers: ClientHandlers,
+    tap: Option<WireTap>,
 }
 
 impl Inner {
@@ -89,7 +90,11 @@ impl Drop for CancelOnDrop<'_> {
                 method: "notifications/cancelled".into(),
                 params: params.as_object().cloned(),
             });
-            let _ = self.rpc.inner.outbox.try_send(note.to_json());
+            let line = note.to_json();
+            if let Some(tap) = &self.rpc.inner.tap {
+                tap.sent(&line);
+            }
+            let _ = self.rpc.inner.outbox.try_send(line);
         }
     }
 }
@@ -102,6 +107,7 @@ impl Rpc {
         (reader, writer): (R, W),
         limits: ParseLimits,
         handlers: ClientHandlers,
+        tap: Option<WireTap>,
         stop: CancellationToken,
         ended: impl Future<Output = String> + Send + 'static,
     ) -> Self
@@ -116,6 +122,7 @@ impl Rpc {
             next_id: AtomicI64::new(1),
             notifications: broadcast::channel(NOTIFICATIONS).0,
             handlers,
+            tap,
         });
         tokio::spawn(write_lines(writer, lines, stop));
         let reading = Arc::clone(&inner);
@@ -144,6 +151,9 @@ impl Rpc {
     async fn send_line(&self, line: String) -> Result<(), ClientError> {
         if let Some(why) = &self.inner.state().closed {
             return Err(ClientError::Closed(why.clone()));
+        }
+        if let Some(tap) = &self.inner.tap {
+            tap.sent(&line);
         }
         self.inner.outbox.send(line).await.map_err(|_| ClientError::Closed("the connection is closed".into()))
     }
@@ -245,6 +255,9 @@ async fn read_messages<R: AsyncRead + Unpin>(
         };
         if text.trim_ascii().is_empty() {
             continue;
+        }
+        if let Some(tap) = &inner.tap {
+            tap.received(&String::from_utf8_lossy(&text));
         }
         match parse_message_with(&text, &limits) {
             Ok(Message::Response(response)) => settle(inner, &response.id, Ok(response.result)),

@@ -1,0 +1,145 @@
+//! The inspector's one connection to its server, and what the page sees of it: every JSON-RPC
+//! message, notification and progress report as an event (kept, the last [`HISTORY`], for a
+//! page that opens late), and the server's elicitations waiting for the page's answer.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use modelctx::client::{Client, ClientHandlers, WireDirection, WireTap};
+use modelctx::protocol::model::ElicitRequest;
+use modelctx::protocol::types::ElicitAction;
+use modelctx::protocol::v2026::ElicitResult;
+use serde_json::{Value, json};
+use tokio::sync::{OnceCell, broadcast, oneshot};
+
+/// Events kept for a page that connects after they happened.
+const HISTORY: usize = 1000;
+/// Events a slow page may fall behind by before it misses some (it is told, and reloads).
+const LIVE: usize = 1024;
+/// How long an elicitation waits for the page before it is cancelled.
+const ANSWER_WITHIN: Duration = Duration::from_secs(600);
+/// Elicitations waiting at once, at most; more are cancelled at once.
+const MAX_PENDING: usize = 64;
+
+/// The connection and its events.
+pub struct Session {
+    /// The server as the command line named it.
+    pub target: String,
+    client: OnceCell<Result<Arc<Client>, String>>,
+    events: broadcast::Sender<Value>,
+    history: Mutex<VecDeque<Value>>,
+    pending: Mutex<HashMap<u64, oneshot::Sender<ElicitResult>>>,
+    next_id: AtomicU64,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Session {
+    /// A session not yet connected.
+    pub fn new(target: String) -> Arc<Self> {
+        Arc::new(Self {
+            target,
+            client: OnceCell::new(),
+            events: broadcast::channel(LIVE).0,
+            history: Mutex::new(VecDeque::new()),
+            pending: Mutex::default(),
+            next_id: AtomicU64::new(1),
+        })
+    }
+
+    /// Records `event` and tells the pages.
+    pub fn emit(&self, event: Value) {
+        let mut history = lock(&self.history);
+        if history.len() == HISTORY {
+            history.pop_front();
+        }
+        history.push_back(event.clone());
+        // No page listening is no one to tell.
+        let _ = self.events.send(event);
+    }
+
+    /// The events so far, and the live ones after them (none lost between the two).
+    pub fn subscribe(&self) -> (Vec<Value>, broadcast::Receiver<Value>) {
+        let history = lock(&self.history);
+        (history.iter().cloned().collect(), self.events.subscribe())
+    }
+
+    /// The wire tap that turns every message of the connection into an event.
+    pub fn tap(self: &Arc<Self>) -> WireTap {
+        let session = Arc::downgrade(self);
+        WireTap::new(move |direction, message| {
+            let Some(session) = session.upgrade() else { return };
+            let direction = match direction {
+                WireDirection::Sent => "sent",
+                WireDirection::Received => "received",
+            };
+            let message = serde_json::from_str(message).unwrap_or_else(|_| Value::String(message.to_owned()));
+            session.emit(json!({"kind": "message", "direction": direction, "message": message}));
+        })
+    }
+
+    /// The handlers that bring the server's elicitations to the page.
+    pub fn handlers(self: &Arc<Self>) -> ClientHandlers {
+        let session = Arc::downgrade(self);
+        ClientHandlers::default().on_elicit(move |request| {
+            let session = session.clone();
+            async move {
+                match session.upgrade() {
+                    Some(session) => session.ask(request).await,
+                    None => ElicitResult { action: ElicitAction::Cancel, content: None },
+                }
+            }
+        })
+    }
+
+    /// Shows the page `request` and waits for its answer.
+    async fn ask(&self, request: ElicitRequest) -> ElicitResult {
+        let cancelled = ElicitResult { action: ElicitAction::Cancel, content: None };
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (answer, answered) = oneshot::channel();
+        {
+            let mut pending = lock(&self.pending);
+            if pending.len() >= MAX_PENDING {
+                return cancelled;
+            }
+            pending.insert(id, answer);
+        }
+        let (message, schema, url) = match &request {
+            ElicitRequest::Form { message, requested_schema, .. } => {
+                (message.clone(), serde_json::to_value(requested_schema).ok(), None)
+            }
+            ElicitRequest::Url { message, url, .. } => (message.clone(), None, Some(url.clone())),
+        };
+        self.emit(json!({"kind": "elicitation", "id": id, "message": message, "schema": schema, "url": url}));
+        let outcome = tokio::time::timeout(ANSWER_WITHIN, answered).await;
+        lock(&self.pending).remove(&id);
+        let result = match outcome {
+            Ok(Ok(result)) => result,
+            _ => cancelled,
+        };
+        self.emit(json!({"kind": "elicitation-answered", "id": id, "action": result.action}));
+        result
+    }
+
+    /// Answers the elicitation `id`; `false` when none waits under that id.
+    pub fn answer(&self, id: u64, result: ElicitResult) -> bool {
+        lock(&self.pending).remove(&id).is_some_and(|waiting| waiting.send(result).is_ok())
+    }
+
+    /// Connects once with `connect`, recording the outcome.
+    pub async fn connect<F>(&self, connect: F) -> &Result<Arc<Client>, String>
+    where
+        F: Future<Output = Result<Client, String>>,
+    {
+        self.client.get_or_init(|| async { connect.await.map(Arc::new) }).await
+    }
+
+    /// The connection: `None` while connecting, the reason when it failed.
+    pub fn client(&self) -> Option<Result<Arc<Client>, String>> {
+        self.client.get().cloned()
+    }
+}
