@@ -7,7 +7,6 @@ use std::process::ExitCode;
 
 use clap::Args;
 use modelctx::gateway::{Gateway, GatewayOptions};
-use modelctx::host::HostConfig;
 use modelctx::protocol::types::Implementation;
 use modelctx::transport::http::HttpOptions;
 
@@ -44,7 +43,7 @@ pub struct GatewayArgs {
 /// config cannot be read, the address is refused or serving fails.
 pub fn run(args: &GatewayArgs) -> ExitCode {
     let _logging = crate::logging::init("info");
-    let config = match HostConfig::load(&args.config) {
+    let config = match crate::config_file::load(&args.config) {
         Ok(config) => config,
         Err(e) => {
             tracing::error!("{e}");

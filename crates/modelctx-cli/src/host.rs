@@ -5,9 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
-use modelctx::host::{
-    Approval, ApprovalHook, ApprovalRequest, HandlersFor, Host, HostConfig, HostError, HostOptions,
-};
+use modelctx::host::{Approval, ApprovalHook, ApprovalRequest, HandlersFor, Host, HostError, HostOptions};
 use modelctx::protocol::types::Implementation;
 use serde_json::Value;
 
@@ -189,7 +187,7 @@ async fn run_command(host: &Host, command: &HostCommand) -> Result<(), Failure> 
 /// Runs `modelctx host`.
 pub fn run(args: &HostArgs) -> ExitCode {
     let _logging = crate::logging::init("warn");
-    let config = match HostConfig::load(&args.config) {
+    let config = match crate::config_file::load(&args.config) {
         Ok(config) => config,
         Err(e) => return Failure::Usage(format!("{}: {e}", args.config.display())).exit(),
     };

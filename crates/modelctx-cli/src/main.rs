@@ -14,6 +14,7 @@
 #![warn(missing_docs)]
 
 mod bench;
+mod config_file;
 mod demo;
 mod gateway;
 mod host;

@@ -122,3 +122,36 @@ fn one_server_of_a_config_file_is_a_target_for_every_command() {
     assert_eq!(unknown_field.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&unknown_field.stderr).contains(r#"unknown field "comand""#));
 }
+
+/// VS Code's `envFile` and `inputs` from the command line: the file's variables reach the
+/// server; an `${input:ID}` with nobody at a terminal to answer it fails the command with a
+/// message that names the input and the way out.
+#[test]
+fn an_env_file_is_read_and_an_unanswerable_input_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("server.env"), "WHICH=everything\n").unwrap();
+    let path = dir.path().join("mcp.json");
+    // The server runs only if WHICH, from the file, reaches its environment.
+    let file = json!({"servers": {"e": {"command": "sh", "args": ["-c", "exec \"$0\" serve \"$WHICH\"", BIN], "envFile": "server.env"}}});
+    std::fs::write(&path, file.to_string()).unwrap();
+    let listed = modelctx(&["host", "--config", path.to_str().unwrap(), "tools", "list", "--json"]);
+    assert!(listed.status.success(), "{}", String::from_utf8_lossy(&listed.stderr));
+    assert!(
+        String::from_utf8_lossy(&listed.stdout).contains("e__echo"),
+        "{}",
+        String::from_utf8_lossy(&listed.stdout)
+    );
+
+    let file = json!({
+        "inputs": [{"type": "promptString", "id": "key", "description": "API key", "password": true}],
+        "servers": {"e": {"command": BIN, "args": ["serve", "everything"], "env": {"KEY": "${input:key}"}}}
+    });
+    std::fs::write(&path, file.to_string()).unwrap();
+    let refused = modelctx(&["host", "--config", path.to_str().unwrap(), "status"]);
+    assert!(!refused.status.success());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("asks for the input \"key\"") && stderr.contains("${input:key}: it was not given"),
+        "{stderr}"
+    );
+}

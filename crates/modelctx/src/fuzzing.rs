@@ -93,12 +93,12 @@ fn events_of(chunks: &[Vec<u8>]) -> Vec<String> {
 pub fn expansion_holds(text: &str, value: &str) {
     use crate::host::config::expand::expand;
     let lookup = |name: &str| (name == "a").then(|| value.to_owned());
-    if let Ok(expanded) = expand(text, &lookup)
+    if let Ok(expanded) = expand(text, &lookup, None)
         && !text.contains("${")
     {
         assert_eq!(expanded, text, "text without `${{` changed");
     }
-    assert_eq!(expand("${a}", &lookup).as_deref(), Ok(value), "a value was expanded again");
+    assert_eq!(expand("${a}", &lookup, None).as_deref(), Ok(value), "a value was expanded again");
 }
 
 /// Fuzz input split into the knobs a property takes: the first byte, up to seven cut

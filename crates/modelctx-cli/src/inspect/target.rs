@@ -9,7 +9,6 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 use modelctx::client::{Client, ClientHandlers, ClientOptions, EraMode, StaticBearer, StdioCommand, WireTap};
-use modelctx::host::config::HostConfig;
 use modelctx::protocol::types::Implementation;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 
@@ -187,7 +186,8 @@ async fn connect_configured(
     name: &str,
     options: ClientOptions,
 ) -> Result<Client, Failure> {
-    let config = HostConfig::load(path).map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
+    let config =
+        crate::config_file::load(path).map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
     let Some(server) = config.servers.get(name) else {
         let names: Vec<&str> = config.servers.keys().map(String::as_str).collect();
         return Err(Failure::Usage(format!(

@@ -1,6 +1,6 @@
 //! `${VAR}` expansion in configuration strings, the forms hosts accept: `${NAME}`,
-//! `${NAME:-default}` (the default when `NAME` is unset or empty), and VS Code's
-//! `${env:NAME}`. A `$` not followed by `{` is kept as written, so shell snippets in `args`
+//! `${NAME:-default}` (the default when `NAME` is unset or empty), VS Code's `${env:NAME}`,
+//! and VS Code's `${input:ID}` where the configuration's `inputs` may be asked. A `$` not followed by `{` is kept as written, so shell snippets in `args`
 //! (`"$1"`, `"$HOME"`) pass through untouched; expanded text is not scanned again.
 
 /// Why a string could not be expanded.
@@ -10,19 +10,30 @@ pub(crate) enum ExpandError {
     Unset(String),
     /// A `${` with no closing `}`.
     Unterminated,
-    /// `${…}` that names no variable (`${input:token}`, `${}`): the text between the braces.
+    /// `${…}` that names no variable (`${}`, or `${input:token}` where no inputs are asked):
+    /// the text between the braces.
     Unsupported(String),
+    /// `${input:ID}` got no value: the input, and why.
+    Input(String, String),
 }
 
-/// `text` with every `${…}` replaced through `lookup`.
-pub(crate) fn expand(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<String, ExpandError> {
+/// The answer to `${input:ID}`, or why there is none.
+pub(crate) type Inputs<'a> = &'a dyn Fn(&str) -> Result<String, String>;
+
+/// `text` with every `${…}` replaced through `lookup`, and `${input:ID}` through `inputs`
+/// (without them, `${input:ID}` is [`ExpandError::Unsupported`]).
+pub(crate) fn expand(
+    text: &str,
+    lookup: &dyn Fn(&str) -> Option<String>,
+    inputs: Option<Inputs<'_>>,
+) -> Result<String, ExpandError> {
     let mut expanded = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(start) = rest.find("${") {
         expanded.push_str(&rest[..start]);
         let after = &rest[start + 2..];
         let end = after.find('}').ok_or(ExpandError::Unterminated)?;
-        expanded.push_str(&resolve(&after[..end], lookup)?);
+        expanded.push_str(&resolve(&after[..end], lookup, inputs)?);
         rest = &after[end + 1..];
     }
     expanded.push_str(rest);
@@ -30,7 +41,14 @@ pub(crate) fn expand(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Res
 }
 
 /// The value of one `${inner}`.
-fn resolve(inner: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<String, ExpandError> {
+fn resolve(
+    inner: &str,
+    lookup: &dyn Fn(&str) -> Option<String>,
+    inputs: Option<Inputs<'_>>,
+) -> Result<String, ExpandError> {
+    if let (Some(id), Some(inputs)) = (inner.strip_prefix("input:"), inputs) {
+        return inputs(id).map_err(|why| ExpandError::Input(id.to_owned(), why));
+    }
     let (name, default) = match inner.split_once(":-") {
         Some((name, default)) => (name, Some(default)),
         None => (inner, None),
@@ -67,7 +85,7 @@ mod tests {
     }
 
     fn run(text: &str) -> Result<String, ExpandError> {
-        expand(text, &env)
+        expand(text, &env, None)
     }
 
     #[test]
@@ -85,7 +103,7 @@ mod tests {
     fn dollars_without_braces_and_expanded_text_stay_as_they_are() {
         assert_eq!(run("echo $HOME $1 $").unwrap(), "echo $HOME $1 $");
         let nested = |name: &str| (name == "A").then(|| "${HOME}".to_owned());
-        assert_eq!(expand("${A}", &nested).unwrap(), "${HOME}");
+        assert_eq!(expand("${A}", &nested, None).unwrap(), "${HOME}");
     }
 
     #[test]
@@ -96,6 +114,17 @@ mod tests {
         assert_eq!(run("${input:token}"), Err(ExpandError::Unsupported("input:token".into())));
         assert_eq!(run("${}"), Err(ExpandError::Unsupported(String::new())));
         assert_eq!(run("${1X}"), Err(ExpandError::Unsupported("1X".into())));
+    }
+
+    #[test]
+    fn inputs_are_asked_where_they_may_be() {
+        let inputs =
+            |id: &str| if id == "token" { Ok("s3cret".to_owned()) } else { Err("no such input".to_owned()) };
+        assert_eq!(expand("Bearer ${input:token}", &env, Some(&inputs)).unwrap(), "Bearer s3cret");
+        assert_eq!(
+            expand("${input:other}", &env, Some(&inputs)),
+            Err(ExpandError::Input("other".into(), "no such input".into()))
+        );
     }
 
     proptest::proptest! {

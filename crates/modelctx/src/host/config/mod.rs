@@ -12,8 +12,9 @@
 //! }}
 //! ```
 //!
-//! An entry has either `command` (with optional `args`, `env`, `cwd`: a child process over
-//! stdio) or `url` (with optional `headers`: Streamable HTTP, falling back to the deprecated
+//! An entry has either `command` (with optional `args`, `env`, `envFile` — a dotenv file of
+//! variables, relative to the configuration's directory, which `env` overrides — and `cwd`: a
+//! child process over stdio) or `url` (with optional `headers`: Streamable HTTP, falling back to the deprecated
 //! HTTP+SSE transport), an optional `type`, an optional `timeoutMs` (the time limit of each
 //! request to that server; ours), `"trustAnnotations": true` to believe the server's tool
 //! annotations (ours; TOOL-08), `"prefix"` (the server part of its tools' and prompts' names
@@ -24,14 +25,17 @@
 //! application's settings file) are ignored.
 //!
 //! Every string value is expanded: `${NAME}`, `${NAME:-default}` and `${env:NAME}` (see
-//! `expand.rs`); an unset variable without a default is an error naming the server, the field
+//! `expand.rs`), and VS Code's `${input:ID}` with the answer to that entry of the top-level
+//! `inputs` when the configuration is read with [`HostConfig::load_asking`] (asked once each); an unset variable without a default is an error naming the server, the field
 //! and the variable. Object keys (`env` names, header names) are not expanded. Variables come
 //! from the process environment ([`HostConfig::parse`]) or from any lookup
 //! ([`HostConfig::parse_with`]), so tests are deterministic.
 
+mod env_file;
 mod error;
 pub(crate) mod expand;
 mod filter;
+mod inputs;
 #[cfg(test)]
 mod tests;
 
@@ -44,8 +48,18 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 pub use error::ConfigError;
-use expand::{ExpandError, expand};
+use expand::{ExpandError, Inputs, expand};
+use inputs::{Ask, Asker};
+
+/// What reading an entry needs besides the entry: where variables and inputs come from, and
+/// where relative `envFile` paths start.
+struct Context<'a> {
+    lookup: &'a dyn Fn(&str) -> Option<String>,
+    inputs: Option<Inputs<'a>>,
+    base: Option<&'a Path>,
+}
 pub use filter::ToolFilter;
+pub use inputs::ConfigInput;
 
 use crate::client::{Client, ClientError, ClientOptions, StdioCommand};
 
@@ -54,6 +68,7 @@ const FIELDS: &[&str] = &[
     "command",
     "args",
     "env",
+    "envFile",
     "cwd",
     "url",
     "headers",
@@ -254,10 +269,27 @@ impl HostConfig {
         path: impl AsRef<Path>,
         lookup: impl Fn(&str) -> Option<String>,
     ) -> Result<Self, ConfigError> {
-        let path = path.as_ref();
+        Self::read(path.as_ref(), &lookup, None)
+    }
+
+    /// Reads the configuration file at `path`, expanding variables from the process
+    /// environment and each `${input:ID}` with `ask`'s answer for that input of the file's
+    /// `inputs` (VS Code), asked once; `None` from `ask` fails the read naming the field.
+    pub fn load_asking(
+        path: impl AsRef<Path>,
+        mut ask: impl FnMut(&ConfigInput) -> Option<String>,
+    ) -> Result<Self, ConfigError> {
+        Self::read(path.as_ref(), &|name| std::env::var(name).ok(), Some(&mut ask))
+    }
+
+    fn read(
+        path: &Path,
+        lookup: &dyn Fn(&str) -> Option<String>,
+        ask: Option<Ask<'_>>,
+    ) -> Result<Self, ConfigError> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| ConfigError::Read { path: path.to_owned(), detail: e.to_string() })?;
-        Self::parse_with(&text, lookup)
+        Self::parse_document(&text, lookup, ask, path.parent())
     }
 
     /// Parses a configuration, expanding variables from the process environment.
@@ -267,6 +299,27 @@ impl HostConfig {
 
     /// Parses a configuration, expanding variables through `lookup` (`None`: unset).
     pub fn parse_with(text: &str, lookup: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
+        Self::parse_document(text, &lookup, None, None)
+    }
+
+    /// Parses a configuration, expanding variables through `lookup` and `${input:ID}` through
+    /// `ask` (see [`HostConfig::load_asking`]).
+    pub fn parse_asking(
+        text: &str,
+        lookup: impl Fn(&str) -> Option<String>,
+        mut ask: impl FnMut(&ConfigInput) -> Option<String>,
+    ) -> Result<Self, ConfigError> {
+        Self::parse_document(text, &lookup, Some(&mut ask), None)
+    }
+
+    /// The configuration of `text`; relative `envFile` paths are taken from `base` (the
+    /// file's directory), else from the current directory.
+    fn parse_document(
+        text: &str,
+        lookup: &dyn Fn(&str) -> Option<String>,
+        ask: Option<Ask<'_>>,
+        base: Option<&Path>,
+    ) -> Result<Self, ConfigError> {
         let document: Value = serde_json::from_str(text).map_err(|e| ConfigError::Json(e.to_string()))?;
         let Value::Object(mut document) = document else {
             return Err(ConfigError::Shape("the configuration must be a JSON object".into()));
@@ -291,9 +344,20 @@ impl HostConfig {
         let Value::Object(entries) = entries else {
             return Err(ConfigError::Shape(format!("{key:?} must be an object of servers by name")));
         };
+        let inputs: Vec<ConfigInput> = match document.remove("inputs") {
+            None => Vec::new(),
+            Some(inputs) => serde_json::from_value(inputs).map_err(|e| {
+                ConfigError::Shape(format!(
+                    "\"inputs\" must be an array of {{\"id\", \"type\", \"description\"}}: {e}"
+                ))
+            })?,
+        };
+        let asker = ask.map(|ask| Asker::new(inputs, ask));
+        let answer = |id: &str| asker.as_ref().map_or_else(|| Err(String::new()), |asker| asker.answer(id));
+        let context = Context { lookup, inputs: asker.is_some().then_some(&answer as Inputs<'_>), base };
         let mut config = Self::new();
         for (name, entry) in entries {
-            match parse_entry(&name, entry, &lookup)? {
+            match parse_entry(&name, entry, &context)? {
                 Some(server) => {
                     config.servers.insert(name, server);
                 }
@@ -311,6 +375,7 @@ struct RawEntry {
     command: Option<String>,
     args: Option<Vec<String>>,
     env: Option<BTreeMap<String, String>>,
+    env_file: Option<PathBuf>,
     cwd: Option<PathBuf>,
     url: Option<String>,
     headers: Option<BTreeMap<String, String>>,
@@ -340,7 +405,7 @@ enum RawKind {
 fn parse_entry(
     server: &str,
     entry: Value,
-    lookup: &dyn Fn(&str) -> Option<String>,
+    context: &Context<'_>,
 ) -> Result<Option<ServerConfig>, ConfigError> {
     let invalid = |field: &str, detail: String| ConfigError::InvalidField {
         server: server.into(),
@@ -362,7 +427,7 @@ fn parse_entry(
         Some(Value::Bool(false)) | None => {}
         Some(other) => return Err(invalid("disabled", format!("must be true or false, not {other}"))),
     }
-    expand_strings(server, &mut entry, lookup)?;
+    expand_strings(server, &mut entry, context)?;
     let raw: RawEntry = serde_path_to_error::deserialize(Value::Object(entry)).map_err(|e| {
         let field = e.path().to_string();
         invalid(if field == "." { "" } else { &field }, e.into_inner().to_string())
@@ -377,7 +442,7 @@ fn parse_entry(
     }
     let (trust_annotations, prefix) = (raw.trust_annotations, raw.prefix.clone());
     let tools = ToolFilter { allow: raw.allow_tools.clone(), deny: raw.deny_tools.clone() };
-    let transport = transport(server, raw)?;
+    let transport = transport(server, raw, context.base)?;
     Ok(Some(ServerConfig { transport, timeout, trust_annotations, prefix, tools }))
 }
 
@@ -387,7 +452,7 @@ fn prefix_char(c: char) -> bool {
 }
 
 /// The child process or URL an entry describes, checked against its `type`.
-fn transport(server: &str, raw: RawEntry) -> Result<Transport, ConfigError> {
+fn transport(server: &str, raw: RawEntry, base: Option<&Path>) -> Result<Transport, ConfigError> {
     let wrong = |detail: String| ConfigError::Transport { server: server.into(), detail };
     match (raw.command, raw.url) {
         (Some(_), Some(_)) => Err(wrong(
@@ -406,10 +471,16 @@ fn transport(server: &str, raw: RawEntry) -> Result<Transport, ConfigError> {
                     "\"headers\" are for servers at a URL, but the entry has a \"command\"".into(),
                 ));
             }
+            // The entry's own `env` wins over its `envFile`.
+            let mut env = match &raw.env_file {
+                Some(path) => env_file::read(server, path, base)?,
+                None => BTreeMap::new(),
+            };
+            env.extend(raw.env.unwrap_or_default());
             Ok(Transport::Stdio(StdioServer {
                 command,
                 args: raw.args.unwrap_or_default(),
-                env: raw.env.unwrap_or_default(),
+                env,
                 cwd: raw.cwd,
             }))
         }
@@ -419,10 +490,14 @@ fn transport(server: &str, raw: RawEntry) -> Result<Transport, ConfigError> {
                     "\"type\" is \"stdio\" but the entry has a \"url\", not a \"command\"".into(),
                 ));
             }
-            if let Some(field) =
-                [("args", raw.args.is_some()), ("env", raw.env.is_some()), ("cwd", raw.cwd.is_some())]
-                    .into_iter()
-                    .find_map(|(field, present)| present.then_some(field))
+            if let Some(field) = [
+                ("args", raw.args.is_some()),
+                ("env", raw.env.is_some()),
+                ("envFile", raw.env_file.is_some()),
+                ("cwd", raw.cwd.is_some()),
+            ]
+            .into_iter()
+            .find_map(|(field, present)| present.then_some(field))
             {
                 return Err(wrong(format!(
                     "{field:?} is for servers run as a command, but the entry has a \"url\""
@@ -458,17 +533,17 @@ fn transport(server: &str, raw: RawEntry) -> Result<Transport, ConfigError> {
 fn expand_strings(
     server: &str,
     entry: &mut Map<String, Value>,
-    lookup: &dyn Fn(&str) -> Option<String>,
+    context: &Context<'_>,
 ) -> Result<(), ConfigError> {
-    fn walk(
-        server: &str,
-        path: &str,
-        value: &mut Value,
-        lookup: &dyn Fn(&str) -> Option<String>,
-    ) -> Result<(), ConfigError> {
+    fn walk(server: &str, path: &str, value: &mut Value, context: &Context<'_>) -> Result<(), ConfigError> {
         match value {
             Value::String(text) => {
-                *text = expand(text, lookup).map_err(|e| match e {
+                *text = expand(text, context.lookup, context.inputs).map_err(|e| match e {
+                    ExpandError::Input(id, why) => ConfigError::BadVariable {
+                        server: server.into(),
+                        field: path.into(),
+                        detail: format!("${{input:{id}}}: {why}"),
+                    },
                     ExpandError::Unset(variable) => {
                         ConfigError::UnsetVariable { server: server.into(), field: path.into(), variable }
                     }
@@ -488,12 +563,12 @@ fn expand_strings(
             }
             Value::Array(items) => {
                 for (index, item) in items.iter_mut().enumerate() {
-                    walk(server, &format!("{path}[{index}]"), item, lookup)?;
+                    walk(server, &format!("{path}[{index}]"), item, context)?;
                 }
             }
             Value::Object(members) => {
                 for (key, member) in members.iter_mut() {
-                    walk(server, &format!("{path}.{key}"), member, lookup)?;
+                    walk(server, &format!("{path}.{key}"), member, context)?;
                 }
             }
             Value::Null | Value::Bool(_) | Value::Number(_) => {}
@@ -501,7 +576,7 @@ fn expand_strings(
         Ok(())
     }
     for (field, value) in entry.iter_mut() {
-        walk(server, field, value, lookup)?;
+        walk(server, field, value, context)?;
     }
     Ok(())
 }

@@ -138,15 +138,71 @@ fn prefix_and_tool_filters_are_read_and_checked() {
 fn an_unknown_field_is_named_with_its_server() {
     assert_eq!(
         message(r#"{"mcpServers": {"db": {"comand": "postgres-mcp"}}}"#),
-        "server \"db\": unknown field \"comand\" (expected one of command, args, env, cwd, url, headers, \
+        "server \"db\": unknown field \"comand\" (expected one of command, args, env, envFile, cwd, url, headers, \
          type, timeoutMs, trustAnnotations, prefix, allowTools, denyTools, disabled)"
     );
-    // VS Code's envFile is not read, so it is rejected rather than silently ignored.
-    let error = parse(r#"{"servers": {"x": {"command": "a", "envFile": ".env"}}}"#).unwrap_err();
+    let error = parse(r#"{"servers": {"x": {"command": "a", "envfile": ".env"}}}"#).unwrap_err();
     assert!(
-        matches!(&error, ConfigError::UnknownField { server, field, .. } if server == "x" && field == "envFile")
+        matches!(&error, ConfigError::UnknownField { server, field, .. } if server == "x" && field == "envfile")
     );
     assert_eq!(error.server(), Some("x"));
+}
+
+/// VS Code's `envFile`: a dotenv file beside the configuration, whose variables the entry's
+/// own `env` overrides; a missing file is an error naming the server and the field.
+#[test]
+fn an_env_file_is_read_beside_the_configuration() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join(".env"),
+        "# keys\nAPI_KEY=from-file\nexport REGION='eu west'\nMODE=file\n",
+    )
+    .unwrap();
+    let path = dir.path().join("mcp.json");
+    std::fs::write(
+        &path,
+        r#"{"servers": {"x": {"command": "a", "envFile": ".env", "env": {"MODE": "entry"}}}}"#,
+    )
+    .unwrap();
+    let config = HostConfig::load_with(&path, |_| None).unwrap();
+    let env = &stdio(&config, "x").env;
+    assert_eq!(env["API_KEY"], "from-file");
+    assert_eq!(env["REGION"], "eu west");
+    assert_eq!(env["MODE"], "entry", "the entry's env wins");
+    std::fs::write(&path, r#"{"servers": {"x": {"command": "a", "envFile": "missing.env"}}}"#).unwrap();
+    let error = HostConfig::load_with(&path, |_| None).unwrap_err();
+    assert!(
+        matches!(&error, ConfigError::InvalidField { server, field, .. } if server == "x" && field == "envFile"),
+        "{error}"
+    );
+}
+
+/// VS Code's `inputs`: each `${input:ID}` is asked once, however many fields use it; an input
+/// the file does not declare, or one not answered, fails the read naming the field.
+#[test]
+fn inputs_are_asked_once_each() {
+    let text = r#"{"inputs": [{"type": "promptString", "id": "token", "description": "API token", "password": true}],
+                   "servers": {"gh": {"url": "https://x.example/mcp", "headers": {"A": "${input:token}", "B": "x ${input:token}"}}}}"#;
+    let mut asked = Vec::new();
+    let config = HostConfig::parse_asking(
+        text,
+        |_| None,
+        |input| {
+            asked.push((input.id.clone(), input.description.clone(), input.password));
+            Some("s3cret".into())
+        },
+    )
+    .unwrap();
+    assert_eq!(asked, [("token".to_owned(), Some("API token".to_owned()), true)]);
+    assert_eq!(http(&config, "gh").headers["b"], "x s3cret");
+    let unanswered = HostConfig::parse_asking(text, |_| None, |_| None).unwrap_err();
+    assert_eq!(
+        unanswered.to_string(),
+        "server \"gh\": field \"headers.A\": ${input:token}: it was not given"
+    );
+    let undeclared = text.replace("\"id\": \"token\"", "\"id\": \"other\"");
+    let error = HostConfig::parse_asking(&undeclared, |_| None, |_| Some("x".into())).unwrap_err();
+    assert!(error.to_string().contains("declare no such input"), "{error}");
 }
 
 #[test]
