@@ -556,3 +556,30 @@ async fn completion_is_asked_of_the_server_that_has_the_prompt_or_template() {
     assert_eq!(unknown.unwrap_err(), HostError::UnknownPrompt("greeting".into()));
     host.shutdown().await;
 }
+
+/// An HTTP server that went away is connected to again, by the restart policy, once it is
+/// back on its address: the call that could not reach it fails with its error, later calls
+/// work again, and the reconnection counts as a restart.
+#[tokio::test]
+async fn an_http_server_that_went_away_is_connected_to_again() {
+    let first = http_server();
+    let address = first.address;
+    let url = format!("http://{address}/mcp");
+    let config = config(r#"{"mcpServers": {"web": {"url": "${URL}"}}}"#, Some(&url));
+    let host = Host::start(config, options().approval(ApprovalHook::approve_all())).await;
+    let echo = |message: &str| json!({"message": message});
+    assert_eq!(text(&host.call_tool("web__echo", echo("one")).await.unwrap()), "one");
+
+    drop(first);
+    let lost = host.call_tool("web__echo", echo("two")).await.unwrap_err();
+    assert!(lost.client_error().is_some_and(|e| e.is_transport() || e.is_closed()), "{lost}");
+    let mut again = Command::new(bin());
+    again.args(["serve", "everything", "--http", &address.to_string()]).stdin(Stdio::null());
+    let _second = HttpServer::start(again);
+    wait_until("the host to connect again", || {
+        host.server_status("web").is_some_and(|s| s.state == ServerState::Connected && s.restarts == 1)
+    })
+    .await;
+    assert_eq!(text(&host.call_tool("web__echo", echo("three")).await.unwrap()), "three");
+    host.shutdown().await;
+}

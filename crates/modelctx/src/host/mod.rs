@@ -49,8 +49,9 @@
 //!   backoff ([`RestartPolicy`]). Meanwhile its tools stay listed and calls to them fail at
 //!   once with [`HostError::Unavailable`] (state `restarting`, the exit as the reason): a
 //!   call never waits on a restart. After `max_attempts` failures in a row the server is
-//!   `failed` and its tools leave the registry. HTTP servers have no process to restart; a
-//!   failed HTTP call is that call's error.
+//!   `failed` and its tools leave the registry. An HTTP server is connected to again the same
+//!   way, with the same backoff and limit, when a request could not reach it (the connection
+//!   failed or closed); that request fails with its error.
 //! - **Time limits.** Each request to a server is limited by its entry's `timeoutMs`, or
 //!   [`HostOptions::default_timeout`]. A call that runs out of time is cancelled on the
 //!   server and fails with an error whose [`HostError::is_timeout`] is true.
@@ -113,7 +114,7 @@ pub use status::{ServerState, ServerStatus, TransportKind};
 use config::Transport;
 use registry::{Listing, Placement, Registry};
 
-use crate::client::{Client, Progress};
+use crate::client::{Client, ClientError, Progress};
 
 /// Registry changes kept for a slow listener of [`Host::changes`] (past that it lags, and is
 /// told so).
@@ -155,6 +156,9 @@ struct Shared {
 struct Slot {
     config: ServerConfig,
     state: Mutex<SlotState>,
+    /// Told when a request to an HTTP server could not reach it: the supervisor connects
+    /// again, with backoff, as it restarts an exited stdio server.
+    lost: tokio::sync::Notify,
 }
 
 struct SlotState {
@@ -185,7 +189,7 @@ impl Host {
                     last_error: None,
                     restarts: 0,
                 };
-                (name, Slot { config, state: Mutex::new(state) })
+                (name, Slot { config, state: Mutex::new(state), lost: tokio::sync::Notify::new() })
             })
             .collect();
         let shared = Arc::new(Shared {
@@ -264,10 +268,11 @@ impl Host {
         };
         let client = self.shared.client(&server)?;
         let asked = async {
-            client
-                .complete(reference, argument, context)
-                .await
-                .map_err(|error| HostError::Completion { server: server.clone(), error })
+            let asked = client.complete(reference, argument, context).await;
+            asked.map_err(|error| HostError::Completion {
+                error: self.shared.noted(&server, error),
+                server: server.clone(),
+            })
         };
         self.shared.unless_closing(asked).await
     }
@@ -295,9 +300,9 @@ impl Host {
         let client = self.shared.client(&server)?;
         let read = async {
             client.read_resource(&uri).await.map_err(|error| HostError::Resource {
+                error: self.shared.noted(&server, error),
                 server: server.clone(),
                 uri: uri.clone(),
-                error,
             })
         };
         self.shared.unless_closing(read).await
@@ -314,9 +319,9 @@ impl Host {
         let client = self.shared.client(&prompt.server)?;
         let got = async {
             client.get_prompt(&prompt.prompt.name, arguments).await.map_err(|error| HostError::Prompt {
+                error: self.shared.noted(&prompt.server, error),
                 server: prompt.server.clone(),
                 prompt: prompt.prompt.name.clone(),
-                error,
             })
         };
         self.shared.unless_closing(got).await
@@ -392,9 +397,9 @@ impl Host {
                 None => client.call_tool(&tool.tool.name, arguments).await,
             };
             called.map_err(|error| HostError::Call {
+                error: self.shared.noted(&tool.server, error),
                 server: tool.server.clone(),
                 tool: tool.tool.name.clone(),
-                error,
             })
         };
         self.shared.unless_closing(called).await
@@ -504,6 +509,18 @@ impl Shared {
         *current = Arc::new(rebuilt);
     }
 
+    /// `error`, from a request to `server`; one that did not reach an HTTP server (the
+    /// connection failed or closed) tells its supervisor to connect again.
+    fn noted(&self, server: &str, error: ClientError) -> ClientError {
+        if let Some(slot) = self.slots.get(server)
+            && matches!(slot.config.transport, Transport::Http(_))
+            && matches!(error, ClientError::Transport { .. } | ClientError::Closed(_))
+        {
+            slot.lost.notify_one();
+        }
+        error
+    }
+
     /// The connection to `server`, or why there is none.
     fn client(&self, server: &str) -> Result<Arc<Client>, HostError> {
         let Some(slot) = self.slots.get(server) else {
@@ -532,6 +549,8 @@ impl Slot {
 
     /// The server connected (again, when `restarted`) offering `listing`.
     fn connected(&self, client: &Arc<Client>, listing: Listing, restarted: bool) {
+        // A loss told of the connection before is not this one's.
+        let _ = futures::FutureExt::now_or_never(self.lost.notified());
         let mut state = self.state();
         state.state = ServerState::Connected;
         state.client = Some(Arc::clone(client));

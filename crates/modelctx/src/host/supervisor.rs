@@ -1,5 +1,6 @@
 //! One task per server: connects, lists its tools, follows `notifications/tools/list_changed`,
-//! and starts a stdio server again when it exits, with backoff, until the host shuts down.
+//! and starts a stdio server again when it exits — or connects to an HTTP server again when a
+//! request could not reach it — with backoff, until the host shuts down.
 
 use std::sync::Arc;
 
@@ -129,7 +130,13 @@ async fn list_offered(client: &Client) -> Result<Listing, ClientError> {
 /// Watches a connection until the server exits or the host shuts down, listing what the
 /// server offers again on each tools, prompts or resources list change.
 async fn watch(shared: &Shared, slot: &Slot, name: &str, client: &Client) -> Ended {
-    let exited = client.server_exited();
+    // A stdio server exits; an HTTP server is lost when a request to it cannot reach it.
+    let exited = async {
+        tokio::select! {
+            how = client.server_exited() => how,
+            () = slot.lost.notified() => format!("the server stopped answering at {}", describe(slot)),
+        }
+    };
     tokio::pin!(exited);
     let offers = &client.server().capabilities;
     let announces = |kind: Option<&crate::protocol::types::ListChangedCapability>| {
@@ -195,6 +202,14 @@ async fn refresh(shared: &Shared, slot: &Slot, name: &str, client: &Client) -> b
             true
         }
         () = shared.closing.cancelled() => false,
+    }
+}
+
+/// Where an HTTP server is, for a message.
+fn describe(slot: &Slot) -> String {
+    match &slot.config.transport {
+        super::config::Transport::Http(server) => server.url.to_string(),
+        super::config::Transport::Stdio(server) => server.command.clone(),
     }
 }
 
