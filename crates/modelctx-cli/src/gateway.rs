@@ -56,8 +56,10 @@ pub fn run(args: &GatewayArgs) -> ExitCode {
     let Some(runtime) = crate::runtime::for_serving() else { return ExitCode::FAILURE };
     let outcome = runtime.block_on(async {
         let info = Implementation::new("modelctx-gateway", env!("CARGO_PKG_VERSION"));
-        let gateway =
-            Gateway::start(config, GatewayOptions::new(info)).await.map_err(std::io::Error::other)?;
+        let mut options = GatewayOptions::new(info);
+        // Each backend authorizes the gateway with its own tokens, kept by `modelctx login`.
+        options.host.auth_for = Some(crate::login::stored_for(&config).await.map_err(std::io::Error::other)?);
+        let gateway = Gateway::start(config, options).await.map_err(std::io::Error::other)?;
         for status in gateway.host().status() {
             let error = status.last_error.map(|e| format!(": {e}")).unwrap_or_default();
             tracing::info!(server = %status.name, tools = status.tools, "{}{error}", status.state);

@@ -196,6 +196,7 @@ pub fn run(args: &HostArgs) -> ExitCode {
         .approval(approval(yes));
     options.handlers_for = Some(HandlersFor::new(|server| interactive::handlers(&format!("{server:?}"))));
     let outcome = crate::runtime::block_on(async {
+        options.auth_for = Some(crate::login::stored_for(&config).await?);
         let host = Host::start(config, options).await;
         let outcome = run_command(&host, &args.command).await;
         host.shutdown().await;

@@ -2,6 +2,7 @@
 //! kept in one credentials file per user, keyed by authorization server, and used by every
 //! command that takes `--url`.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -12,7 +13,10 @@ use modelctx::auth::{
     AuthError, CredentialStore, FetchLimits, Fetcher, FileStore, LoopbackBrowser, OAuth, OAuthOptions,
     Secret, StaticClient, UserAgent,
 };
+use modelctx::client::HttpAuth;
 use modelctx::client::egress::{Egress, is_public};
+use modelctx::host::AuthFor;
+use modelctx::host::config::{HostConfig, Transport};
 use reqwest::Url;
 
 use crate::inspect::exit::Failure;
@@ -133,6 +137,23 @@ pub async fn stored(url: &str) -> Result<Option<OAuth>, Failure> {
         Some(_) => oauth(url, Arc::new(NeedsLogin(url.to_owned())), |_| {}).map(Some),
         None => Ok(None),
     }
+}
+
+/// The credentials `modelctx login` kept for the HTTP servers of `config` whose entries send no
+/// `Authorization` header of their own, for [`modelctx::host::HostOptions::auth_for`]: each
+/// backend of a host or gateway authorizes with its own tokens.
+pub async fn stored_for(config: &HostConfig) -> Result<AuthFor, Failure> {
+    let mut found: BTreeMap<String, Arc<dyn HttpAuth>> = BTreeMap::new();
+    for (name, server) in &config.servers {
+        let Transport::Http(http) = &server.transport else { continue };
+        if http.headers.contains_key(reqwest::header::AUTHORIZATION) {
+            continue;
+        }
+        if let Some(oauth) = stored(http.url.as_str()).await? {
+            found.insert(name.clone(), Arc::new(oauth));
+        }
+    }
+    Ok(AuthFor::new(move |name| found.get(name).cloned()))
 }
 
 /// Runs `modelctx login`.

@@ -129,9 +129,33 @@ fn auth_37_50_53_login_keeps_tokens_every_url_command_uses_them_and_no_log_line_
     assert_eq!(writing.status.code(), Some(4), "{writing_log}");
     assert!(writing_log.contains(&format!("run `modelctx login {url}`")), "{writing_log}");
 
+    // A host (the gateway's half) authorizes each configured backend with the tokens kept for
+    // its URL: the config names no credential.
+    let config = home.path().join("mcp.json");
+    std::fs::write(&config, json!({"mcpServers": {"remote": {"url": url}}}).to_string()).unwrap();
+    let hosted = run_bounded(
+        modelctx(
+            &credentials,
+            &[
+                "host",
+                "--config",
+                config.to_str().unwrap(),
+                "tools",
+                "call",
+                "remote__echo",
+                "message=hosted",
+                "--yes",
+            ],
+        ),
+        WAIT,
+    );
+    let hosted_log = String::from_utf8_lossy(&hosted.stderr).into_owned();
+    assert!(hosted.status.success(), "{hosted_log}");
+    assert!(String::from_utf8_lossy(&hosted.stdout).contains("hosted"));
+
     // Not one issued code, token or refresh token in any log line at trace level.
     assert!(log.lines().count() > 20 && called_log.lines().count() > 20, "trace logging was on");
-    for text in [&log, &stdout, &called_log, &writing_log] {
+    for text in [&log, &stdout, &called_log, &writing_log, &hosted_log] {
         let found = leaked(&authorization, text);
         assert!(found.is_empty(), "secrets in a log: {found:?}");
     }

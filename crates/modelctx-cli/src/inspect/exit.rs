@@ -54,6 +54,8 @@ impl std::fmt::Display for Failure {
     }
 }
 
+impl std::error::Error for Failure {}
+
 impl Failure {
     /// Prints the reason (a tool error was printed already) and gives the exit status.
     pub fn exit(self) -> ExitCode {

@@ -107,7 +107,7 @@ pub use approval::{Approval, ApprovalHook, ApprovalRequest, Risk};
 pub use apps::HostApp;
 pub use config::{ConfigError, HostConfig, ServerConfig};
 pub use error::HostError;
-pub use options::{HandlersFor, HostOptions, RestartPolicy};
+pub use options::{AuthFor, HandlersFor, HostOptions, RestartPolicy};
 pub use registry::{HostChange, HostPrompt, HostResource, HostTemplate, HostTool};
 pub use status::{ServerState, ServerStatus, TransportKind};
 

@@ -6,7 +6,7 @@ use std::time::Duration;
 use modelctx_protocol::types::Implementation;
 
 use super::ApprovalHook;
-use crate::client::{ClientHandlers, ClientOptions};
+use crate::client::{ClientHandlers, ClientOptions, HttpAuth};
 
 /// How a host runs its servers.
 #[derive(Clone, Debug)]
@@ -32,6 +32,30 @@ pub struct HostOptions {
     /// question a server asks can say which server asks it, ELIC-02); `client.handlers`
     /// when unset.
     pub handlers_for: Option<HandlersFor>,
+    /// The credentials of each HTTP server, from its name (OAuth tokens kept by a login, say),
+    /// in place of `client.auth`; a server it gives none keeps `client.auth`. A server's
+    /// `headers` are sent besides.
+    pub auth_for: Option<AuthFor>,
+}
+
+/// Gives a server's credentials from its name ([`HostOptions::auth_for`]).
+#[derive(Clone)]
+pub struct AuthFor(pub(crate) Arc<FindAuth>);
+
+/// What an [`AuthFor`] calls.
+type FindAuth = dyn Fn(&str) -> Option<Arc<dyn HttpAuth>> + Send + Sync;
+
+impl AuthFor {
+    /// Credentials looked up by `find` from each server's name.
+    pub fn new(find: impl Fn(&str) -> Option<Arc<dyn HttpAuth>> + Send + Sync + 'static) -> Self {
+        Self(Arc::new(find))
+    }
+}
+
+impl std::fmt::Debug for AuthFor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("AuthFor(..)")
+    }
 }
 
 /// Makes a server's client handlers from its name ([`HostOptions::handlers_for`]).
@@ -62,6 +86,7 @@ impl HostOptions {
             approval: None,
             max_tool_name_len: 64,
             handlers_for: None,
+            auth_for: None,
         }
     }
 

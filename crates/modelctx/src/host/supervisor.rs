@@ -99,6 +99,9 @@ async fn connect(shared: &Shared, name: &str, slot: &Slot) -> Result<(Client, Li
     if let Some(handlers) = &shared.options.handlers_for {
         options.handlers = (handlers.0)(name);
     }
+    if let Some(auth) = shared.options.auth_for.as_ref().and_then(|auth_for| (auth_for.0)(name)) {
+        options.auth = Some(auth);
+    }
     options.request_timeout = shared.options.default_timeout;
     let attempt = async {
         let client = slot.config.connect(options).await?;
