@@ -2,8 +2,8 @@
 //! gateway child on loopback HTTP, driven by modelctx's client in both eras. Prefixes (a
 //! server's name, or none) and tool filters; resources, templates and prompts through it;
 //! questions (elicitation), progress and logs relayed; a backend's list change heard by the
-//! gateway's clients; the inbound token never reaching a backend; a cancelled call cancelled
-//! on its backend.
+//! gateway's clients, and a resource update its subscribers; the inbound token never reaching
+//! a backend; a cancelled call cancelled on its backend.
 
 mod support;
 
@@ -191,6 +191,25 @@ async fn a_backends_list_change_reaches_the_gateways_clients() {
     let dynamic = legacy.call_tool("test_dynamic_tool", json!({})).await.unwrap();
     assert!(!dynamic.is_error.unwrap_or(false), "{dynamic:?}");
     modern.call_tool("test_trigger_tool_change", json!({})).await.unwrap();
+}
+
+/// A backend's resource update reaches the gateway's subscribers in both eras (a listen
+/// stream, `resources/subscribe`).
+#[tokio::test]
+async fn a_backends_resource_update_reaches_the_gateways_subscribers() {
+    let (gateway, _dir) = gateway(ONE);
+    for (mode, _) in MODES {
+        let client = connect(&gateway, options(mode)).await;
+        let filter = SubscriptionFilter {
+            resource_subscriptions: Some(vec!["test://watched-resource".into()]),
+            ..SubscriptionFilter::default()
+        };
+        let mut updates = Box::pin(client.listen(filter).await.unwrap());
+        client.call_tool("test_trigger_resource_update", json!({})).await.unwrap();
+        let update = tokio::time::timeout(WAIT, updates.next()).await.expect("an update in time").unwrap();
+        assert_eq!(update.method, "notifications/resources/updated", "{mode:?}");
+        assert_eq!(update.params.unwrap()["uri"], "test://watched-resource", "{mode:?}");
+    }
 }
 
 /// A relay in front of a backend, keeping every byte the gateway sends it.

@@ -49,7 +49,7 @@ use modelctx_protocol::types::Implementation;
 use tokio::sync::broadcast::error::RecvError;
 use tokio::task::JoinHandle;
 
-use crate::host::{ApprovalHook, Host, HostConfig, HostOptions};
+use crate::host::{ApprovalHook, Host, HostChange, HostConfig, HostOptions};
 use crate::server::{BuildError, Server, ServerOptions};
 use mirror::Mirror;
 
@@ -108,6 +108,7 @@ impl Gateway {
             async move {
                 loop {
                     match changes.recv().await {
+                        Ok(HostChange::ResourceUpdated(uri)) => server.resource_updated(uri),
                         Ok(_) | Err(RecvError::Lagged(_)) => mirror.sync(&host, &server),
                         Err(RecvError::Closed) => return,
                     }

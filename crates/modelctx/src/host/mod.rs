@@ -212,8 +212,9 @@ impl Host {
     }
 
     /// The registry's changes from now on: each time a server's tools, prompts, resources or
-    /// templates change in it (a list change, a restart, a server lost), which kinds did. A
-    /// listener that falls behind gets `Lagged` and should read the registry afresh.
+    /// templates change in it (a list change, a restart, a server lost), which kinds did; and
+    /// each update of a resource a server listed, by its host URI. A listener that falls
+    /// behind gets `Lagged` and should read the registry afresh.
     pub fn changes(&self) -> broadcast::Receiver<HostChange> {
         self.shared.changes.subscribe()
     }
@@ -503,8 +504,7 @@ impl Shared {
         };
         let rebuilt = Registry::build(&lists, place, self.options.max_tool_name_len);
         for change in rebuilt.changes_from(&current) {
-            // No one listening is no one to tell.
-            let _ = self.changes.send(change);
+            self.tell(change);
         }
         *current = Arc::new(rebuilt);
     }
@@ -519,6 +519,12 @@ impl Shared {
             slot.lost.notify_one();
         }
         error
+    }
+
+    /// Tells the host's users of `change`.
+    fn tell(&self, change: HostChange) {
+        // No one listening is no one to tell.
+        let _ = self.changes.send(change);
     }
 
     /// The connection to `server`, or why there is none.

@@ -72,7 +72,7 @@ pub struct HostTemplate {
 }
 
 /// Which kind of entry changed in the host's registry ([`super::Host::changes`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum HostChange {
     /// Tools were added, removed or redescribed.
@@ -81,6 +81,10 @@ pub enum HostChange {
     Prompts,
     /// Resources or resource templates were.
     Resources,
+    /// The resource at this host URI changed (`notifications/resources/updated` of a server
+    /// that offers subscriptions: the host follows the resources each server lists when it
+    /// connects, at most 256 of each).
+    ResourceUpdated(String),
 }
 
 /// What one server offers the registry.

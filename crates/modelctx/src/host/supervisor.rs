@@ -9,8 +9,9 @@ use modelctx_protocol::v2026::SubscriptionFilter;
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
-use super::{Listing, ServerState, Shared, Slot};
+use super::{HostChange, Listing, ServerState, Shared, Slot};
 use crate::client::{Client, ClientError};
+use modelctx_protocol::jsonrpc::Notification;
 
 /// Why a connection's watch ended.
 enum Ended {
@@ -147,12 +148,20 @@ async fn watch(shared: &Shared, slot: &Slot, name: &str, client: &Client) -> End
     };
     let (tools, prompts) = (announces(offers.tools.as_ref()), announces(offers.prompts.as_ref()));
     let resources = offers.resources.as_ref().is_some_and(|r| r.list_changed == Some(true));
+    // Updates of the resources listed now, for the host's users (a gateway's subscribers).
+    let watched: Vec<String> = if offers.resources.as_ref().is_some_and(|r| r.subscribe == Some(true)) {
+        let listed = slot.state().listing.as_ref().map(|l| l.resources.clone()).unwrap_or_default();
+        listed.into_iter().take(MAX_WATCHED).map(|resource| resource.uri).collect()
+    } else {
+        Vec::new()
+    };
     let mut changes = None;
-    if tools || prompts || resources {
+    if tools || prompts || resources || !watched.is_empty() {
         let filter = SubscriptionFilter {
             tools_list_changed: Some(tools).filter(|on| *on),
             prompts_list_changed: Some(prompts).filter(|on| *on),
             resources_list_changed: Some(resources).filter(|on| *on),
+            resource_subscriptions: Some(watched).filter(|uris| !uris.is_empty()),
             ..SubscriptionFilter::default()
         };
         tokio::select! {
@@ -176,8 +185,12 @@ async fn watch(shared: &Shared, slot: &Slot, name: &str, client: &Client) -> End
             how = &mut exited => return Ended::Exited(how),
             () = shared.closing.cancelled() => return Ended::Closing,
             change = next(&mut changes) => {
-                if change.is_none() {
+                let Some(change) = change else {
                     changes = None;
+                    continue;
+                };
+                if let Some(uri) = updated(&change) {
+                    shared.tell(HostChange::ResourceUpdated(shared.registry().host_uri(name, &uri)));
                     continue;
                 }
                 if !refresh(shared, slot, name, client).await {
@@ -206,6 +219,15 @@ async fn refresh(shared: &Shared, slot: &Slot, name: &str, client: &Client) -> b
         }
         () = shared.closing.cancelled() => false,
     }
+}
+
+/// The resources of one server whose updates the host follows, at most.
+const MAX_WATCHED: usize = 256;
+
+/// The URI of a `notifications/resources/updated`.
+fn updated(note: &Notification) -> Option<String> {
+    let params = note.params.as_ref().filter(|_| note.method == "notifications/resources/updated")?;
+    params.get("uri").and_then(serde_json::Value::as_str).map(str::to_owned)
 }
 
 /// Where an HTTP server is, for a message.
