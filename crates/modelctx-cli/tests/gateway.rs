@@ -166,6 +166,30 @@ async fn questions_progress_and_logs_are_relayed_in_both_eras() {
     }
 }
 
+/// A 2025-11-25 backend asks by live requests, which nothing ties to a call: with one call
+/// in flight, a 2025-11-25 client of the gateway is asked and its answer goes back; a
+/// 2026-07-28 client, answered in rounds, cannot hold a live question open, so it is declined.
+#[tokio::test]
+async fn a_legacy_backends_live_question_reaches_a_legacy_client() {
+    let legacy = r#"{"mcpServers": {"old": {"command": "${BIN}", "args": ["serve", "everything"], "prefix": "", "protocol": "2025-11-25"}}}"#;
+    let (gateway, _dir) = gateway(legacy);
+    for (mode, answered) in [(EraMode::Legacy, true), (EraMode::Auto, false)] {
+        let mut options = options(mode);
+        options.handlers = ClientHandlers::default().on_elicit(|_| async {
+            let content = [("username", "ada"), ("email", "ada@example.com")]
+                .map(|(key, value)| (key.to_owned(), ElicitValue::String(value.into())));
+            ElicitResult { action: ElicitAction::Accept, content: Some(content.into()) }
+        });
+        let client = connect(&gateway, options).await;
+        let result = client.call_tool("test_elicitation", json!({"message": "Who?"})).await.unwrap();
+        let text = text(&result);
+        assert_eq!(text.contains("ada@example.com"), answered, "{mode:?}: {text}");
+        if !answered {
+            assert!(text.contains("decline"), "{mode:?}: {text}");
+        }
+    }
+}
+
 /// A tool a backend adds is announced to the gateway's clients (a listen stream in
 /// 2026-07-28, a notification on the session in 2025-11-25) and callable once listed.
 #[tokio::test]

@@ -6,9 +6,11 @@
 //! Progress is matched to its call by token, so it is exact. A log message carries nothing
 //! that ties it to a request, so it is relayed only while the call is the one call in flight
 //! to its backend: with several in flight it could belong to any, and another client's log
-//! line is not this client's to read.
+//! line is not this client's to read. The same rule routes a 2025-11-25 backend's live
+//! questions (`relay.rs`).
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use modelctx_protocol::JsonObject;
@@ -23,39 +25,47 @@ use crate::client::ClientError;
 use crate::host::{Host, HostError, HostTool};
 use crate::server::RequestContext;
 
-/// The calls in flight through the gateway, counted by backend.
-#[derive(Debug, Default)]
-pub(super) struct InFlight(Mutex<HashMap<String, usize>>);
+/// The calls in flight through the gateway, by backend: each with its inbound request.
+#[derive(Default)]
+pub(super) struct InFlight {
+    calls: Mutex<HashMap<String, Vec<(u64, RequestContext)>>>,
+    next_id: AtomicU64,
+}
 
-/// One call counted in [`InFlight`] until dropped.
+/// One call in [`InFlight`] until dropped.
 struct Entered<'a> {
     in_flight: &'a InFlight,
     server: &'a str,
+    id: u64,
 }
 
 impl InFlight {
-    fn counts(&self) -> std::sync::MutexGuard<'_, HashMap<String, usize>> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    fn calls(&self) -> std::sync::MutexGuard<'_, HashMap<String, Vec<(u64, RequestContext)>>> {
+        self.calls.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn enter<'a>(&'a self, server: &'a str) -> Entered<'a> {
-        *self.counts().entry(server.to_owned()).or_default() += 1;
-        Entered { in_flight: self, server }
+    fn enter<'a>(&'a self, server: &'a str, ctx: &RequestContext) -> Entered<'a> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        self.calls().entry(server.to_owned()).or_default().push((id, ctx.clone()));
+        Entered { in_flight: self, server, id }
     }
 
-    /// Whether one call alone is in flight to `server`.
-    fn alone(&self, server: &str) -> bool {
-        self.counts().get(server) == Some(&1)
+    /// The inbound request of the one call in flight to `server`, when there is exactly one.
+    pub(super) fn sole(&self, server: &str) -> Option<RequestContext> {
+        match self.calls().get(server).map(Vec::as_slice) {
+            Some([(_, ctx)]) => Some(ctx.clone()),
+            _ => None,
+        }
     }
 }
 
 impl Drop for Entered<'_> {
     fn drop(&mut self) {
-        let mut counts = self.in_flight.counts();
-        if let Some(count) = counts.get_mut(self.server) {
-            *count -= 1;
-            if *count == 0 {
-                counts.remove(self.server);
+        let mut calls = self.in_flight.calls();
+        if let Some(list) = calls.get_mut(self.server) {
+            list.retain(|(id, _)| *id != self.id);
+            if list.is_empty() {
+                calls.remove(self.server);
             }
         }
     }
@@ -72,7 +82,7 @@ pub(super) async fn call_tool(
     let (progress, mut reports) = mpsc::unbounded_channel();
     let report = ctx.wants_progress().then_some(move |report| drop(progress.send(report)));
     let mut notes = host.client(&entry.server).map(|client| client.notifications());
-    let _entered = in_flight.enter(&entry.server);
+    let _entered = in_flight.enter(&entry.server, &ctx);
     let called = host.call_tool_with_progress(&entry.name, Value::Object(arguments), report);
     let called = on_behalf_of(ctx.clone(), called);
     tokio::pin!(called);
@@ -85,7 +95,7 @@ pub(super) async fn call_tool(
             Some(report) = reports.recv() => ctx.progress(report.progress, report.total, report.message).await,
             note = next_note(&mut notes) => {
                 if let Some(log) = log_of(&note)
-                    && in_flight.alone(&entry.server)
+                    && in_flight.sole(&entry.server).is_some()
                 {
                     ctx.log(log.level, log.logger.as_deref(), log.data).await;
                 }

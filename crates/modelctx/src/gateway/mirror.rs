@@ -24,7 +24,6 @@ use crate::server::{
 };
 
 /// What the gateway's server was last given, by registry name or host URI.
-#[derive(Default)]
 pub(super) struct Mirror {
     in_flight: Arc<InFlight>,
     tools: BTreeMap<String, HostTool>,
@@ -45,6 +44,17 @@ fn changes<'a, T: PartialEq>(
 }
 
 impl Mirror {
+    /// Nothing given yet; calls are counted in `in_flight`.
+    pub(super) fn new(in_flight: Arc<InFlight>) -> Self {
+        Self {
+            in_flight,
+            tools: BTreeMap::new(),
+            prompts: BTreeMap::new(),
+            resources: BTreeMap::new(),
+            templates: BTreeMap::new(),
+        }
+    }
+
     /// The registry of `host` as it is now.
     fn of(host: &Host, in_flight: Arc<InFlight>) -> Self {
         Self {

@@ -90,8 +90,9 @@ impl Gateway {
     /// Connects to every backend of `config` (as [`Host::start`] does) and builds the server
     /// that serves them all. Fails only when the server cannot be built.
     pub async fn start(config: HostConfig, options: GatewayOptions) -> Result<Self, BuildError> {
+        let in_flight = Arc::new(calls::InFlight::default());
         let mut host_options = options.host;
-        host_options.handlers_for = Some(relay::handlers());
+        host_options.handlers_for = Some(relay::handlers(Arc::clone(&in_flight)));
         host_options.approval.get_or_insert_with(ApprovalHook::approve_all);
         let host = Arc::new(Host::start(config, host_options).await);
         // Changes from here on are followed: none made while building is missed.
@@ -101,7 +102,7 @@ impl Gateway {
             builder = builder.instructions(instructions);
         }
         let server = builder.build()?;
-        let mut mirror = Mirror::default();
+        let mut mirror = Mirror::new(in_flight);
         mirror.sync(&host, &server);
         let follower = tokio::spawn({
             let (host, server) = (Arc::clone(&host), server.clone());

@@ -7,9 +7,14 @@
 //! question finds the request it belongs to and is asked through it — as a round of input of
 //! its own (a 2026-07-28 inbound request: the handler stops here and runs again from the
 //! start with the answers, under the backend's own `inputRequests` keys) or as a live request
-//! on the session (2025-11-25). A question with no inbound request to carry it (a 2025-11-25
-//! backend's live request, which arrives on its connection with nothing that ties it to a
-//! call) is declined, and sampling and roots fail with `-32603` saying so.
+//! on the session (2025-11-25).
+//!
+//! A 2025-11-25 backend asks by a live request on its connection, which nothing ties to a
+//! call: it is asked of the inbound request of the one call in flight to that backend, when
+//! there is exactly one and its client speaks 2025-11-25 too (a live question can wait for a
+//! live answer; a 2026-07-28 request, answered in rounds, cannot hold it open). Any other
+//! question with no inbound request to carry it is declined, and sampling and roots fail with
+//! `-32603` saying so.
 
 use std::future::Future;
 
@@ -18,6 +23,11 @@ use modelctx_protocol::model::ElicitRequest;
 use modelctx_protocol::types::{ElicitAction, Root};
 use modelctx_protocol::v2026::{CreateMessageRequestParams, CreateMessageResult, ElicitResult};
 
+use std::sync::Arc;
+
+use modelctx_protocol::Era;
+
+use super::calls::InFlight;
 use crate::client::{ClientHandlers, OnBehalf, input_key, on_behalf};
 use crate::host::HandlersFor;
 use crate::server::{InputError, RequestContext};
@@ -41,17 +51,31 @@ pub(super) async fn on_behalf_of<T>(ctx: RequestContext, work: impl Future<Outpu
     INBOUND.scope(ctx, on_behalf(behalf, work)).await
 }
 
-/// The inbound request of the running backend call, if any.
-fn inbound() -> Option<RequestContext> {
-    INBOUND.try_with(RequestContext::clone).ok()
+/// Where a question of backend `server` goes: the inbound request of the running backend call
+/// (a 2026-07-28 backend's question comes in its task), else that of the one call in flight
+/// to `server` when that call's client speaks 2025-11-25.
+#[derive(Clone)]
+struct Asking {
+    server: String,
+    in_flight: Arc<InFlight>,
+}
+
+impl Asking {
+    fn inbound(&self) -> Option<RequestContext> {
+        INBOUND
+            .try_with(RequestContext::clone)
+            .ok()
+            .or_else(|| self.in_flight.sole(&self.server).filter(|ctx| ctx.era() == Era::Legacy))
+    }
 }
 
 /// The handlers every backend's client gets: each question goes to the inbound request.
-pub(super) fn handlers() -> HandlersFor {
-    HandlersFor::new(|server| {
-        let (for_sampling, for_roots) = (server.to_owned(), server.to_owned());
+pub(super) fn handlers(in_flight: Arc<InFlight>) -> HandlersFor {
+    HandlersFor::new(move |server| {
+        let asking = Asking { server: server.to_owned(), in_flight: Arc::clone(&in_flight) };
+        let (for_elicit, for_sampling, for_roots) = (asking.clone(), asking.clone(), asking);
         ClientHandlers::default()
-            .on_elicit(elicit)
+            .on_elicit(move |request| elicit(for_elicit.clone(), request))
             .on_sample(move |params| sample(for_sampling.clone(), params))
             .sampling_tools()
             .on_roots(move || roots(for_roots.clone()))
@@ -68,9 +92,9 @@ macro_rules! ask {
     };
 }
 
-async fn elicit(request: ElicitRequest) -> ElicitResult {
+async fn elicit(asking: Asking, request: ElicitRequest) -> ElicitResult {
     let declined = ElicitResult { action: ElicitAction::Decline, content: None };
-    let Some(ctx) = inbound() else {
+    let Some(ctx) = asking.inbound() else {
         tracing::warn!(
             "a backend asked for elicitation outside a call it could be relayed through; declined"
         );
@@ -86,15 +110,17 @@ async fn elicit(request: ElicitRequest) -> ElicitResult {
 }
 
 async fn sample(
-    server: String,
+    asking: Asking,
     params: CreateMessageRequestParams,
 ) -> Result<CreateMessageResult, ErrorObject> {
-    let ctx = inbound().ok_or_else(|| unrelated(&server, "sampling"))?;
-    ask!(ctx, sample(params)).map_err(|error| refused(&server, "sampling", &error))
+    let server = &asking.server;
+    let ctx = asking.inbound().ok_or_else(|| unrelated(server, "sampling"))?;
+    ask!(ctx, sample(params)).map_err(|error| refused(server, "sampling", &error))
 }
 
-async fn roots(server: String) -> Vec<Root> {
-    let Some(ctx) = inbound() else {
+async fn roots(asking: Asking) -> Vec<Root> {
+    let server = &asking.server;
+    let Some(ctx) = asking.inbound() else {
         // A 2025-11-25 backend may ask as soon as it connects: the gateway itself has none.
         tracing::debug!(%server, "a backend asked for roots outside a call it could be relayed through");
         return Vec::new();

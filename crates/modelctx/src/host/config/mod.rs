@@ -20,7 +20,8 @@
 //! annotations (ours; TOOL-08), `"prefix"` (the server part of its tools' and prompts' names
 //! and of its resources' host URIs, by default the server's name; `""` for none — ours),
 //! `"allowTools"` and `"denyTools"` (lists of tool names, `*` matching any run of characters:
-//! [`ToolFilter`]; ours), and `"disabled": true` to leave it out. Any other field is
+//! [`ToolFilter`]; ours), `"protocol"` (`"2025-11-25"` or `"2026-07-28"`: the one revision to
+//! speak with it; ours), and `"disabled": true` to leave it out. Any other field is
 //! rejected with a message naming the server and the field. Other top-level keys (a whole
 //! application's settings file) are ignored.
 //!
@@ -61,7 +62,7 @@ struct Context<'a> {
 pub use filter::ToolFilter;
 pub use inputs::ConfigInput;
 
-use crate::client::{Client, ClientError, ClientOptions, StdioCommand};
+use crate::client::{Client, ClientError, ClientOptions, EraMode, StdioCommand};
 
 /// The fields an entry may have, in the order messages list them.
 const FIELDS: &[&str] = &[
@@ -76,6 +77,7 @@ const FIELDS: &[&str] = &[
     "timeoutMs",
     "trustAnnotations",
     "prefix",
+    "protocol",
     "allowTools",
     "denyTools",
     "disabled",
@@ -107,6 +109,9 @@ pub struct ServerConfig {
     pub prefix: Option<String>,
     /// Which of its tools the host takes (`allowTools`, `denyTools`).
     pub tools: ToolFilter,
+    /// The one protocol revision to speak with it (`"protocol": "2025-11-25"` or
+    /// `"2026-07-28"`), in place of the client's mode; `None` lets the client settle it.
+    pub era: Option<EraMode>,
 }
 
 /// How a server is reached.
@@ -196,6 +201,7 @@ impl ServerConfig {
             trust_annotations: false,
             prefix: None,
             tools: ToolFilter::default(),
+            era: None,
         }
     }
 
@@ -236,6 +242,9 @@ impl ServerConfig {
     pub async fn connect(&self, mut options: ClientOptions) -> Result<Client, ClientError> {
         if let Some(timeout) = self.timeout {
             options.request_timeout = timeout;
+        }
+        if let Some(era) = self.era {
+            options.mode = era;
         }
         match &self.transport {
             Transport::Stdio(server) => Client::spawn(&server.command(), options).await,
@@ -385,6 +394,7 @@ struct RawEntry {
     #[serde(default)]
     trust_annotations: bool,
     prefix: Option<String>,
+    protocol: Option<String>,
     allow_tools: Option<Vec<String>>,
     #[serde(default)]
     deny_tools: Vec<String>,
@@ -440,10 +450,18 @@ fn parse_entry(
     if let Some(c) = raw.prefix.as_deref().and_then(|p| p.chars().find(|c| !prefix_char(*c))) {
         return Err(invalid("prefix", format!("may hold only letters, digits, '_', '-' and '.', not {c:?}")));
     }
+    let era = match raw.protocol.as_deref() {
+        None => None,
+        Some("2025-11-25") => Some(EraMode::Legacy),
+        Some("2026-07-28") => Some(EraMode::Modern),
+        Some(other) => {
+            return Err(invalid("protocol", format!("{other:?} is not \"2025-11-25\" or \"2026-07-28\"")));
+        }
+    };
     let (trust_annotations, prefix) = (raw.trust_annotations, raw.prefix.clone());
     let tools = ToolFilter { allow: raw.allow_tools.clone(), deny: raw.deny_tools.clone() };
     let transport = transport(server, raw, context.base)?;
-    Ok(Some(ServerConfig { transport, timeout, trust_annotations, prefix, tools }))
+    Ok(Some(ServerConfig { transport, timeout, trust_annotations, prefix, tools, era }))
 }
 
 /// The characters a `prefix` may hold: those of tool names and URI authorities alike.

@@ -139,7 +139,7 @@ fn an_unknown_field_is_named_with_its_server() {
     assert_eq!(
         message(r#"{"mcpServers": {"db": {"comand": "postgres-mcp"}}}"#),
         "server \"db\": unknown field \"comand\" (expected one of command, args, env, envFile, cwd, url, headers, \
-         type, timeoutMs, trustAnnotations, prefix, allowTools, denyTools, disabled)"
+         type, timeoutMs, trustAnnotations, prefix, protocol, allowTools, denyTools, disabled)"
     );
     let error = parse(r#"{"servers": {"x": {"command": "a", "envfile": ".env"}}}"#).unwrap_err();
     assert!(
