@@ -118,6 +118,13 @@ async fn names_follow_each_backends_prefix_and_filters_in_both_eras() {
     }
 }
 
+/// The answer of a user who fills in `test_elicitation`'s form.
+fn ada() -> ElicitResult {
+    let content = [("username", "ada"), ("email", "ada@example.com")]
+        .map(|(key, value)| (key.to_owned(), ElicitValue::String(value.into())));
+    ElicitResult { action: ElicitAction::Accept, content: Some(content.into()) }
+}
+
 const ONE: &str =
     r#"{"mcpServers": {"ev": {"command": "${BIN}", "args": ["serve", "everything"], "prefix": ""}}}"#;
 
@@ -132,11 +139,7 @@ async fn questions_progress_and_logs_are_relayed_in_both_eras() {
         let mut options = options(mode);
         options.handlers = ClientHandlers::default().on_elicit(move |request| {
             seen.lock().unwrap().push(format!("{request:?}"));
-            async move {
-                let content = [("username", "ada"), ("email", "ada@example.com")]
-                    .map(|(key, value)| (key.to_owned(), ElicitValue::String(value.into())));
-                ElicitResult { action: ElicitAction::Accept, content: Some(content.into()) }
-            }
+            async move { ada() }
         });
         let client = connect(&gateway, options).await;
         assert_eq!(client.era(), era);
@@ -175,11 +178,7 @@ async fn a_legacy_backends_live_question_reaches_a_legacy_client() {
     let (gateway, _dir) = gateway(legacy);
     for (mode, answered) in [(EraMode::Legacy, true), (EraMode::Auto, false)] {
         let mut options = options(mode);
-        options.handlers = ClientHandlers::default().on_elicit(|_| async {
-            let content = [("username", "ada"), ("email", "ada@example.com")]
-                .map(|(key, value)| (key.to_owned(), ElicitValue::String(value.into())));
-            ElicitResult { action: ElicitAction::Accept, content: Some(content.into()) }
-        });
+        options.handlers = ClientHandlers::default().on_elicit(|_| async { ada() });
         let client = connect(&gateway, options).await;
         let result = client.call_tool("test_elicitation", json!({"message": "Who?"})).await.unwrap();
         let text = text(&result);
