@@ -118,8 +118,20 @@ pub(crate) struct Registry {
     /// By host URI.
     resources: BTreeMap<String, HostResource>,
     templates: Vec<HostTemplate>,
+    /// The host templates parsed once, for [`Registry::locate`].
+    matchers: Matchers,
     /// Each server's prefix, by server.
     prefixes: BTreeMap<String, String>,
+}
+
+/// Each host template that parses, with its server.
+#[derive(Default)]
+struct Matchers(Vec<(UriTemplate, String)>);
+
+impl std::fmt::Debug for Matchers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.0.iter().map(|(template, _)| template.as_str())).finish()
+    }
 }
 
 /// The items of every list, each with its server, the first of a name per server kept.
@@ -197,7 +209,7 @@ impl Registry {
                 resources.entry(uri).or_insert(entry);
             }
         }
-        let templates = servers()
+        let templates: Vec<HostTemplate> = servers()
             .flat_map(|(server, listing)| {
                 listing.templates.iter().map(move |template| HostTemplate {
                     uri_template: host_uri(prefix(server), &template.uri_template),
@@ -206,9 +218,15 @@ impl Registry {
                 })
             })
             .collect();
+        let matchers = Matchers(
+            templates
+                .iter()
+                .filter_map(|t| Some((UriTemplate::parse(&t.uri_template).ok()?, t.server.clone())))
+                .collect(),
+        );
         let prefixes =
             placements.into_iter().map(|(server, placed)| (server.to_owned(), placed.prefix)).collect();
-        Self { by_name, app_only, prompts, resources, templates, prefixes }
+        Self { by_name, app_only, prompts, resources, templates, matchers, prefixes }
     }
 
     /// The server and the server's own URI of a host URI: a listed resource's, one a
@@ -221,11 +239,10 @@ impl Registry {
             Some("") => Some(uri.to_owned()),
             _ => parse_host_uri(uri).map(|(_, own)| own),
         };
-        let templated = self.templates.iter().find(|template| {
-            UriTemplate::parse(&template.uri_template).is_ok_and(|parsed| parsed.match_uri(uri).is_some())
-        });
-        if let Some(template) = templated {
-            return Some((template.server.clone(), own(&template.server)?));
+        if let Some((_, server)) =
+            self.matchers.0.iter().find(|(template, _)| template.match_uri(uri).is_some())
+        {
+            return Some((server.clone(), own(server)?));
         }
         let (prefix, own) = parse_host_uri(uri)?;
         let server = self.prefixes.iter().find(|(_, theirs)| **theirs == prefix)?.0;
