@@ -145,11 +145,20 @@ impl Page {
         result["result"]["value"].clone()
     }
 
-    /// Waits until `expression` is true.
+    /// Waits until `expression` is true. While the page is still loading the expression may
+    /// throw (there is no `document.body` yet): that counts as "not yet", and the last thrown
+    /// error is reported if the wait runs out.
     async fn until(&mut self, what: &str, expression: &str) {
+        let probe = format!(
+            "(() => {{ try {{ return ({expression}) === true; }} catch (e) {{ return String(e); }} }})()"
+        );
         let deadline = Instant::now() + WAIT;
-        while self.eval(expression).await != json!(true) {
-            assert!(Instant::now() < deadline, "the page never showed {what}");
+        loop {
+            let seen = self.eval(&probe).await;
+            if seen == json!(true) {
+                return;
+            }
+            assert!(Instant::now() < deadline, "the page never showed {what}; last seen: {seen}");
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }
