@@ -1,14 +1,27 @@
 #!/usr/bin/env bash
-# Performance, side by side: builds `modelctx` and the rmcp comparison server
-# (bench/rmcp-server, rmcp from crates.io, its own lockfile) in release mode, runs every case of
-# scripts/bench.py interleaved (A B A B …, 3 rounds by default; ROUNDS=5 for more) and rewrites
-# docs/performance.md with the medians, per-round ratios and the targets. Takes a few minutes;
-# not part of scripts/test.sh (timings are measured, never asserted in tests).
+# Performance, side by side: builds `modelctx` and the three comparison crates in release mode —
+# bench/rmcp-server (rmcp from crates.io), bench/limit-server (the hand-written limit) and
+# bench/load (`mcp-load`, the neutral load generator), each a workspace with its own lockfile —
+# then drives every case of scripts/bench.py with `mcp-load` against modelctx, rmcp and the
+# limit, interleaved (3 rounds by default; ROUNDS=5 for more), and rewrites docs/performance.md
+# with the medians, per-round ratios and the targets. Takes a few minutes; not part of
+# scripts/test.sh (timings are measured, never asserted in tests).
+#
+# QUICK=1 runs one round of very short windows (to check the script end to end) and writes
+# the result to OUT (default /tmp/performance-quick.md) instead of docs/performance.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --locked -p modelctx-cli
-cargo build --release --locked --manifest-path bench/rmcp-server/Cargo.toml
+for crate in rmcp-server limit-server load; do
+    CARGO_INCREMENTAL=0 cargo build --release --locked --manifest-path "bench/$crate/Cargo.toml"
+done
+args=(--rounds "${ROUNDS:-3}" --out "${OUT:-docs/performance.md}")
+if [[ "${QUICK:-0}" == 1 ]]; then
+    args=(--quick --out "${OUT:-/tmp/performance-quick.md}")
+fi
 exec python3 scripts/bench.py \
     --modelctx target/release/modelctx \
     --rmcp bench/rmcp-server/target/release/rmcp-bench-server \
-    --rounds "${ROUNDS:-3}" --out docs/performance.md
+    --limit bench/limit-server/target/release/limit-server \
+    --load bench/load/target/release/mcp-load \
+    ${WINDOW:+--window "$WINDOW"} "${args[@]}"
