@@ -2,6 +2,8 @@
 //! checked against a tool's `outputSchema`) alike: generated from Rust types with `schemars`
 //! (draft 2020-12), compiled for validation with `jsonschema`.
 
+use std::sync::OnceLock;
+
 use modelctx_protocol::JsonObject;
 use schemars::JsonSchema;
 use serde_json::Value;
@@ -50,6 +52,25 @@ impl Validator {
     }
 }
 
+/// A schema compiled when it is first needed, or at once when asked (the registration
+/// check): a server that starts pays nothing for the schemas of tools nobody calls. Compiling
+/// checks the schema against its meta-schema, which costs more than the compilation itself.
+#[derive(Debug, Default)]
+pub(crate) struct CompiledOnUse(OnceLock<Result<Validator, String>>);
+
+impl CompiledOnUse {
+    /// `schema` compiled now; why it does not compile.
+    pub(crate) fn now(schema: &JsonObject) -> Result<Self, String> {
+        Ok(Self(OnceLock::from(Ok(Validator::new(schema)?))))
+    }
+
+    /// The validator of `schema` (the schema this value was made for), compiled on the first
+    /// call; why it does not compile.
+    pub(crate) fn get(&self, schema: &JsonObject) -> Result<&Validator, &str> {
+        self.0.get_or_init(|| Validator::new(schema)).as_ref().map_err(String::as_str)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -85,5 +106,20 @@ mod tests {
         let url = format!("http://{}/schema.json", listener.local_addr().unwrap());
         assert!(compiled(json!({"$ref": url})).is_err(), "an unresolvable reference refuses the schema");
         assert!(listener.accept().is_err(), "nothing connected to the schema's host");
+    }
+
+    #[test]
+    fn a_schema_compiled_on_use_is_compiled_once_and_keeps_its_error() {
+        let good = json!({"type": "object", "properties": {"n": {"type": "integer"}}});
+        let good = good.as_object().unwrap();
+        let lazy = CompiledOnUse::default();
+        let first: *const Validator = lazy.get(good).unwrap();
+        assert!(std::ptr::eq(first, lazy.get(good).unwrap()), "compiled once");
+        assert!(lazy.get(good).unwrap().explain(&json!({"n": "x"})).is_some());
+        let bad = json!({"type": "object", "$schema": "https://example.com/unknown"});
+        let bad = bad.as_object().unwrap();
+        assert!(CompiledOnUse::now(bad).is_err(), "checked now");
+        let lazy = CompiledOnUse::default();
+        assert!(lazy.get(bad).unwrap_err().contains("example.com/unknown"));
     }
 }

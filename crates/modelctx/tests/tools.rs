@@ -339,6 +339,37 @@ async fn tool_05_build_refuses_an_input_schema_that_is_not_an_object_schema() {
     }
 }
 
+/// A schema that does not compile fails the build when schemas are checked at registration
+/// (the default of debug builds), and otherwise fails the tool's first call with `-32603`
+/// naming the schema, while the server's other tools answer.
+#[tokio::test]
+async fn a_broken_schema_fails_the_build_when_checked_and_the_call_when_compiled_on_use() {
+    let broken = || {
+        let schema = json!({"type": "object", "$schema": "https://example.com/no-such-dialect"});
+        ToolDef::new("broken", || async { "never runs" }).input_schema(object(schema))
+    };
+    let checked = modelctx::server::ServerOptions { check_schemas: true, ..Default::default() };
+    match builder().options(checked).tool(broken()).build() {
+        Err(BuildError::Registration(RegistrationError::Tool { name, reason })) => {
+            assert_eq!(name, "broken");
+            assert!(reason.contains("inputSchema") && reason.contains("no-such-dialect"), "{reason}");
+        }
+        Err(other) => panic!("expected a registration error, got {other}"),
+        Ok(_) => panic!("a broken schema passed the registration check"),
+    }
+
+    let on_use = modelctx::server::ServerOptions { check_schemas: false, ..Default::default() };
+    let server = builder().options(on_use).tool(broken()).tool(add_tool()).build().expect("not checked yet");
+    for era in ERAS {
+        let client = era.connect(server.clone()).await;
+        let error = era.err(&client, "tools/call", json!({"name": "broken", "arguments": {}})).await;
+        assert_eq!(error.code.0, -32603, "{error:?}");
+        assert!(error.message.contains("broken") && error.message.contains("inputSchema"), "{error:?}");
+        let sum = era.ok(&client, "tools/call", json!({"name": "add", "arguments": {"a": 1, "b": 2}})).await;
+        assert_eq!(sum["structuredContent"]["sum"], 3.0);
+    }
+}
+
 #[tokio::test]
 async fn http_26_build_refuses_an_invalid_x_mcp_header() {
     let bad_schemas = [

@@ -252,7 +252,7 @@ impl Server {
     /// Adds (or replaces) a tool while the server runs; clients that listen hear
     /// `notifications/tools/list_changed`.
     pub fn add_tool(&self, tool: ToolDef) -> Result<(), RegistrationError> {
-        let registered = tool::RegisteredTool::new(tool)?;
+        let registered = tool::RegisteredTool::new(tool, self.inner.options.check_schemas)?;
         self.note_layers(registered.layers.is_some());
         if registered.tasks != TaskSupport::Forbidden {
             self.inner.task_tools.store(true, Ordering::Relaxed);
@@ -556,7 +556,8 @@ impl ServerBuilder {
         if offers_apps {
             extensions.insert(modelctx_protocol::apps::EXTENSION_ID.to_owned(), JsonObject::new());
         }
-        let registry = Registry::build(self.tools, resources, self.templates, self.prompts)?;
+        let registry =
+            Registry::build(self.tools, resources, self.templates, self.prompts, self.options.check_schemas)?;
         let state_keys = match self.state_keys {
             Some(keys) => keys,
             None => StateKeys::new(

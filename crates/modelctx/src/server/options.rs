@@ -79,6 +79,12 @@ pub struct ServerOptions {
     pub limits: Limits,
     /// The bounds of tasks (the tasks extension).
     pub tasks: super::tasks::TaskOptions,
+    /// Whether every tool's input and output schema is compiled (and checked against its
+    /// meta-schema) when the tool is registered, so a broken schema fails the build. Otherwise
+    /// a schema is compiled on the tool's first call, and a broken one fails that call with
+    /// `-32603`. Default: on in debug builds, off in release builds, where a server's start-up
+    /// (paid by every host that spawns it) matters more.
+    pub check_schemas: bool,
 }
 
 impl Default for ServerOptions {
@@ -88,6 +94,7 @@ impl Default for ServerOptions {
             cache: CacheDefaults::default(),
             limits: Limits::default(),
             tasks: super::tasks::TaskOptions::default(),
+            check_schemas: cfg!(debug_assertions),
         }
     }
 }

@@ -37,10 +37,11 @@ impl Registry {
         resources: Vec<ResourceDef>,
         templates: Vec<ResourceTemplateDef>,
         prompts: Vec<PromptDef>,
+        check_schemas: bool,
     ) -> Result<Self, RegistrationError> {
         let mut registry = Self::default();
         for tool in tools {
-            let tool = RegisteredTool::new(tool)?;
+            let tool = RegisteredTool::new(tool, check_schemas)?;
             insert_unique(&mut registry.tools, "tool", tool.tool.name.clone(), Arc::new(tool))?;
         }
         for resource in resources {

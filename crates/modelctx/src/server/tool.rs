@@ -18,7 +18,7 @@ use super::extract::{Erased, ErasedToolHandler, ToolCallParts, ToolHandler};
 use super::middleware::{Layered, layer_setter};
 use super::tasks::TaskSupport;
 use super::tool_result::error_result;
-use crate::schema::Validator;
+use crate::schema::CompiledOnUse;
 
 /// A tool to register: its description and its handler.
 ///
@@ -174,8 +174,8 @@ pub(crate) struct RegisteredTool {
     /// Whether the tool runs as a task, and when the task starts.
     pub(crate) tasks: TaskSupport,
     pub(crate) task_in_handler: bool,
-    input: Validator,
-    output: Option<Validator>,
+    input: CompiledOnUse,
+    output: CompiledOnUse,
     /// The arguments mirrored into `Mcp-Param-*` headers (`x-mcp-header`).
     pub(crate) param_headers: Vec<McpParamHeader>,
     /// Its MCP Apps settings (`_meta.ui`), when it has a UI.
@@ -210,19 +210,27 @@ fn check_name(name: &str) -> Result<(), &'static str> {
 }
 
 impl RegisteredTool {
-    /// Checks a definition: the name (TOOL-06), an object-rooted input schema (TOOL-05) that
-    /// compiles, an output schema that compiles, and `x-mcp-header` annotations (HTTP-26).
-    pub(crate) fn new(def: ToolDef) -> Result<Self, RegistrationError> {
+    /// Checks a definition: the name (TOOL-06), an object-rooted input schema (TOOL-05), and
+    /// `x-mcp-header` annotations (HTTP-26); with `check_schemas`, that both schemas compile.
+    pub(crate) fn new(def: ToolDef, check_schemas: bool) -> Result<Self, RegistrationError> {
         let ToolDef { tool, handler, layers, tasks, task_in_handler } = def;
         let invalid = |reason: String| RegistrationError::Tool { name: tool.name.clone(), reason };
         check_name(&tool.name).map_err(|reason| invalid(reason.to_owned()))?;
         if tool.input_schema.get("type") != Some(&Value::String("object".into())) {
             return Err(invalid("inputSchema must have \"type\": \"object\" at its root".into()));
         }
-        let input = Validator::new(&tool.input_schema).map_err(|e| invalid(format!("inputSchema: {e}")))?;
-        let output = match &tool.output_schema {
-            Some(schema) => Some(Validator::new(schema).map_err(|e| invalid(format!("outputSchema: {e}")))?),
-            None => None,
+        let (input, output) = if check_schemas {
+            let input =
+                CompiledOnUse::now(&tool.input_schema).map_err(|e| invalid(format!("inputSchema: {e}")))?;
+            let output = match &tool.output_schema {
+                Some(schema) => {
+                    CompiledOnUse::now(schema).map_err(|e| invalid(format!("outputSchema: {e}")))?
+                }
+                None => CompiledOnUse::default(),
+            };
+            (input, output)
+        } else {
+            (CompiledOnUse::default(), CompiledOnUse::default())
         };
         let param_headers =
             validate_x_mcp_headers(&tool.input_schema).map_err(|e| invalid(format!("x-mcp-header: {e}")))?;
@@ -269,14 +277,16 @@ impl RegisteredTool {
         ctx: RequestContext,
         arguments: Option<JsonObject>,
     ) -> Result<CallToolResult, ErrorObject> {
+        let input = self.input.get(&self.tool.input_schema).map_err(|e| self.broken("inputSchema", e))?;
         // Validated in place: a large argument is never copied.
         let arguments = Value::Object(arguments.unwrap_or_default());
-        if let Some(problems) = self.input.explain(&arguments) {
+        if let Some(problems) = input.explain(&arguments) {
             return Ok(error_result(format!("Invalid arguments for tool {}: {problems}", self.tool.name)));
         }
         let Value::Object(arguments) = arguments else { unreachable!("built as an object above") };
         let result = self.handler.call(ToolCallParts { ctx, arguments }).await?;
-        if let (Some(validator), false) = (&self.output, result.is_error == Some(true)) {
+        if let (Some(schema), false) = (&self.tool.output_schema, result.is_error == Some(true)) {
+            let validator = self.output.get(schema).map_err(|e| self.broken("outputSchema", e))?;
             let problem = match &result.structured_content {
                 None => Some("no structuredContent".to_owned()),
                 Some(value) => validator.explain(value),
@@ -293,5 +303,15 @@ impl RegisteredTool {
             super::apps::check_fallback(&self.tool.name, &result)?;
         }
         Ok(result)
+    }
+
+    /// The error of a call to a tool whose `which` schema does not compile: the server's
+    /// fault, logged, and told to the client as `-32603`.
+    fn broken(&self, which: &str, problem: &str) -> ErrorObject {
+        tracing::error!(tool = %self.tool.name, %problem, "the tool's {which} does not compile");
+        ErrorObject::internal(format!(
+            "tool {} has an {which} that does not compile: {problem}",
+            self.tool.name
+        ))
     }
 }
