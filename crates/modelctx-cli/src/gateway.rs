@@ -53,7 +53,7 @@ pub fn run(args: &GatewayArgs) -> ExitCode {
     if args.http.is_some_and(|address| crate::runtime::refuses_remote(address, args.allow_remote)) {
         return ExitCode::FAILURE;
     }
-    let Some(runtime) = crate::runtime::for_serving() else { return ExitCode::FAILURE };
+    let Some(runtime) = crate::runtime::for_serving(None) else { return ExitCode::FAILURE };
     let outcome = runtime.block_on(async {
         let info = Implementation::new("modelctx-gateway", env!("CARGO_PKG_VERSION"));
         let mut options = GatewayOptions::new(info);

@@ -17,10 +17,20 @@ pub fn block_on<T>(future: impl Future<Output = T>) -> Result<T, Failure> {
     Ok(outcome)
 }
 
-/// The multi-threaded runtime a serving command (`serve`, `gateway`) runs on; `None`, logged,
-/// when it cannot start.
-pub fn for_serving() -> Option<tokio::runtime::Runtime> {
-    match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+/// The runtime a serving command (`serve`, `gateway`, `inspect --web`) runs on: with
+/// `threads` workers (one: a current-thread runtime, the lightest), one per CPU when `None`;
+/// `None`, logged, when it cannot start.
+pub fn for_serving(threads: Option<usize>) -> Option<tokio::runtime::Runtime> {
+    let mut builder = match threads {
+        Some(1) => tokio::runtime::Builder::new_current_thread(),
+        Some(threads) => {
+            let mut builder = tokio::runtime::Builder::new_multi_thread();
+            builder.worker_threads(threads);
+            builder
+        }
+        None => tokio::runtime::Builder::new_multi_thread(),
+    };
+    match builder.enable_all().build() {
         Ok(runtime) => Some(runtime),
         Err(e) => {
             tracing::error!(error = %e, "cannot start the async runtime");

@@ -165,6 +165,11 @@ pub struct ServeArgs {
     /// reached.
     #[arg(long, value_name = "URL", requires = "http", global = true)]
     redis: Option<String>,
+    /// Run requests on N worker threads. By default a stdio server runs on one thread (one
+    /// client, and the quickest start), an HTTP server on one per CPU. Give more to a stdio
+    /// server whose tools compute for long.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..), global = true)]
+    threads: Option<u16>,
     #[command(flatten)]
     auth: AuthArgs,
 }
@@ -299,7 +304,8 @@ pub fn run(args: &ServeArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let Some(runtime) = crate::runtime::for_serving() else { return ExitCode::FAILURE };
+    let threads = args.threads.map(usize::from).or(args.http.is_none().then_some(1));
+    let Some(runtime) = crate::runtime::for_serving(threads) else { return ExitCode::FAILURE };
     let mut builder = match runtime.block_on(args.server.builder()) {
         Ok(builder) => builder,
         Err(why) => {

@@ -37,6 +37,8 @@ pub mod http;
 pub mod http_sse;
 pub(crate) mod lines;
 pub mod stdio;
+#[cfg(unix)]
+mod stdio_pipes;
 mod stdio_threads;
 
 pub use lines::serve_connection;

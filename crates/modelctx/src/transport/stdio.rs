@@ -12,10 +12,16 @@ use super::stdio_threads::{ThreadStdin, ThreadStdout};
 /// Serves `server` on this process's stdin and stdout until stdin ends or SIGTERM arrives;
 /// returns once every response is written.
 ///
-/// stdin is read on a thread of its own that may still sit in `read(2)` after SIGTERM; a
+/// When stdin and stdout are pipes or sockets (as a host that spawns the server makes them),
+/// they are read and written by the runtime itself, non-blocking. Otherwise (a terminal, a
+/// file) stdin is read on a thread of its own that may still sit in `read(2)` after SIGTERM; a
 /// program should end its runtime with `Runtime::shutdown_background` (or exit) once this
 /// returns, rather than wait for that thread.
 pub async fn serve_stdio(server: Server) -> std::io::Result<()> {
+    #[cfg(unix)]
+    if let Some((stdin, stdout)) = super::stdio_pipes::stdio() {
+        return serve_connection(server, stdin, stdout, super::terminated()).await;
+    }
     let stdin = ThreadStdin::spawn()?;
     let (stdout, written) = ThreadStdout::spawn()?;
     let served = serve_connection(server, stdin, stdout, super::terminated()).await;
