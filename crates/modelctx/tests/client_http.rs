@@ -684,3 +684,48 @@ async fn the_wire_tap_sees_every_message_over_http() {
         assert_eq!(first, if mode == EraMode::Legacy { "initialize" } else { "server/discover" }, "{mode:?}");
     }
 }
+
+/// HTTP/2 with prior knowledge (h2c), as a balancer speaks to its back ends: the server
+/// answers it on the same port as HTTP/1.1, and the client speaks it when asked, in both eras,
+/// streamed answers included.
+#[tokio::test]
+async fn h2c_is_served_beside_http_1_1_and_spoken_by_the_client_when_asked() {
+    let (url, _stop) = serve(server(ServerVersions::default()), HttpOptions::default()).await;
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}}}});
+    for h2c in [false, true] {
+        let raw = reqwest::Client::builder();
+        let raw = if h2c { raw.http2_prior_knowledge() } else { raw }.build().unwrap();
+        let answer = raw
+            .post(&url)
+            .header("Accept", "application/json, text/event-stream")
+            .header("MCP-Protocol-Version", "2026-07-28")
+            .header("Mcp-Method", "server/discover")
+            .header("Content-Type", "application/json")
+            .body(body.to_string())
+            .send()
+            .await
+            .unwrap();
+        let expected = if h2c { reqwest::Version::HTTP_2 } else { reqwest::Version::HTTP_11 };
+        assert_eq!(answer.version(), expected);
+        assert_eq!(answer.status(), 200);
+        let answer: serde_json::Value = serde_json::from_slice(&answer.bytes().await.unwrap()).unwrap();
+        assert!(answer["result"]["supportedVersions"].is_array(), "{answer}");
+    }
+
+    let legacy_only = server(ServerVersions::new([ProtocolVersion::V2025_11_25]));
+    let (legacy_url, _stop_legacy) = serve(legacy_only, HttpOptions::default()).await;
+    for (url, era) in [(&url, Era::Modern), (&legacy_url, Era::Legacy)] {
+        // With prior knowledge there is no fallback to HTTP/1.1: every answer came over h2.
+        let h2c = ClientOptions { http2_prior_knowledge: true, ..options() };
+        let client = Client::connect_http(url, Default::default(), h2c).await.unwrap();
+        assert_eq!(client.era(), era);
+        assert_eq!(text(&client.call_tool("hello", json!({})).await.unwrap()), "hello");
+        let mut notes = client.notifications();
+        let params = json!({"name": "slow", "arguments": {}, "_meta": {"progressToken": "p"}});
+        let result = client.request("tools/call", params).await.unwrap();
+        assert_eq!(result["content"][0]["text"], "done", "{era:?}");
+        assert_eq!(notes.try_recv().expect("progress streamed over h2").method, "notifications/progress");
+    }
+}

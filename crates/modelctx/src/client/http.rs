@@ -27,7 +27,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::auth::{MAX_AUTH_RETRIES, Refusal};
 use super::sse::{SseEvent, SseReader};
-use super::{ClientError, ClientHandlers, HttpAuth, WireTap};
+use super::{ClientError, ClientHandlers, ClientOptions, HttpAuth, WireTap};
 
 /// Server notifications buffered for slow listeners.
 const NOTIFICATIONS: usize = 256;
@@ -83,30 +83,25 @@ pub(crate) struct Posted {
 
 impl HttpLink {
     /// A link to `url`, sending `headers` with every request (tracing, API keys, …) and the
-    /// credentials of `auth`; a 2026-07-28 request whose response stream breaks is sent
-    /// again up to `reissues` times.
+    /// credentials of the options' `auth`; a 2026-07-28 request whose response stream breaks
+    /// is sent again up to `reissues` times.
     pub(crate) fn new(
         url: reqwest::Url,
         headers: HeaderMap,
-        limits: ParseLimits,
-        handlers: ClientHandlers,
-        tap: Option<WireTap>,
-        auth: Option<Arc<dyn HttpAuth>>,
-        reissues: usize,
+        options: &ClientOptions,
     ) -> Result<Self, ClientError> {
-        let http = http_client()?;
         Ok(Self {
-            http,
+            http: http_client(options.http2_prior_knowledge)?,
             url,
             headers,
-            limits,
+            limits: options.limits,
             next_id: AtomicI64::new(1),
             settled: Mutex::default(),
             notifications: broadcast::channel(NOTIFICATIONS).0,
-            handlers,
-            tap,
-            auth,
-            reissues,
+            handlers: options.handlers.clone(),
+            tap: options.wire_tap.clone(),
+            auth: options.auth.clone(),
+            reissues: options.reissues,
             closing: CancellationToken::new(),
         })
     }
@@ -590,7 +585,9 @@ async fn read_capped(response: reqwest::Response, limit: usize) -> Result<Bytes,
 /// The HTTP client of every MCP connection. It follows redirects only within the origin it
 /// was sent to (at most 10): a redirect elsewhere would carry the configured headers — a
 /// bearer token, an API key — to another origin, so the redirect answer itself is returned.
-pub(crate) fn http_client() -> Result<reqwest::Client, ClientError> {
+/// `https://` URLs speak HTTP/2 when the server offers it (ALPN); `http://` ones speak it
+/// only with `h2c` (prior knowledge), HTTP/1.1 otherwise.
+pub(crate) fn http_client(h2c: bool) -> Result<reqwest::Client, ClientError> {
     let same_origin = reqwest::redirect::Policy::custom(|attempt| {
         let origin = attempt.previous().first().map(reqwest::Url::origin);
         if attempt.previous().len() > 10 || origin.as_ref() != Some(&attempt.url().origin()) {
@@ -599,8 +596,7 @@ pub(crate) fn http_client() -> Result<reqwest::Client, ClientError> {
             attempt.follow()
         }
     });
-    reqwest::Client::builder()
-        .redirect(same_origin)
-        .build()
-        .map_err(|e| ClientError::transport(format!("the HTTP client could not be built: {e}"), e))
+    let builder = reqwest::Client::builder().redirect(same_origin);
+    let builder = if h2c { builder.http2_prior_knowledge() } else { builder };
+    builder.build().map_err(|e| ClientError::transport(format!("the HTTP client could not be built: {e}"), e))
 }

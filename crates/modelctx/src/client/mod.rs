@@ -163,15 +163,7 @@ impl Client {
     ) -> Result<Self, ClientError> {
         let url = reqwest::Url::parse(url)
             .map_err(|e| ClientError::InvalidParams(format!("the URL {url:?}: {e}")))?;
-        let link = Link::Http(Arc::new(HttpLink::new(
-            url.clone(),
-            headers.clone(),
-            options.limits,
-            options.handlers.clone(),
-            options.wire_tap.clone(),
-            options.auth.clone(),
-            options.reissues,
-        )?));
+        let link = Link::Http(Arc::new(HttpLink::new(url.clone(), headers.clone(), &options)?));
         match Self::open(link, options.clone(), None).await {
             // Neither era answers a POST here: an old server of the deprecated HTTP+SSE
             // transport, the last fallback.
@@ -189,7 +181,7 @@ impl Client {
         headers: reqwest::header::HeaderMap,
         options: ClientOptions,
     ) -> Result<Self, ClientError> {
-        let http = http::http_client()?;
+        let http = http::http_client(options.http2_prior_knowledge)?;
         let closing = CancellationToken::new();
         // This old transport gets the credentials of the moment it connects.
         let mut headers = headers;

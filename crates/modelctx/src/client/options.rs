@@ -67,6 +67,11 @@ pub struct ClientOptions {
     pub reissues: usize,
     /// Sees every JSON-RPC message sent and received (an inspector's log); none by default.
     pub wire_tap: Option<WireTap>,
+    /// Whether `http://` URLs are spoken to in HTTP/2 from the first byte (h2c, "prior
+    /// knowledge"), as a proxy speaks to its back ends: every request of the connection is then
+    /// a stream of one TCP connection. `https://` URLs negotiate HTTP/2 by ALPN whatever this
+    /// says. Default false: HTTP/1.1, which every server speaks.
+    pub http2_prior_knowledge: bool,
 }
 
 impl ClientOptions {
@@ -88,6 +93,7 @@ impl ClientOptions {
             task_timeout: Duration::from_secs(3600),
             reissues: 2,
             wire_tap: None,
+            http2_prior_knowledge: false,
         }
     }
 }

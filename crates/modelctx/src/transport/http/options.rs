@@ -27,6 +27,10 @@ pub struct HttpOptions {
     /// Most connections open at once; past it the listener stops accepting until one
     /// closes (the kernel's backlog holds the rest). Default 1024.
     pub max_connections: usize,
+    /// Most requests one HTTP/2 connection may have open at once (its
+    /// `SETTINGS_MAX_CONCURRENT_STREAMS`); a client opening more is refused the extra streams.
+    /// Default 256.
+    pub max_streams_per_connection: u32,
     /// Legacy sessions idle longer than this are forgotten (then 404). Default 30 minutes.
     pub session_idle_timeout: Duration,
     /// Most legacy sessions at once; an `initialize` beyond that evicts the least recently
@@ -52,6 +56,7 @@ impl Default for HttpOptions {
             header_read_timeout: Duration::from_secs(10),
             body_read_timeout: Duration::from_secs(30),
             max_connections: 1024,
+            max_streams_per_connection: 256,
             session_idle_timeout: Duration::from_secs(30 * 60),
             max_sessions: 1024,
             stores: None,

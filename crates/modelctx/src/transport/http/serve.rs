@@ -1,5 +1,7 @@
-//! Serving the MCP endpoint on a TCP listener with hyper: HTTP/1.1 with keep-alive, a
-//! header-read timeout, `TCP_NODELAY`, and a graceful shutdown. With the `http-sse` feature
+//! Serving the MCP endpoint on a TCP listener with hyper: HTTP/1.1 with keep-alive and a
+//! header-read timeout, and HTTP/2 with prior knowledge (h2c, what proxies and balancers
+//! speak to back ends) on the same port, told apart by the connection's first bytes;
+//! `TCP_NODELAY`, and a graceful shutdown. With the `http-sse` feature
 //! the same listener also serves the deprecated HTTP+SSE transport (`/sse`, `/messages`).
 
 use std::convert::Infallible;
@@ -9,8 +11,8 @@ use std::time::Duration;
 
 use http::{Request, Response, StatusCode};
 use hyper::body::Incoming;
-use hyper::server::conn::http1;
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::conn::auto;
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
@@ -88,8 +90,14 @@ pub async fn serve_http(
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
     let grace = server.options().limits.shutdown_grace;
-    let mut builder = http1::Builder::new();
-    builder.timer(TokioTimer::new()).header_read_timeout(options.header_read_timeout).keep_alive(true);
+    let mut builder = auto::Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(options.header_read_timeout)
+        .keep_alive(true);
+    builder.http2().timer(TokioTimer::new()).max_concurrent_streams(options.max_streams_per_connection);
+    let builder = Arc::new(builder);
     let connections = Arc::new(Semaphore::new(options.max_connections.max(1)));
     let endpoint = Endpoints::new(server, options);
     let graceful = GracefulShutdown::new();
@@ -126,8 +134,10 @@ pub async fn serve_http(
             let endpoint = endpoint.clone();
             async move { Ok::<_, Infallible>(endpoint.handle(request).await) }
         });
-        let connection = graceful.watch(builder.serve_connection(TokioIo::new(stream), service));
+        let builder = builder.clone();
+        let watcher = graceful.watcher();
         tokio::spawn(async move {
+            let connection = watcher.watch(builder.serve_connection(TokioIo::new(stream), service));
             if let Err(e) = connection.await {
                 tracing::debug!(error = %e, "a connection ended with an error");
             }
