@@ -58,6 +58,31 @@ fn bench_loads_an_http_server_it_starts_in_either_era() {
     }
 }
 
+/// `--h2c`: the client speaks HTTP/2 with prior knowledge (no fallback to HTTP/1.1), and the
+/// server answers it on its one port, many requests multiplexed on one connection.
+#[test]
+fn bench_speaks_h2c_to_the_server_in_either_era() {
+    for era in ["modern", "legacy"] {
+        let report = bench(&[
+            "-n",
+            "300",
+            "--era",
+            era,
+            "-c",
+            "8",
+            "--h2c",
+            "--http",
+            "--",
+            BIN,
+            "serve",
+            "bench",
+            "--http",
+            "127.0.0.1:0",
+        ]);
+        assert_eq!(report["requests"], 300, "{era}: {report}");
+    }
+}
+
 #[test]
 fn bench_lists_a_thousand_tools_on_one_page() {
     let report =

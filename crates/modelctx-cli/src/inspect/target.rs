@@ -54,6 +54,10 @@ pub struct Target {
     /// which is followed to its end (its questions answered as they come).
     #[arg(long, help_heading = "Server")]
     pub tasks: bool,
+    /// Speak HTTP/2 to an http:// URL from the first byte (h2c, "prior knowledge"), as a
+    /// proxy does to its back ends; https:// URLs negotiate HTTP/2 by themselves.
+    #[arg(long, help_heading = "Server")]
+    pub h2c: bool,
     /// Seconds each request may take.
     #[arg(long, value_name = "SECONDS", default_value_t = 60.0, help_heading = "Server")]
     pub timeout: f64,
@@ -113,6 +117,7 @@ impl Target {
         options.handlers = handlers;
         options.auth = self.bearer.clone().map(|token| Arc::new(StaticBearer::new(token)) as _);
         options.tasks = self.tasks;
+        options.http2_prior_knowledge = self.h2c;
         Ok(options)
     }
 
