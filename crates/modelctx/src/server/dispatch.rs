@@ -162,7 +162,8 @@ impl Server {
         tokens: Tokens,
         sink: NotificationSink,
     ) -> Result<RequestContext, ErrorObject> {
-        let meta = request.params.as_ref().and_then(|p| p.get("_meta")).cloned().unwrap_or(Value::Null);
+        // Read in place: the `_meta` tree is not copied to be read.
+        let meta = request.params.as_ref().and_then(|p| p.get("_meta")).unwrap_or(&Value::Null);
         let meta = v2026::RequestMetaObject::deserialize(meta)
             .map_err(|e| ErrorObject::invalid_params(format!("_meta: {e}")))?;
         let facts = RequestFacts {
