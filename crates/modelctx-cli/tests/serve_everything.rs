@@ -136,3 +136,40 @@ fn sigterm_ends_the_server() {
     assert!(status.success());
     server.assert_exits_cleanly("SIGTERM is a clean stop");
 }
+
+/// stdin and stdout that are not pipes (a file of requests in, a file of answers out) are
+/// served by the reading and writing threads: every request is answered, in order, and the
+/// server exits at the end of the file. (Pipes, as every other test here uses, are read and
+/// written by the runtime itself.)
+#[test]
+fn files_for_stdin_and_stdout_are_served_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let requests = dir.path().join("requests.jsonl");
+    let lines: Vec<String> = (1..=3)
+        .map(|id| {
+            let params = modern(json!({"name": "echo", "arguments": {"message": format!("line {id}")}}));
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}).to_string()
+        })
+        .collect();
+    std::fs::write(&requests, lines.join("\n") + "\n").unwrap();
+    let answers = dir.path().join("answers.jsonl");
+    let status = Command::new(env!("CARGO_BIN_EXE_modelctx"))
+        .args(["serve", "everything"])
+        .stdin(std::fs::File::open(&requests).unwrap())
+        .stdout(std::fs::File::create(&answers).unwrap())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let answers: Vec<Value> = std::fs::read_to_string(&answers)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut texts: Vec<(u64, String)> = answers
+        .iter()
+        .map(|a| (a["id"].as_u64().unwrap(), a["result"]["content"][0]["text"].as_str().unwrap().to_owned()))
+        .collect();
+    texts.sort();
+    assert_eq!(texts, [(1, "line 1".into()), (2, "line 2".into()), (3, "line 3".into())]);
+}

@@ -231,7 +231,9 @@ async fn stop(mut server: tokio::process::Child) {
 /// Runs `modelctx bench`.
 pub fn run(args: &BenchArgs) -> ExitCode {
     let _logging = crate::logging::init("warn");
-    let outcome = crate::runtime::block_on(bench(args)).and_then(|outcome| outcome);
+    // One thread, as the raw loop and any single-connection client: the load generator then
+    // takes one core, not a share of the server's.
+    let outcome = crate::runtime::block_on_threads(Some(1), bench(args)).and_then(|outcome| outcome);
     match outcome {
         Ok(report) => {
             report.print(args.output.json);
