@@ -14,7 +14,7 @@ use modelctx_protocol::jsonrpc::{
     parse_message_with,
 };
 use serde_json::json;
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufWriter};
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio_util::codec::FramedRead;
 use tokio_util::sync::CancellationToken;
@@ -209,19 +209,26 @@ impl Rpc {
     }
 }
 
+/// Writes each queued line to the server. Lines queued together go out in one write: the
+/// buffer is flushed only when no other line is waiting.
 async fn write_lines<W: AsyncWrite + Unpin>(
-    mut writer: W,
+    writer: W,
     mut lines: mpsc::Receiver<String>,
     stop: CancellationToken,
 ) {
+    let mut writer = BufWriter::new(writer);
     loop {
         let line = tokio::select! {
             line = lines.recv() => line,
             () = stop.cancelled() => None,
         };
-        let Some(mut line) = line else { break };
-        line.push('\n');
-        if writer.write_all(line.as_bytes()).await.is_err() || writer.flush().await.is_err() {
+        let Some(line) = line else { break };
+        let written = async {
+            writer.write_all(line.as_bytes()).await?;
+            writer.write_all(b"\n").await?;
+            if lines.is_empty() { writer.flush().await } else { Ok(()) }
+        };
+        if written.await.is_err() {
             return;
         }
     }
@@ -260,9 +267,9 @@ async fn read_messages<R: AsyncRead + Unpin>(
             tap.received(&String::from_utf8_lossy(&text));
         }
         match parse_message_with(&text, &limits) {
-            Ok(Message::Response(response)) => settle(inner, &response.id, Ok(response.result)),
+            Ok(Message::Response(response)) => settle(inner, &response.id, Ok(response.result)).await,
             Ok(Message::Error(error)) => match error.id {
-                Some(id) => settle(inner, &id, Err(error.error)),
+                Some(id) => settle(inner, &id, Err(error.error)).await,
                 None => tracing::warn!(error = %error.error.message, "the server reported an error"),
             },
             Ok(Message::Notification(note)) => {
@@ -283,10 +290,15 @@ async fn read_messages<R: AsyncRead + Unpin>(
     }
 }
 
-fn settle(inner: &Inner, id: &RequestId, answer: Answer) {
-    match inner.state().pending.remove(id) {
+/// Hands an answer to the request waiting for it, then lets that caller run before the next
+/// answer is read: on a one-thread runtime its next request then goes out while the server
+/// still has work, instead of after every answer of a read has been handed out.
+async fn settle(inner: &Inner, id: &RequestId, answer: Answer) {
+    let waiter = inner.state().pending.remove(id);
+    match waiter {
         Some(waiter) => {
             let _ = waiter.send(Ok(answer));
+            tokio::task::yield_now().await;
         }
         None => tracing::debug!(%id, "an answer to no pending request"),
     }
