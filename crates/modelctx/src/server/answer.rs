@@ -2,13 +2,16 @@
 
 use modelctx_protocol::JsonObject;
 use modelctx_protocol::jsonrpc::{Message, PreparedResponse, PreparedResult, RequestId, Response};
+use serde::Serialize;
+use serde_json::value::RawValue;
 
 use super::outgoing::Outgoing;
 
 /// The result of a request in its era's wire shape, as a layer sees it on the way back.
 ///
-/// Large listings stay the JSON text the server keeps of them until they are written;
-/// [`Answer::into_object`] parses them back when a layer needs to look inside.
+/// Large listings stay the JSON text the server keeps of them until they are written, and the
+/// hot results (`tools/call`) are serialised once, straight from their typed value;
+/// [`Answer::into_object`] parses either back when a layer needs to look inside.
 #[derive(Debug)]
 pub struct Answer(Repr);
 
@@ -18,6 +21,8 @@ enum Repr {
     Object(JsonObject),
     /// A result with one member kept as JSON text (a `tools/list` page).
     Prepared(PreparedResult),
+    /// A whole result as JSON text.
+    Serialized(Box<RawValue>),
 }
 
 impl From<JsonObject> for Answer {
@@ -32,11 +37,19 @@ impl Answer {
         Self(Repr::Prepared(result))
     }
 
-    /// The result as one object (a prepared member parsed back).
+    /// A typed result serialised once, with no `Value` tree between it and the wire.
+    pub(crate) fn serialized(result: &impl Serialize) -> Self {
+        Self(Repr::Serialized(serde_json::value::to_raw_value(result).expect("results serialise")))
+    }
+
+    /// The result as one object (a prepared member or a serialised result parsed back).
     pub fn into_object(self) -> JsonObject {
         match self.0 {
             Repr::Object(result) => result,
             Repr::Prepared(prepared) => prepared.into_object(),
+            Repr::Serialized(result) => {
+                serde_json::from_str(result.get()).expect("results serialise to objects")
+            }
         }
     }
 
@@ -45,6 +58,7 @@ impl Answer {
         match self.0 {
             Repr::Object(result) => Outgoing::Message(Message::Response(Response { id, result })),
             Repr::Prepared(result) => Outgoing::Prepared(PreparedResponse { id, result }),
+            Repr::Serialized(result) => Outgoing::Serialized { id, result },
         }
     }
 }

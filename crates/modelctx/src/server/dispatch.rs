@@ -365,10 +365,10 @@ impl Server {
                     return Ok(Answer::from(answer));
                 }
                 let call = self.call_tool(ctx.clone(), &params.name, params.arguments);
-                match self.in_round(&ctx, method, digest, call).await? {
-                    Asked::Done(result) => to_object(&result.into_modern(Some(self.info().clone()))),
-                    Asked::InputRequired(required) => to_object(&*required),
-                }
+                return Ok(match self.in_round(&ctx, method, digest, call).await? {
+                    Asked::Done(result) => Answer::serialized(&result.into_modern(Some(self.info().clone()))),
+                    Asked::InputRequired(required) => Answer::serialized(&*required),
+                });
             }
             v2026::ListResources::NAME => {
                 let params = params_of::<v2026::ListResources>(params)?;
@@ -485,7 +485,7 @@ impl Server {
                 }
                 let result = self.call_tool(ctx, &params.name, params.arguments).await?;
                 let result = v2025::CallToolResult::try_from(result).map_err(ErrorObject::internal)?;
-                to_object(&result)
+                return Ok(Answer::serialized(&result));
             }
             v2025::ListResources::NAME => {
                 let params = params_of::<v2025::ListResources>(params)?;

@@ -1,8 +1,12 @@
-//! What a server writes to its peer: a message, or an answer with a member it keeps as JSON
-//! text (a `tools/list` page), which only a writer needs to know about.
+//! What a server writes to its peer: a message, or an answer kept in whole or in part as JSON
+//! text (a `tools/call` result, a `tools/list` page), which only a writer needs to know about.
 
-use modelctx_protocol::jsonrpc::{Message, Notification, PreparedResponse};
+use modelctx_protocol::jsonrpc::{
+    JSONRPC_VERSION, Message, Notification, PreparedResponse, RequestId, Response,
+};
+use serde::ser::SerializeMap as _;
 use serde::{Serialize, Serializer};
+use serde_json::value::RawValue;
 
 /// One message on its way out of the server.
 #[derive(Debug)]
@@ -11,6 +15,13 @@ pub(crate) enum Outgoing {
     Message(Message),
     /// An answer with a prepared member.
     Prepared(PreparedResponse),
+    /// An answer whose whole result is JSON text.
+    Serialized {
+        /// The id of the request being answered.
+        id: RequestId,
+        /// The result, serialised.
+        result: Box<RawValue>,
+    },
 }
 
 impl From<Message> for Outgoing {
@@ -31,6 +42,7 @@ impl Outgoing {
         match self {
             Self::Message(message) => message.to_json(),
             Self::Prepared(prepared) => prepared.to_json(),
+            Self::Serialized { .. } => serde_json::to_string(self).expect("a response always serialises"),
         }
     }
 
@@ -39,6 +51,10 @@ impl Outgoing {
         match self {
             Self::Message(message) => message,
             Self::Prepared(prepared) => Message::Response(prepared.into_response()),
+            Self::Serialized { id, result } => Message::Response(Response {
+                id,
+                result: serde_json::from_str(result.get()).expect("results serialise to objects"),
+            }),
         }
     }
 }
@@ -48,6 +64,13 @@ impl Serialize for Outgoing {
         match self {
             Self::Message(message) => message.serialize(serializer),
             Self::Prepared(prepared) => prepared.serialize(serializer),
+            Self::Serialized { id, result } => {
+                let mut map = serializer.serialize_map(Some(3))?;
+                map.serialize_entry("jsonrpc", JSONRPC_VERSION)?;
+                map.serialize_entry("id", id)?;
+                map.serialize_entry("result", result)?;
+                map.end()
+            }
         }
     }
 }
