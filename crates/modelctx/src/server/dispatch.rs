@@ -37,6 +37,21 @@ pub(crate) fn parse_params<T: DeserializeOwned>(params: Option<JsonObject>) -> R
     T::deserialize(params.map_or(Value::Null, Value::Object)).map_err(ErrorObject::invalid_params)
 }
 
+/// What a server reads of 2026-07-28 `tools/call` params (`CallToolRequestParams`) on the hot
+/// path: `_meta` was read into the request's context and `requestState` into its round, so
+/// neither is deserialised a second time.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ToolCall {
+    name: String,
+    #[serde(default)]
+    arguments: Option<JsonObject>,
+    /// Read only for its shape: a malformed answer is `-32602` before the tool runs; the
+    /// round takes the answers from the params themselves.
+    #[serde(default, rename = "inputResponses")]
+    _input_responses: Option<v2026::InputResponses>,
+}
+
 /// A result as a JSON object.
 pub(crate) fn to_object(result: &impl Serialize) -> JsonObject {
     match serde_json::to_value(result) {
@@ -360,8 +375,10 @@ impl Server {
             }
             v2026::CallTool::NAME => {
                 let digest = answerable(&ctx).then(|| state_digest(params.as_ref(), ctx.principal()));
-                let params = params_of::<v2026::CallTool>(params)?;
-                if let Some(answer) = self.call_as_task(&ctx, digest.clone(), &params).await? {
+                let params: ToolCall = parse_params(params)?;
+                if let Some(answer) =
+                    self.call_as_task(&ctx, digest.clone(), &params.name, params.arguments.as_ref()).await?
+                {
                     return Ok(Answer::from(answer));
                 }
                 let call = self.call_tool(ctx.clone(), &params.name, params.arguments);

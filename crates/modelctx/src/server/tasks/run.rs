@@ -78,13 +78,14 @@ impl Server {
         &self,
         ctx: &RequestContext,
         digest: Option<String>,
-        params: &v2026::CallToolRequestParams,
+        name: &str,
+        arguments: Option<&JsonObject>,
     ) -> Result<Option<JsonObject>, ErrorObject> {
         if !self.inner.task_tools.load(std::sync::atomic::Ordering::Relaxed) {
             return Ok(None);
         }
         let Some((support, in_handler)) =
-            self.read_registry().tools.get(&params.name).map(|tool| (tool.tasks, tool.task_in_handler))
+            self.read_registry().tools.get(name).map(|tool| (tool.tasks, tool.task_in_handler))
         else {
             return Ok(None);
         };
@@ -96,7 +97,7 @@ impl Server {
         }
         let work: Work = {
             let (server, ctx, name, arguments) =
-                (self.clone(), ctx.clone(), params.name.clone(), params.arguments.clone());
+                (self.clone(), ctx.clone(), name.to_owned(), arguments.cloned());
             Box::pin(async move { server.call_tool(ctx, &name, arguments).await })
         };
         let work = if in_handler {
