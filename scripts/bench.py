@@ -240,7 +240,7 @@ def targets(all_cases: list) -> list:
 
 
 INSTRUCTION_TARGETS = (("stdio", 15000), ("http", 35000))
-CLIENT_TARGET = 1.0  # issue 14: the client sustains at least the raw loop's rate
+CLIENT_TARGET = 1.0  # the client sustains at least the raw loop's rate
 
 
 def main() -> None:

@@ -39,11 +39,7 @@ impl From<Notification> for Outgoing {
 impl Outgoing {
     /// One line of JSON.
     pub(crate) fn to_json(&self) -> String {
-        match self {
-            Self::Message(message) => message.to_json(),
-            Self::Prepared(prepared) => prepared.to_json(),
-            Self::Serialized { .. } => serde_json::to_string(self).expect("a response always serialises"),
-        }
+        serde_json::to_string(self).expect("an outgoing message always serialises")
     }
 
     /// As the peer reads it: a prepared answer is a plain response.
