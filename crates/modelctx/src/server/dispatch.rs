@@ -331,9 +331,12 @@ impl Server {
         method: &str,
         params: Option<JsonObject>,
     ) -> Result<Answer, ErrorObject> {
+        // Boxed: the method table's future is the largest part of a request's, and every
+        // future around it (layers, time limit, panic guard, the task) moves as it starts; a
+        // box keeps what moves to a pointer.
         match ctx.era() {
-            Era::Modern => self.handle_modern(ctx, method, params).await,
-            Era::Legacy => self.handle_legacy(ctx, method, params).await,
+            Era::Modern => Box::pin(self.handle_modern(ctx, method, params)).await,
+            Era::Legacy => Box::pin(self.handle_legacy(ctx, method, params)).await,
         }
     }
 
