@@ -348,20 +348,20 @@ impl Server {
     ) -> Result<Answer, ErrorObject> {
         let cache = self.options().cache;
         let (ttl_ms, cache_scope) = (Some(cache.ttl_ms), Some(cache.scope));
-        let meta = Some(v2026::ResultMetaObject {
-            server_info: Some(self.info().clone()),
-            other: JsonObject::new(),
-        });
+        // Built by the arms that send it: `tools/call` puts the server in its own result.
+        let meta = || {
+            Some(v2026::ResultMetaObject { server_info: Some(self.info().clone()), other: JsonObject::new() })
+        };
         let complete = v2026::ResultType::Complete;
-        Ok(Answer::from(match method {
-            v2026::Discover::NAME => to_object(&v2026::DiscoverResult {
+        Ok(match method {
+            v2026::Discover::NAME => Answer::serialized(&v2026::DiscoverResult {
                 result_type: complete,
                 supported_versions: self.versions().all().iter().map(ToString::to_string).collect(),
                 capabilities: self.capabilities().into(),
                 instructions: self.inner.instructions.clone(),
                 ttl_ms,
                 cache_scope,
-                meta,
+                meta: meta(),
             }),
             v2026::ListTools::NAME => {
                 let params = params_of::<v2026::ListTools>(params)?;
@@ -372,7 +372,7 @@ impl Server {
                     next_cursor,
                     ttl_ms,
                     cache_scope,
-                    meta,
+                    meta: meta(),
                 });
                 return Ok(Answer::prepared(PreparedResult { result, key: "tools", value: tools }));
             }
@@ -385,33 +385,33 @@ impl Server {
                     return Ok(Answer::from(answer));
                 }
                 let call = self.call_tool(ctx.clone(), &params.name, params.arguments);
-                return Ok(match self.in_round(&ctx, method, digest, call).await? {
+                match self.in_round(&ctx, method, digest, call).await? {
                     Asked::Done(result) => Answer::serialized(&result.into_modern(Some(self.info().clone()))),
                     Asked::InputRequired(required) => Answer::serialized(&*required),
-                });
+                }
             }
             v2026::ListResources::NAME => {
                 let params = params_of::<v2026::ListResources>(params)?;
                 let (resources, next_cursor) = self.list_resources(params.cursor.as_deref())?;
-                to_object(&v2026::ListResourcesResult {
+                Answer::serialized(&v2026::ListResourcesResult {
                     result_type: complete,
                     resources,
                     next_cursor,
                     ttl_ms,
                     cache_scope,
-                    meta,
+                    meta: meta(),
                 })
             }
             v2026::ListResourceTemplates::NAME => {
                 let params = params_of::<v2026::ListResourceTemplates>(params)?;
                 let (resource_templates, next_cursor) = self.list_templates(params.cursor.as_deref())?;
-                to_object(&v2026::ListResourceTemplatesResult {
+                Answer::serialized(&v2026::ListResourceTemplatesResult {
                     result_type: complete,
                     resource_templates,
                     next_cursor,
                     ttl_ms,
                     cache_scope,
-                    meta,
+                    meta: meta(),
                 })
             }
             v2026::ReadResource::NAME => {
@@ -421,27 +421,27 @@ impl Server {
                 match self.in_round(&ctx, method, digest, read).await? {
                     Asked::Done(contents) => {
                         let cache = ctx.cache();
-                        to_object(&v2026::ReadResourceResult {
+                        Answer::serialized(&v2026::ReadResourceResult {
                             result_type: complete,
                             contents,
                             ttl_ms: Some(cache.ttl_ms),
                             cache_scope: Some(cache.scope),
-                            meta,
+                            meta: meta(),
                         })
                     }
-                    Asked::InputRequired(required) => to_object(&*required),
+                    Asked::InputRequired(required) => Answer::serialized(&*required),
                 }
             }
             v2026::ListPrompts::NAME => {
                 let params = params_of::<v2026::ListPrompts>(params)?;
                 let (prompts, next_cursor) = self.list_prompts(params.cursor.as_deref())?;
-                to_object(&v2026::ListPromptsResult {
+                Answer::serialized(&v2026::ListPromptsResult {
                     result_type: complete,
                     prompts,
                     next_cursor,
                     ttl_ms,
                     cache_scope,
-                    meta,
+                    meta: meta(),
                 })
             }
             v2026::GetPrompt::NAME => {
@@ -449,31 +449,33 @@ impl Server {
                 let params = params_of::<v2026::GetPrompt>(params)?;
                 let get = self.get_prompt(ctx.clone(), &params.name, params.arguments);
                 match self.in_round(&ctx, method, digest, get).await? {
-                    Asked::Done((description, messages)) => to_object(&v2026::GetPromptResult {
+                    Asked::Done((description, messages)) => Answer::serialized(&v2026::GetPromptResult {
                         result_type: complete,
                         description,
                         messages,
-                        meta,
+                        meta: meta(),
                     }),
-                    Asked::InputRequired(required) => to_object(&*required),
+                    Asked::InputRequired(required) => Answer::serialized(&*required),
                 }
             }
             v2026::Complete::NAME => {
                 let params = params_of::<v2026::Complete>(params)?;
                 let completion =
                     self.complete(ctx, params.reference, params.argument, params.context).await?;
-                to_object(&v2026::CompleteResult { result_type: complete, completion, meta })
+                Answer::serialized(&v2026::CompleteResult { result_type: complete, completion, meta: meta() })
             }
             v2026::SubscriptionsListen::NAME => {
-                self.listen(&ctx, params_of::<v2026::SubscriptionsListen>(params)?).await?
+                Answer::from(self.listen(&ctx, params_of::<v2026::SubscriptionsListen>(params)?).await?)
             }
-            task if super::tasks::is_task_method(task) => self.task_method(&ctx, method, params).await?,
+            task if super::tasks::is_task_method(task) => {
+                Answer::from(self.task_method(&ctx, method, params).await?)
+            }
             skill if super::skills::is_skill_method(skill) => {
                 let mut result = self.inner.skills.serve(skill, params, self.options().page_size)?;
                 result.insert("resultType".into(), serde_json::json!(complete));
                 result.insert("ttlMs".into(), serde_json::json!(ttl_ms));
                 result.insert("cacheScope".into(), serde_json::json!(cache_scope));
-                result
+                Answer::from(result)
             }
             legacy if LEGACY_ONLY.contains(&legacy) => {
                 return Err(ErrorObject::method_not_found(&format!(
@@ -481,7 +483,7 @@ impl Server {
                 )));
             }
             other => return Err(ErrorObject::method_not_found(other)),
-        }))
+        })
     }
 
     async fn handle_legacy(
@@ -490,7 +492,7 @@ impl Server {
         method: &str,
         params: Option<JsonObject>,
     ) -> Result<Answer, ErrorObject> {
-        Ok(Answer::from(match method {
+        Ok(match method {
             v2025::ListTools::NAME => {
                 let params = params_of::<v2025::ListTools>(params)?;
                 let (tools, next_cursor) = self.tool_page(params.and_then(|p| p.cursor), &ctx)?;
@@ -505,49 +507,53 @@ impl Server {
                 }
                 let result = self.call_tool(ctx, &params.name, params.arguments).await?;
                 let result = v2025::CallToolResult::try_from(result).map_err(ErrorObject::internal)?;
-                return Ok(Answer::serialized(&result));
+                Answer::serialized(&result)
             }
             v2025::ListResources::NAME => {
                 let params = params_of::<v2025::ListResources>(params)?;
                 let (resources, next_cursor) =
                     self.list_resources(params.and_then(|p| p.cursor).as_deref())?;
-                to_object(&v2025::ListResourcesResult { resources, next_cursor, meta: None })
+                Answer::serialized(&v2025::ListResourcesResult { resources, next_cursor, meta: None })
             }
             v2025::ListResourceTemplates::NAME => {
                 let params = params_of::<v2025::ListResourceTemplates>(params)?;
                 let (resource_templates, next_cursor) =
                     self.list_templates(params.and_then(|p| p.cursor).as_deref())?;
-                to_object(&v2025::ListResourceTemplatesResult { resource_templates, next_cursor, meta: None })
+                Answer::serialized(&v2025::ListResourceTemplatesResult {
+                    resource_templates,
+                    next_cursor,
+                    meta: None,
+                })
             }
             v2025::ReadResource::NAME => {
                 let params = params_of::<v2025::ReadResource>(params)?;
                 let contents = self.read_resource(ctx, &params.uri).await?;
-                to_object(&v2025::ReadResourceResult { contents, meta: None })
+                Answer::serialized(&v2025::ReadResourceResult { contents, meta: None })
             }
             v2025::ListPrompts::NAME => {
                 let params = params_of::<v2025::ListPrompts>(params)?;
                 let (prompts, next_cursor) = self.list_prompts(params.and_then(|p| p.cursor).as_deref())?;
-                to_object(&v2025::ListPromptsResult { prompts, next_cursor, meta: None })
+                Answer::serialized(&v2025::ListPromptsResult { prompts, next_cursor, meta: None })
             }
             v2025::GetPrompt::NAME => {
                 let params = params_of::<v2025::GetPrompt>(params)?;
                 let (description, messages) = self.get_prompt(ctx, &params.name, params.arguments).await?;
-                to_object(&v2025::GetPromptResult { description, messages, meta: None })
+                Answer::serialized(&v2025::GetPromptResult { description, messages, meta: None })
             }
             v2025::Complete::NAME => {
                 let params = params_of::<v2025::Complete>(params)?;
                 let completion =
                     self.complete(ctx, params.reference, params.argument, params.context).await?;
-                to_object(&v2025::CompleteResult { completion, meta: None })
+                Answer::serialized(&v2025::CompleteResult { completion, meta: None })
             }
             skill if super::skills::is_skill_method(skill) => {
-                self.inner.skills.serve(skill, params, self.options().page_size)?
+                Answer::from(self.inner.skills.serve(skill, params, self.options().page_size)?)
             }
             task if super::tasks::is_legacy_task_method(task) => {
-                self.legacy_task_method(&ctx, method, params).await?
+                Answer::from(self.legacy_task_method(&ctx, method, params).await?)
             }
             other => return Err(ErrorObject::method_not_found(other)),
-        }))
+        })
     }
 
     fn require(&self, offered: bool, method: &str) -> Result<(), ErrorObject> {
