@@ -42,6 +42,24 @@ impl Answer {
         Self(Repr::Serialized(serde_json::value::to_raw_value(result).expect("results serialise")))
     }
 
+    /// A 2026-07-28 result that has no `_meta` of its own, serialised once with `_meta` holding
+    /// only `serverInfo`, which is already JSON: the server serialises it once, not per result.
+    pub(crate) fn serialized_with_server_info(result: &impl Serialize, server_info: &RawValue) -> Self {
+        #[derive(Serialize)]
+        struct WithMeta<'a, T> {
+            #[serde(flatten)]
+            result: &'a T,
+            #[serde(rename = "_meta")]
+            meta: ServerInfoMeta<'a>,
+        }
+        #[derive(Serialize)]
+        struct ServerInfoMeta<'a> {
+            #[serde(rename = "io.modelcontextprotocol/serverInfo")]
+            server_info: &'a RawValue,
+        }
+        Self::serialized(&WithMeta { result, meta: ServerInfoMeta { server_info } })
+    }
+
     /// The result as one object (a prepared member or a serialised result parsed back).
     pub fn into_object(self) -> JsonObject {
         match self.0 {
@@ -60,5 +78,28 @@ impl Answer {
             Repr::Prepared(result) => Outgoing::Prepared(PreparedResponse { id, result }),
             Repr::Serialized(result) => Outgoing::Serialized { id, result },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use modelctx_protocol::model::CallToolResult;
+    use modelctx_protocol::types::Implementation;
+
+    use super::*;
+
+    #[test]
+    fn a_result_with_server_info_already_serialised_reads_as_one_built_with_it() {
+        let info = Implementation::new("server", "1.2.3");
+        let result = || CallToolResult {
+            content: Vec::new(),
+            structured_content: Some(serde_json::json!({"n": 1})),
+            is_error: Some(false),
+            meta: None,
+        };
+        let json = serde_json::value::to_raw_value(&info).unwrap();
+        let spliced = Answer::serialized_with_server_info(&result().into_modern(None), &json);
+        let built = Answer::serialized(&result().into_modern(Some(info)));
+        assert_eq!(spliced.into_object(), built.into_object());
     }
 }

@@ -386,6 +386,9 @@ impl Server {
                 }
                 let call = self.call_tool(ctx.clone(), &params.name, params.arguments);
                 match self.in_round(&ctx, method, digest, call).await? {
+                    Asked::Done(result) if result.meta.is_none() => {
+                        Answer::serialized_with_server_info(&result.into_modern(None), &self.inner.info_json)
+                    }
                     Asked::Done(result) => Answer::serialized(&result.into_modern(Some(self.info().clone()))),
                     Asked::InputRequired(required) => Answer::serialized(&*required),
                 }

@@ -106,6 +106,9 @@ pub struct Server {
 
 struct Inner {
     info: Implementation,
+    /// `info` as JSON, serialised once for the `_meta` of every 2026-07-28 `tools/call`
+    /// result.
+    info_json: Box<serde_json::value::RawValue>,
     instructions: Option<String>,
     versions: ServerVersions,
     options: ServerOptions,
@@ -577,6 +580,7 @@ impl ServerBuilder {
         Ok(Server {
             inner: Arc::new(Inner {
                 tasks,
+                info_json: serde_json::value::to_raw_value(&self.info).expect("an Implementation serialises"),
                 info: self.info,
                 instructions: self.instructions,
                 versions: self.versions,
