@@ -10,7 +10,7 @@ use super::outgoing::Outgoing;
 /// The result of a request in its era's wire shape, as a layer sees it on the way back.
 ///
 /// Large listings stay the JSON text the server keeps of them until they are written, and the
-/// hot results (`tools/call`) are serialised once, straight from their typed value;
+/// results of the method tables are serialised once, straight from their typed value;
 /// [`Answer::into_object`] parses either back when a layer needs to look inside.
 #[derive(Debug)]
 pub struct Answer(Repr);
