@@ -32,26 +32,20 @@ fn bench_loads_a_stdio_server_and_reports_its_cpu_memory_and_cold_start() {
     assert!(report["coldStartMs"].as_f64().unwrap() > 0.0);
 }
 
+/// 300 requests in `era` over HTTP to a `serve bench` the bench starts on a loopback port,
+/// with `client` (the in-flight count, workload, transport flags) added to the bench's own
+/// arguments.
+fn bench_http(era: &str, client: &[&str]) -> Value {
+    let mut args = vec!["-n", "300", "--era", era, "--http"];
+    args.extend_from_slice(client);
+    args.extend_from_slice(&["--", BIN, "serve", "bench", "--http", "127.0.0.1:0"]);
+    bench(&args)
+}
+
 #[test]
 fn bench_loads_an_http_server_it_starts_in_either_era() {
     for (era, version) in [("modern", "2026-07-28"), ("legacy", "2025-11-25")] {
-        let report = bench(&[
-            "-n",
-            "300",
-            "--era",
-            era,
-            "-c",
-            "4",
-            "--workload",
-            "add",
-            "--http",
-            "--",
-            BIN,
-            "serve",
-            "bench",
-            "--http",
-            "127.0.0.1:0",
-        ]);
+        let report = bench_http(era, &["-c", "4", "--workload", "add"]);
         assert_eq!(report["requests"], 300, "{era}: {report}");
         assert_eq!(report["protocolVersion"], version);
         assert!(report["serverCpuUsPerRequest"].is_number(), "{report}");
@@ -63,22 +57,7 @@ fn bench_loads_an_http_server_it_starts_in_either_era() {
 #[test]
 fn bench_speaks_h2c_to_the_server_in_either_era() {
     for era in ["modern", "legacy"] {
-        let report = bench(&[
-            "-n",
-            "300",
-            "--era",
-            era,
-            "-c",
-            "8",
-            "--h2c",
-            "--http",
-            "--",
-            BIN,
-            "serve",
-            "bench",
-            "--http",
-            "127.0.0.1:0",
-        ]);
+        let report = bench_http(era, &["-c", "8", "--h2c"]);
         assert_eq!(report["requests"], 300, "{era}: {report}");
     }
 }
