@@ -42,9 +42,9 @@ impl Answer {
         Self(Repr::Serialized(serde_json::value::to_raw_value(result).expect("results serialise")))
     }
 
-    /// A 2026-07-28 result that has no `_meta` of its own, serialised once with `_meta` holding
-    /// only `serverInfo`, which is already JSON: the server serialises it once, not per result.
-    pub(crate) fn serialized_with_server_info(result: &impl Serialize, server_info: &RawValue) -> Self {
+    /// A 2026-07-28 result built without `_meta`, serialised once with `_meta` holding the
+    /// server's `serverInfo`, which is already JSON: the server writes it once, not per result.
+    pub(crate) fn modern(result: &impl Serialize, server_info: &RawValue) -> Self {
         #[derive(Serialize)]
         struct WithMeta<'a, T> {
             #[serde(flatten)]
@@ -98,7 +98,7 @@ mod tests {
             meta: None,
         };
         let json = serde_json::value::to_raw_value(&info).unwrap();
-        let spliced = Answer::serialized_with_server_info(&result().into_modern(None), &json);
+        let spliced = Answer::modern(&result().into_modern(None), &json);
         let built = Answer::serialized(&result().into_modern(Some(info)));
         assert_eq!(spliced.into_object(), built.into_object());
     }

@@ -348,31 +348,36 @@ impl Server {
     ) -> Result<Answer, ErrorObject> {
         let cache = self.options().cache;
         let (ttl_ms, cache_scope) = (Some(cache.ttl_ms), Some(cache.scope));
-        // Built by the arms that send it: `tools/call` puts the server in its own result.
-        let meta = || {
-            Some(v2026::ResultMetaObject { server_info: Some(self.info().clone()), other: JsonObject::new() })
-        };
+        // Every result carries `serverInfo` in `_meta`: JSON the server wrote once.
+        let server_info = &*self.inner.info_json;
         let complete = v2026::ResultType::Complete;
         Ok(match method {
-            v2026::Discover::NAME => Answer::serialized(&v2026::DiscoverResult {
-                result_type: complete,
-                supported_versions: self.versions().all().iter().map(ToString::to_string).collect(),
-                capabilities: self.capabilities().into(),
-                instructions: self.inner.instructions.clone(),
-                ttl_ms,
-                cache_scope,
-                meta: meta(),
-            }),
+            v2026::Discover::NAME => Answer::modern(
+                &v2026::DiscoverResult {
+                    result_type: complete,
+                    supported_versions: self.versions().all().iter().map(ToString::to_string).collect(),
+                    capabilities: self.capabilities().into(),
+                    instructions: self.inner.instructions.clone(),
+                    ttl_ms,
+                    cache_scope,
+                    meta: None,
+                },
+                server_info,
+            ),
             v2026::ListTools::NAME => {
                 let params = params_of::<v2026::ListTools>(params)?;
                 let (tools, next_cursor) = self.tool_page(params.cursor, &ctx)?;
+                let meta = v2026::ResultMetaObject {
+                    server_info: Some(self.info().clone()),
+                    other: JsonObject::new(),
+                };
                 let result = to_object(&v2026::ListToolsResult {
                     result_type: complete,
                     tools: Vec::new(),
                     next_cursor,
                     ttl_ms,
                     cache_scope,
-                    meta: meta(),
+                    meta: Some(meta),
                 });
                 return Ok(Answer::prepared(PreparedResult { result, key: "tools", value: tools }));
             }
@@ -387,7 +392,7 @@ impl Server {
                 let call = self.call_tool(ctx.clone(), &params.name, params.arguments);
                 match self.in_round(&ctx, method, digest, call).await? {
                     Asked::Done(result) if result.meta.is_none() => {
-                        Answer::serialized_with_server_info(&result.into_modern(None), &self.inner.info_json)
+                        Answer::modern(&result.into_modern(None), server_info)
                     }
                     Asked::Done(result) => Answer::serialized(&result.into_modern(Some(self.info().clone()))),
                     Asked::InputRequired(required) => Answer::serialized(&*required),
@@ -396,26 +401,32 @@ impl Server {
             v2026::ListResources::NAME => {
                 let params = params_of::<v2026::ListResources>(params)?;
                 let (resources, next_cursor) = self.list_resources(params.cursor.as_deref())?;
-                Answer::serialized(&v2026::ListResourcesResult {
-                    result_type: complete,
-                    resources,
-                    next_cursor,
-                    ttl_ms,
-                    cache_scope,
-                    meta: meta(),
-                })
+                Answer::modern(
+                    &v2026::ListResourcesResult {
+                        result_type: complete,
+                        resources,
+                        next_cursor,
+                        ttl_ms,
+                        cache_scope,
+                        meta: None,
+                    },
+                    server_info,
+                )
             }
             v2026::ListResourceTemplates::NAME => {
                 let params = params_of::<v2026::ListResourceTemplates>(params)?;
                 let (resource_templates, next_cursor) = self.list_templates(params.cursor.as_deref())?;
-                Answer::serialized(&v2026::ListResourceTemplatesResult {
-                    result_type: complete,
-                    resource_templates,
-                    next_cursor,
-                    ttl_ms,
-                    cache_scope,
-                    meta: meta(),
-                })
+                Answer::modern(
+                    &v2026::ListResourceTemplatesResult {
+                        result_type: complete,
+                        resource_templates,
+                        next_cursor,
+                        ttl_ms,
+                        cache_scope,
+                        meta: None,
+                    },
+                    server_info,
+                )
             }
             v2026::ReadResource::NAME => {
                 let digest = answerable(&ctx).then(|| state_digest(params.as_ref(), ctx.principal()));
@@ -424,13 +435,16 @@ impl Server {
                 match self.in_round(&ctx, method, digest, read).await? {
                     Asked::Done(contents) => {
                         let cache = ctx.cache();
-                        Answer::serialized(&v2026::ReadResourceResult {
-                            result_type: complete,
-                            contents,
-                            ttl_ms: Some(cache.ttl_ms),
-                            cache_scope: Some(cache.scope),
-                            meta: meta(),
-                        })
+                        Answer::modern(
+                            &v2026::ReadResourceResult {
+                                result_type: complete,
+                                contents,
+                                ttl_ms: Some(cache.ttl_ms),
+                                cache_scope: Some(cache.scope),
+                                meta: None,
+                            },
+                            server_info,
+                        )
                     }
                     Asked::InputRequired(required) => Answer::serialized(&*required),
                 }
@@ -438,26 +452,27 @@ impl Server {
             v2026::ListPrompts::NAME => {
                 let params = params_of::<v2026::ListPrompts>(params)?;
                 let (prompts, next_cursor) = self.list_prompts(params.cursor.as_deref())?;
-                Answer::serialized(&v2026::ListPromptsResult {
-                    result_type: complete,
-                    prompts,
-                    next_cursor,
-                    ttl_ms,
-                    cache_scope,
-                    meta: meta(),
-                })
+                Answer::modern(
+                    &v2026::ListPromptsResult {
+                        result_type: complete,
+                        prompts,
+                        next_cursor,
+                        ttl_ms,
+                        cache_scope,
+                        meta: None,
+                    },
+                    server_info,
+                )
             }
             v2026::GetPrompt::NAME => {
                 let digest = answerable(&ctx).then(|| state_digest(params.as_ref(), ctx.principal()));
                 let params = params_of::<v2026::GetPrompt>(params)?;
                 let get = self.get_prompt(ctx.clone(), &params.name, params.arguments);
                 match self.in_round(&ctx, method, digest, get).await? {
-                    Asked::Done((description, messages)) => Answer::serialized(&v2026::GetPromptResult {
-                        result_type: complete,
-                        description,
-                        messages,
-                        meta: meta(),
-                    }),
+                    Asked::Done((description, messages)) => Answer::modern(
+                        &v2026::GetPromptResult { result_type: complete, description, messages, meta: None },
+                        server_info,
+                    ),
                     Asked::InputRequired(required) => Answer::serialized(&*required),
                 }
             }
@@ -465,7 +480,10 @@ impl Server {
                 let params = params_of::<v2026::Complete>(params)?;
                 let completion =
                     self.complete(ctx, params.reference, params.argument, params.context).await?;
-                Answer::serialized(&v2026::CompleteResult { result_type: complete, completion, meta: meta() })
+                Answer::modern(
+                    &v2026::CompleteResult { result_type: complete, completion, meta: None },
+                    server_info,
+                )
             }
             v2026::SubscriptionsListen::NAME => {
                 Answer::from(self.listen(&ctx, params_of::<v2026::SubscriptionsListen>(params)?).await?)

@@ -106,8 +106,7 @@ pub struct Server {
 
 struct Inner {
     info: Implementation,
-    /// `info` as JSON, serialised once for the `_meta` of every 2026-07-28 `tools/call`
-    /// result.
+    /// `info` as JSON, serialised once for the `_meta` of every 2026-07-28 result.
     info_json: Box<serde_json::value::RawValue>,
     instructions: Option<String>,
     versions: ServerVersions,
