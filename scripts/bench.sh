@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Performance, side by side: builds `modelctx` and the three comparison crates in release mode —
+# Performance, side by side: builds `modelctx`, `modelctx-everything` (the `server` profile) and
+# the three comparison crates in release mode —
 # bench/rmcp-server (rmcp from crates.io), bench/limit-server (the hand-written limit) and
 # bench/load (`mcp-load`, the neutral load generator), each a workspace with its own lockfile —
 # then drives every case of scripts/bench.py with `mcp-load` against modelctx, rmcp and the
@@ -12,6 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --locked -p modelctx-cli
+cargo build --profile server --locked -p modelctx-servers --no-default-features --bin modelctx-everything
 for crate in rmcp-server limit-server load; do
     CARGO_INCREMENTAL=0 cargo build --release --locked --manifest-path "bench/$crate/Cargo.toml"
 done
@@ -24,4 +26,5 @@ exec python3 scripts/bench.py \
     --rmcp bench/rmcp-server/target/release/rmcp-bench-server \
     --limit bench/limit-server/target/release/limit-server \
     --load bench/load/target/release/mcp-load \
+    --everything target/server/modelctx-everything \
     ${WINDOW:+--window "$WINDOW"} "${args[@]}"

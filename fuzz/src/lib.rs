@@ -9,9 +9,9 @@ use modelctx_protocol::jsonrpc::{Message, ParseLimits, parse_message_with};
 use modelctx_protocol::uri_template::UriTemplate;
 use modelctx_protocol::{ProtocolVersion, jsonrpc::ErrorCode};
 
-/// The filesystem server's search patterns. The server lives in the CLI, a binary crate, so
-/// its one self-contained pattern module is compiled here as it is there.
-#[path = "../../crates/modelctx-cli/src/servers/filesystem/glob.rs"]
+/// The filesystem server's search patterns: a private, self-contained module of
+/// `modelctx-servers`, compiled here as it is there rather than made public API for fuzzing.
+#[path = "../../crates/modelctx-servers/src/filesystem/glob.rs"]
 #[allow(dead_code)]
 mod glob;
 

@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::inspect::output::{BOLD, DIM, GREEN, RED, out};
-use crate::servers;
+use modelctx_servers as servers;
 
 /// What the automatic elicitation answer puts in every text field.
 const DEMO_NAME: &str = "Ada";

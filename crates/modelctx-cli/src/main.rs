@@ -24,7 +24,6 @@ mod login;
 mod route;
 mod runtime;
 mod serve;
-mod servers;
 
 use std::process::ExitCode;
 
@@ -35,16 +34,6 @@ use clap::{Parser, Subcommand};
 /// around such blocks each time, mimalloc reuses them.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-/// Transparent huge pages off for this process. Where they are on for every process (the
-/// kernel's `always`, Debian's default), each first touch of one of the allocator's 2 MiB-aligned
-/// regions brings in a whole 2 MiB page: that tripled the resident memory of a stdio server,
-/// which hosts spawn once per session, for no throughput the benchmarks could see.
-fn small_pages() {
-    // A kernel without this prctl keeps its own setting, which only costs memory.
-    #[cfg(target_os = "linux")]
-    let _ = rustix::thread::disable_transparent_huge_pages(true);
-}
 
 /// Inspect and drive Model Context Protocol servers.
 #[derive(Parser)]
@@ -184,7 +173,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    small_pages();
+    modelctx_servers::process::small_pages();
     match Cli::parse().command {
         Command::Bench(args) => bench::run(&args),
         Command::Demo => demo::run(),

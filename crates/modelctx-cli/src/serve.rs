@@ -16,7 +16,7 @@ use modelctx::server::{Server, ServerBuilder, StateKey, StateKeyError, StateKeys
 use modelctx::transport::http::{HttpOptions, MCP_PATH};
 use modelctx::transport::http_sse::SSE_PATH;
 
-use crate::servers;
+use modelctx_servers as servers;
 
 /// Binds `address` and serves Streamable HTTP (and, without `auth`, the deprecated HTTP+SSE
 /// transport) until SIGTERM; with `auth`, only to callers with an access token of its

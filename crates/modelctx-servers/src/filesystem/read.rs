@@ -412,7 +412,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("growing.txt");
         std::fs::write(&path, "abc").unwrap();
-        let fs = crate::servers::filesystem::resolve::Fs::beneath(dir.path());
+        let fs = crate::filesystem::resolve::Fs::beneath(dir.path());
         let raw = path.to_str().unwrap();
         let readable = open_regular(&fs, raw).unwrap();
         std::fs::write(&path, "abc".repeat(100)).unwrap();

@@ -299,7 +299,7 @@ mod tests {
         let secret = dir.path().join("secret.txt");
         std::fs::write(&secret, "old").unwrap();
         std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o600)).unwrap();
-        let fs = crate::servers::filesystem::resolve::Fs::beneath(dir.path());
+        let fs = crate::filesystem::resolve::Fs::beneath(dir.path());
         write(&fs, secret.to_str().unwrap(), "new").unwrap();
         assert_eq!(std::fs::read_to_string(&secret).unwrap(), "new");
         assert_eq!(std::fs::metadata(&secret).unwrap().permissions().mode() & 0o777, 0o600);
@@ -312,7 +312,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("notes.txt");
         std::fs::write(&path, "one").unwrap();
-        let fs = crate::servers::filesystem::resolve::Fs::beneath(dir.path());
+        let fs = crate::filesystem::resolve::Fs::beneath(dir.path());
         let raw = path.to_str().unwrap();
         let read = Version::of_metadata(&std::fs::metadata(&path).unwrap());
         std::fs::write(&path, "someone else's change").unwrap();
