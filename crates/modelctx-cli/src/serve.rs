@@ -357,16 +357,7 @@ pub fn run(args: &ServeArgs) -> ExitCode {
             runtime.block_on(serve_http(server, address, options, auth, &scopes))
         }
     };
-    // The blocking thread that reads stdin may still sit in read(2) after SIGTERM: do not
-    // wait for it.
-    runtime.shutdown_background();
-    match outcome {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            tracing::error!(error = %e, "serving failed");
-            ExitCode::FAILURE
-        }
-    }
+    modelctx_servers::process::finish(runtime, outcome)
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! Settings of a server's own process, made first thing in `main`.
+//! A server binary's own process: its settings, made first thing in `main`, and how it ends.
 
 /// Transparent huge pages off for this process. Where they are on for every process (the
 /// kernel's `always`, Debian's default), each first touch of one of the allocator's 2 MiB-aligned
@@ -8,4 +8,17 @@ pub fn small_pages() {
     // A kernel without this prctl keeps its own setting, which only costs memory.
     #[cfg(target_os = "linux")]
     let _ = rustix::thread::disable_transparent_huge_pages(true);
+}
+
+/// Ends a serving `runtime` without waiting for the thread that may still sit in `read(2)` on
+/// stdin, and turns how serving ended into the exit status: 0, or 1 with the error logged.
+pub fn finish(runtime: tokio::runtime::Runtime, outcome: std::io::Result<()>) -> std::process::ExitCode {
+    runtime.shutdown_background();
+    match outcome {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!(error = %e, "serving failed");
+            std::process::ExitCode::FAILURE
+        }
+    }
 }

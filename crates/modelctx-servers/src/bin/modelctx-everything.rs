@@ -58,13 +58,5 @@ fn main() -> ExitCode {
         }
     };
     let outcome = runtime.block_on(modelctx::transport::stdio::serve_stdio(server));
-    // The blocking thread that reads stdin may still sit in read(2): do not wait for it.
-    runtime.shutdown_background();
-    match outcome {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            tracing::error!(error = %e, "serving failed");
-            ExitCode::FAILURE
-        }
-    }
+    modelctx_servers::process::finish(runtime, outcome)
 }
