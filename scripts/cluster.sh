@@ -29,9 +29,8 @@ die() {
 scripts/packages.sh
 HAPROXY=$(command -v haproxy || echo /usr/sbin/haproxy)
 
-echo "==> cluster: cargo build --locked -p modelctx-cli (and its cluster tests)"
-timeout --foreground -k 10 1800 cargo build --locked -p modelctx-cli
-timeout --foreground -k 10 1800 cargo test --locked -q -p modelctx-cli --test cluster --no-run
+echo "==> cluster: scripts/build.sh (the binary and the cluster tests)"
+scripts/build.sh
 BIN=$TARGET_DIR/debug/modelctx
 
 free_port() {
@@ -131,7 +130,7 @@ for name in i1 i2 i3; do
     instances+="$name=${INSTANCE_PID[$name]} "
 done
 if MODELCTX_CLUSTER_URL=$URL MODELCTX_CLUSTER_INSTANCES=$instances \
-    timeout --foreground -k 10 600 cargo test --locked -q -p modelctx-cli --test cluster -- \
+    timeout --foreground -k 10 600 cargo test --locked -q --workspace --all-features --test cluster -- \
     --ignored --test-threads=1 --nocapture 2>&1 | tee "$OUT/tests.log"; then
     :
 else

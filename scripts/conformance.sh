@@ -204,8 +204,8 @@ export PATH NO_COLOR=1
 # --- the server binary --------------------------------------------------------------------------
 if [[ -z $EXTERNAL_URL ]]; then
     if [[ -z ${MODELCTX_BIN:-} ]]; then
-        echo "==> conformance: cargo build --locked -p modelctx-cli"
-        timeout --foreground -k 10 1800 cargo build --locked -p modelctx-cli
+        echo "==> conformance: scripts/build.sh"
+        scripts/build.sh
         MODELCTX_BIN=$TARGET_DIR/debug/modelctx
     fi
     [[ -x $MODELCTX_BIN ]] || die "MODELCTX_BIN=$MODELCTX_BIN is not an executable"
@@ -331,8 +331,8 @@ if [[ -n $EXTERNAL_URL ]]; then
     exit "$status"
 fi
 if [[ -z ${CONFORMANCE_CLIENT_BIN:-} ]]; then
-    echo "==> conformance: cargo build --locked -p modelctx-conformance-client"
-    timeout --foreground -k 10 1800 cargo build --locked -p modelctx-conformance-client
+    echo "==> conformance: scripts/build.sh (the conformance client)"
+    scripts/build.sh
     CONFORMANCE_CLIENT_BIN=$TARGET_DIR/debug/conformance-client
 fi
 [[ -x $CONFORMANCE_CLIENT_BIN ]] || die "CONFORMANCE_CLIENT_BIN=$CONFORMANCE_CLIENT_BIN is not an executable"

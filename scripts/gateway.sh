@@ -22,8 +22,8 @@ die() {
     exit 1
 }
 
-echo "==> gateway: cargo build --locked -p modelctx-cli"
-timeout --foreground -k 10 1800 cargo build --locked -p modelctx-cli
+echo "==> gateway: scripts/build.sh"
+scripts/build.sh
 BIN=$TARGET_DIR/debug/modelctx
 
 rm -rf "$OUT"

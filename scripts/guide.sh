@@ -37,7 +37,7 @@ echo "==> guide: mdbook build"
 mdbook build docs/guide
 
 echo "==> guide: the examples run"
-cargo build --locked -p modelctx -p modelctx-cli --examples --bins --quiet
+scripts/build.sh
 EXAMPLES=$TARGET_DIR/debug/examples
 for example in guide_primitives guide_asking guide_testing guide_axum guide_authorization middleware; do
     echo "--- $example"

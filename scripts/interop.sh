@@ -15,7 +15,7 @@
 # each starting (and always stopping) its own gateway.
 # Then the other direction: modelctx's client drives servers written by others — the Python SDK,
 # the TypeScript SDK v2 and v1, and npm's @modelcontextprotocol/server-everything — over stdio and
-# Streamable HTTP on 127.0.0.1 (crates/modelctx-cli/tests/peer_servers.rs, `--ignored` tests given
+# Streamable HTTP on 127.0.0.1 (crates/modelctx-cli/tests/it/peer_servers.rs, `--ignored` tests given
 # the SDKs' locations in MODELCTX_PEER_PYTHON and MODELCTX_PEER_NODE_DIR).
 #
 # Environment:
@@ -69,8 +69,8 @@ fi
 
 # --- the server ----------------------------------------------------------------------------------
 if [[ -z ${MODELCTX_BIN:-} ]]; then
-    echo "==> interop: cargo build -p modelctx-cli"
-    timeout 1800 cargo build -p modelctx-cli --locked
+    echo "==> interop: scripts/build.sh"
+    scripts/build.sh
     MODELCTX_BIN=$TARGET_DIR/debug/modelctx
 fi
 export MODELCTX_BIN
@@ -90,7 +90,7 @@ echo "==> interop: TypeScript SDK $(node -p 'require("./'"$TS_DIR"'/node_modules
 
 echo "==> interop: modelctx's client against the Python SDK, TypeScript SDK v2/v1 and server-everything servers (cargo test --ignored)"
 MODELCTX_PEER_NODE_DIR=$ROOT/$TS_DIR \
-    timeout 900 cargo test --locked -p modelctx-cli --test peer_servers -- --ignored || status=1
+    timeout 900 cargo test --locked --workspace --all-features --test it -- --ignored peer_servers:: || status=1
 
 if ((status != 0)); then
     echo "interop: FAILED; rerun with INTEROP_WIRE_LOG=target/interop/wire scripts/interop.sh to see the raw JSON-RPC and HTTP" >&2

@@ -3,7 +3,8 @@
 # includes checked, its examples run), interop with the official Python and TypeScript SDK
 # clients, the official conformance suite over HTTP, the same suite and the cluster tests
 # through three instances behind haproxy sharing Redis, and the instruction count per request
-# (valgrind) against the recorded one.
+# (valgrind) against the recorded one; and the feature matrix of the `modelctx` crate. Prints
+# each stage's time, and a summary of them at the end.
 # Needs the Rust toolchain, Python 3, Node 20+ and git; it installs the Debian packages the
 # tests start (redis-server, haproxy: scripts/packages.sh), fetches crates (and installs
 # mdbook), the pinned PyPI packages
@@ -16,34 +17,37 @@ cd "$(dirname "$0")/.."
 export CARGO_INCREMENTAL=${CARGO_INCREMENTAL:-0}
 echo "==> disk free where target/ lives: $(df -h --output=avail . | tail -1 | tr -d ' ')"
 
-scripts/packages.sh
+# stage NAME COMMAND…: runs one check, timed; the times are summed up at the end.
+stage_times=()
+stage() {
+    local name=$1 started=$SECONDS
+    shift
+    echo "==> $name"
+    "$@"
+    local took=$((SECONDS - started))
+    stage_times+=("$(printf '%5d s  %s' "$took" "$name")")
+    echo "==> $name: done in ${took} s"
+}
 
-echo "==> cargo fmt --check"
-cargo fmt --all -- --check
+stage "packages (Debian packages the tests start)" scripts/packages.sh
+stage "cargo fmt --check" cargo fmt --all -- --check
+stage "cargo clippy (all targets, all features, warnings are errors)" \
+    cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
+stage "features: modelctx without default features and with each feature alone (clippy)" scripts/features.sh
+stage "cargo test (all features)" cargo test --workspace --all-features --locked
+binaries=$(cargo metadata --no-deps --format-version 1 --locked | python3 -c '
+import json, sys
+print(sum(t["kind"] == ["test"] for p in json.load(sys.stdin)["packages"] for t in p["targets"]))')
+echo "==> integration-test binaries in the workspace: $binaries"
+stage "traceability: CHECKLIST rows and the tests and suite checks that prove them" scripts/traceability.py
+stage "guide: mdbook build, its includes, its examples run" scripts/guide.sh
+stage "interop: the official SDK clients against modelctx serve everything" scripts/interop.sh
+stage "conformance: the official suite (both revisions) against modelctx serve everything --http" \
+    scripts/conformance.sh
+stage "gateway: the suite's server scenarios through modelctx gateway fronting serve everything" scripts/gateway.sh
+stage "cluster: the suite and the cluster tests through haproxy, three instances, one Redis" scripts/cluster.sh
+stage "instructions per request (callgrind), against bench/instructions.json" scripts/instructions.sh
 
-echo "==> cargo clippy (all targets, all features, warnings are errors)"
-cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
-
-echo "==> cargo test (all features)"
-cargo test --workspace --all-features --locked
-
-echo "==> traceability: CHECKLIST rows and the tests and suite checks that prove them"
-scripts/traceability.py
-
-echo "==> guide: mdbook build, its includes, its examples run"
-scripts/guide.sh
-
-echo "==> interop: the official SDK clients against modelctx serve everything"
-scripts/interop.sh
-
-echo "==> conformance: the official suite (both revisions) against modelctx serve everything --http"
-scripts/conformance.sh
-
-echo "==> gateway: the suite's server scenarios through modelctx gateway fronting serve everything"
-scripts/gateway.sh
-
-echo "==> cluster: the suite and the cluster tests through haproxy, three instances, one Redis"
-scripts/cluster.sh
-
-echo "==> instructions per request (callgrind), against bench/instructions.json"
-scripts/instructions.sh
+echo "==> stage times"
+printf '%s\n' "${stage_times[@]}"
+echo "==> all checks passed in $((SECONDS / 60)) min $((SECONDS % 60)) s"

@@ -45,7 +45,11 @@ pub(crate) async fn serve_http(
             eprintln!("  for callers with an access token of {}", auth.issuer.as_deref().unwrap_or_default());
         }
     }
-    modelctx::transport::http::serve_http(server, listener, options, modelctx::transport::terminated()).await
+    let stop = modelctx::transport::terminated();
+    match auth {
+        None => modelctx::transport::http::serve_http_with_sse(server, listener, options, stop).await,
+        Some(_) => modelctx::transport::http::serve_http(server, listener, options, stop).await,
+    }
 }
 
 /// Options of `serve --http` that put the endpoint behind OAuth.

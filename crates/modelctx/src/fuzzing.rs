@@ -8,7 +8,7 @@ use modelctx_protocol::jsonrpc::ParseLimits;
 use tokio_util::codec::Decoder;
 
 use crate::client::sse::{SseEvent, take_event};
-use crate::transport::lines::{Line, Lines};
+use crate::transport::framing::{Line, Lines};
 
 /// `bytes` cut at `cuts` (any order, any values; those past the end cut at the end): the
 /// chunks a stream may deliver them in.

@@ -42,24 +42,31 @@
 
 #[cfg(feature = "auth")]
 pub mod auth;
+#[cfg(feature = "client")]
 pub mod client;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
-#[cfg(all(test, not(feature = "fuzzing")))]
+#[cfg(all(test, feature = "server", feature = "http-client", feature = "host", not(feature = "fuzzing")))]
 mod fuzzing;
-#[cfg(feature = "host")]
+#[cfg(feature = "gateway")]
 pub mod gateway;
 #[cfg(feature = "host")]
 pub mod host;
 #[cfg(feature = "otel")]
 pub mod otel;
+#[cfg(any(feature = "server", all(feature = "client", feature = "validation")))]
 pub(crate) mod schema;
+#[cfg(feature = "server")]
 pub mod server;
+#[cfg(all(feature = "skills", any(feature = "server", feature = "client")))]
 mod skill_file;
 pub mod store;
+#[cfg(any(feature = "server", feature = "client"))]
 mod telemetry;
+#[cfg(feature = "testing")]
 pub mod testing;
+#[cfg(any(feature = "server", feature = "client"))]
 pub mod transport;
 
 pub use modelctx_protocol as protocol;

@@ -1,15 +1,16 @@
 //! JSON Schemas, for the server (tool input and output schemas) and the client (results
 //! checked against a tool's `outputSchema`) alike: generated from Rust types with `schemars`
-//! (draft 2020-12), compiled for validation with `jsonschema`.
+//! (draft 2020-12), compiled for validation with `jsonschema` (the `validation` feature).
 
+#[cfg(all(feature = "validation", feature = "server"))]
 use std::sync::OnceLock;
 
 use modelctx_protocol::JsonObject;
-use schemars::JsonSchema;
 use serde_json::Value;
 
 /// The JSON Schema (2020-12) of `T`, as an object.
-pub(crate) fn schema_of<T: JsonSchema>() -> JsonObject {
+#[cfg(feature = "server")]
+pub(crate) fn schema_of<T: schemars::JsonSchema>() -> JsonObject {
     match serde_json::to_value(schemars::schema_for!(T)) {
         Ok(Value::Object(schema)) => schema,
         // `true`/`false` schemas: "anything" is the closest object form.
@@ -18,14 +19,17 @@ pub(crate) fn schema_of<T: JsonSchema>() -> JsonObject {
 }
 
 /// A compiled schema that explains failures by instance path.
+#[cfg(feature = "validation")]
 pub(crate) struct Validator(jsonschema::Validator);
 
+#[cfg(feature = "validation")]
 impl std::fmt::Debug for Validator {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Validator")
     }
 }
 
+#[cfg(feature = "validation")]
 impl Validator {
     /// Compiles `schema`: draft 2020-12 unless it declares another supported `$schema`
     /// (BASE-20); an unknown dialect is an error (BASE-21). Network and file `$ref`s are never
@@ -55,9 +59,11 @@ impl Validator {
 /// A schema compiled when it is first needed, or at once when asked (the registration
 /// check): a server that starts pays nothing for the schemas of tools nobody calls. Compiling
 /// checks the schema against its meta-schema, which costs more than the compilation itself.
+#[cfg(all(feature = "validation", feature = "server"))]
 #[derive(Debug, Default)]
 pub(crate) struct CompiledOnUse(OnceLock<Result<Validator, String>>);
 
+#[cfg(all(feature = "validation", feature = "server"))]
 impl CompiledOnUse {
     /// `schema` compiled now; why it does not compile.
     pub(crate) fn now(schema: &JsonObject) -> Result<Self, String> {
@@ -71,7 +77,7 @@ impl CompiledOnUse {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "validation", feature = "server"))]
 mod tests {
     use serde_json::json;
 

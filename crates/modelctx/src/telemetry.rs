@@ -66,8 +66,10 @@ impl<'a> Subject<'a> {
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Side {
     /// A server handled it (`mcp.server.operation.duration`).
+    #[cfg(feature = "server")]
     Server,
     /// A client sent it (`mcp.client.operation.duration`).
+    #[cfg(feature = "client")]
     Client,
 }
 

@@ -88,6 +88,7 @@ impl PartialEq for Cause {
 
 impl ClientError {
     /// A failed HTTP exchange: `detail` says what was done, `source` what failed underneath.
+    #[cfg(feature = "http-client")]
     pub(crate) fn transport(
         detail: impl Into<String>,
         source: impl std::error::Error + Send + Sync + 'static,

@@ -1,11 +1,18 @@
 //! How a client reaches its server: a stdio stream pair or a Streamable HTTP endpoint, behind
 //! one set of calls.
 
+#[cfg(feature = "http-client")]
 use std::collections::BTreeMap;
+#[cfg(feature = "http-client")]
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+#[cfg(feature = "http-client")]
+use std::time::Instant;
 
-use modelctx_protocol::era::client::{EraVerdict, ProbeOutcome, http_probe_verdict, stdio_probe_verdict};
+#[cfg(feature = "http-client")]
+use modelctx_protocol::era::client::http_probe_verdict;
+use modelctx_protocol::era::client::{EraVerdict, ProbeOutcome, stdio_probe_verdict};
+#[cfg(feature = "http-client")]
 use modelctx_protocol::headers::validate_x_mcp_headers;
 use modelctx_protocol::jsonrpc::Notification;
 use modelctx_protocol::model::Tool;
@@ -14,6 +21,7 @@ use serde_json::Value;
 use tokio::sync::broadcast;
 
 use super::ClientError;
+#[cfg(feature = "http-client")]
 use super::http::HttpLink;
 use super::negotiate::VERSIONS;
 use super::rpc::Rpc;
@@ -23,9 +31,13 @@ pub(super) enum Link {
     /// One JSON-RPC message per line (a child process, a socket, a pipe).
     Stdio(Rpc),
     /// Streamable HTTP.
+    #[cfg(feature = "http-client")]
     Http(Arc<HttpLink>),
 }
 
+// Over stdio what only HTTP needs to know (the session stream, the version in use, the
+// `Mcp-Param-*` arguments) is not used.
+#[cfg_attr(not(feature = "http-client"), allow(unused_variables))]
 impl Link {
     pub(super) async fn request(
         &self,
@@ -35,6 +47,7 @@ impl Link {
     ) -> Result<JsonObject, ClientError> {
         match self {
             Self::Stdio(rpc) => rpc.request(method, params, timeout).await,
+            #[cfg(feature = "http-client")]
             Self::Http(http) => http.request(method, params, timeout).await,
         }
     }
@@ -42,6 +55,7 @@ impl Link {
     pub(super) async fn notify(&self, method: &str, params: Option<JsonObject>) -> Result<(), ClientError> {
         match self {
             Self::Stdio(rpc) => rpc.notify(method, params).await,
+            #[cfg(feature = "http-client")]
             Self::Http(http) => http.notify(method, params).await,
         }
     }
@@ -49,12 +63,14 @@ impl Link {
     pub(super) fn notifications(&self) -> broadcast::Receiver<Notification> {
         match self {
             Self::Stdio(rpc) => rpc.notifications(),
+            #[cfg(feature = "http-client")]
             Self::Http(http) => http.notifications(),
         }
     }
 
     /// Opens what a fresh legacy session listens on: over HTTP, its standalone stream.
     pub(super) async fn open_session(&self, wait: Duration) {
+        #[cfg(feature = "http-client")]
         if let Self::Http(http) = self {
             http.open_session_stream(wait).await;
         }
@@ -66,6 +82,7 @@ impl Link {
     pub(super) fn known_legacy(&self) -> bool {
         match self {
             Self::Stdio(_) => false,
+            #[cfg(feature = "http-client")]
             Self::Http(http) => legacy_endpoints()
                 .get(http.url().as_str())
                 .is_some_and(|found| found.elapsed() < LEGACY_MEMORY),
@@ -74,6 +91,7 @@ impl Link {
 
     /// Remembers that this server turned out legacy.
     pub(super) fn found_legacy(&self) {
+        #[cfg(feature = "http-client")]
         if let Self::Http(http) = self {
             let mut endpoints = legacy_endpoints();
             endpoints.retain(|_, found| found.elapsed() < LEGACY_MEMORY);
@@ -89,6 +107,7 @@ impl Link {
 
     /// Records the version in use.
     pub(super) fn settle(&self, version: ProtocolVersion) {
+        #[cfg(feature = "http-client")]
         if let Self::Http(http) = self {
             http.settle(version);
         }
@@ -96,18 +115,21 @@ impl Link {
 
     /// Learns which tool arguments travel as `Mcp-Param-*` headers; over HTTP, tools whose
     /// `x-mcp-header` annotations are invalid are dropped (HTTP-27).
+    #[cfg_attr(not(feature = "http-client"), allow(clippy::ptr_arg))]
     pub(super) fn learn_param_headers(&self, tools: &mut Vec<Tool>) {
-        let Self::Http(http) = self else { return };
-        tools.retain(|tool| match validate_x_mcp_headers(&tool.input_schema) {
-            Ok(params) => {
-                http.learn_param_headers(&tool.name, params);
-                true
-            }
-            Err(e) => {
-                tracing::warn!(tool = %tool.name, error = %e, "dropping a tool whose x-mcp-header annotations are invalid");
-                false
-            }
-        });
+        #[cfg(feature = "http-client")]
+        if let Self::Http(http) = self {
+            tools.retain(|tool| match validate_x_mcp_headers(&tool.input_schema) {
+                Ok(params) => {
+                    http.learn_param_headers(&tool.name, params);
+                    true
+                }
+                Err(e) => {
+                    tracing::warn!(tool = %tool.name, error = %e, "dropping a tool whose x-mcp-header annotations are invalid");
+                    false
+                }
+            });
+        }
     }
 
     /// Sends the `server/discover` probe at `version` and reads the verdict (CHECKLIST
@@ -137,6 +159,7 @@ impl Link {
                 let answered = !matches!(probe, Err(ClientError::Timeout { .. }));
                 Ok(Probed { verdict, result: probe.ok(), answered })
             }
+            #[cfg(feature = "http-client")]
             Self::Http(http) => {
                 http.settle(version);
                 let posted = tokio::time::timeout(
@@ -187,16 +210,20 @@ pub(super) struct Probed {
     pub(super) answered: bool,
 }
 
+#[cfg(feature = "http-client")]
 /// HTTP endpoints whose answer to a probe showed them legacy, and when: remembered for
 /// [`LEGACY_MEMORY`], at most [`LEGACY_ENDPOINTS_KEPT`] of them.
 static LEGACY_ENDPOINTS: Mutex<BTreeMap<String, Instant>> = Mutex::new(BTreeMap::new());
 
+#[cfg(feature = "http-client")]
 /// How long a legacy verdict spares later connections the probe: a server may be upgraded.
 const LEGACY_MEMORY: Duration = Duration::from_secs(600);
 
+#[cfg(feature = "http-client")]
 /// At most this many endpoints are remembered; the oldest verdict goes first.
 const LEGACY_ENDPOINTS_KEPT: usize = 1024;
 
+#[cfg(feature = "http-client")]
 fn legacy_endpoints() -> MutexGuard<'static, BTreeMap<String, Instant>> {
     LEGACY_ENDPOINTS.lock().unwrap_or_else(PoisonError::into_inner)
 }

@@ -22,15 +22,20 @@
 //! # Ok(()) }
 //! ```
 
+#[cfg(feature = "http-client")]
 mod auth;
 mod behalf;
+#[cfg(feature = "http-client")]
 pub mod browser;
 mod cache;
 mod dialect;
+#[cfg(feature = "http-client")]
 pub mod egress;
 mod error;
 mod handlers;
+#[cfg(feature = "http-client")]
 mod http;
+#[cfg(feature = "http-client")]
 mod http_sse;
 mod lifecycle;
 mod link;
@@ -39,7 +44,9 @@ mod negotiate;
 mod options;
 mod progress;
 mod rpc;
+#[cfg(feature = "skills")]
 pub mod skills;
+#[cfg(feature = "http-client")]
 pub(crate) mod sse;
 mod stdio;
 mod tasks;
@@ -49,9 +56,12 @@ pub use tasks::Started;
 mod wire;
 mod wire_tap;
 
+#[cfg(feature = "validation")]
 use std::collections::HashMap;
+#[cfg(any(feature = "validation", feature = "http-client"))]
+use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use modelctx_protocol::jsonrpc::Notification;
@@ -63,8 +73,11 @@ use modelctx_protocol::{Era, JsonObject};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use tokio::sync::broadcast;
-use tokio_util::sync::{CancellationToken, DropGuard};
+use tokio_util::sync::CancellationToken;
+#[cfg(feature = "http-client")]
+use tokio_util::sync::DropGuard;
 
+#[cfg(feature = "http-client")]
 pub use auth::{HttpAuth, Refusal, StaticBearer, authorization_value};
 pub use behalf::{OnBehalf, on_behalf};
 pub use error::{Cause, ClientError};
@@ -76,6 +89,7 @@ pub use wire_tap::{WireDirection, WireTap};
 
 use cache::Cache;
 use dialect::Dialect;
+#[cfg(feature = "http-client")]
 use http::HttpLink;
 use link::Link;
 use negotiate::negotiate;
@@ -84,6 +98,7 @@ use stdio::Process;
 use tracing::Instrument as _;
 use wire::{member, with_meta};
 
+#[cfg(feature = "validation")]
 use crate::schema::Validator;
 
 /// A request's time limit when a caller keeps its own (a day: effectively none).
@@ -96,8 +111,10 @@ const MAX_PAGES: usize = 1000;
 pub struct Client {
     link: Link,
     /// Tools' `outputSchema`s from the last listing, compiled, by tool name.
+    #[cfg(feature = "validation")]
     output_schemas: Mutex<HashMap<String, Arc<Validator>>>,
     /// The tools' input schemas, once a listing was seen (`None` before).
+    #[cfg(feature = "validation")]
     input_schemas: Mutex<Option<HashMap<String, Arc<Validator>>>>,
     /// The next progress token.
     progress_tokens: AtomicU64,
@@ -106,6 +123,7 @@ pub struct Client {
     /// The log level asked for: sent with every 2026-07-28 request.
     log_level: Mutex<Option<LoggingLevel>>,
     /// Ends an HTTP+SSE session's tasks when the client goes.
+    #[cfg(feature = "http-client")]
     session: Option<DropGuard>,
     options: ClientOptions,
     server: ServerDescription,
@@ -156,6 +174,7 @@ impl Client {
 
     /// Connects to a Streamable HTTP endpoint (`http://127.0.0.1:8080/mcp`), sending `headers`
     /// with every request (tracing, API keys) and the credentials of [`ClientOptions::auth`].
+    #[cfg(feature = "http-client")]
     pub async fn connect_http(
         url: &str,
         headers: reqwest::header::HeaderMap,
@@ -176,6 +195,7 @@ impl Client {
 
     /// Connects over the deprecated HTTP+SSE transport (2024-11-05): `url` is its event
     /// stream; the session speaks the `initialize` era.
+    #[cfg(feature = "http-client")]
     async fn connect_http_sse(
         url: reqwest::Url,
         headers: reqwest::header::HeaderMap,
@@ -217,11 +237,14 @@ impl Client {
             dialect: server.version.era().into(),
             server,
             process,
+            #[cfg(feature = "validation")]
             output_schemas: Mutex::default(),
+            #[cfg(feature = "validation")]
             input_schemas: Mutex::default(),
             progress_tokens: AtomicU64::new(1),
             cache,
             log_level: Mutex::default(),
+            #[cfg(feature = "http-client")]
             session: None,
             listen_setup: tokio::sync::Mutex::default(),
         })
@@ -280,14 +303,15 @@ impl Client {
     /// cached `private` results answer only the context they were fetched in (CACHE-07). The
     /// credentials alone are the context, not what changes with every request (a DPoP proof).
     async fn authorization_context(&self) -> Result<cache::Context, ClientError> {
-        use sha2::Digest as _;
-        let (Some(auth), Link::Http(http)) = (&self.options.auth, &self.link) else {
-            return Ok(cache::Context::default());
-        };
-        let mut probe = reqwest::Request::new(reqwest::Method::POST, http.url().clone());
-        auth.authorize(&mut probe).await?;
-        let credentials = probe.headers().get(reqwest::header::AUTHORIZATION).map(|v| v.as_bytes());
-        Ok(sha2::Sha256::digest(credentials.unwrap_or_default()).into())
+        #[cfg(feature = "http-client")]
+        if let (Some(auth), Link::Http(http)) = (&self.options.auth, &self.link) {
+            use sha2::Digest as _;
+            let mut probe = reqwest::Request::new(reqwest::Method::POST, http.url().clone());
+            auth.authorize(&mut probe).await?;
+            let credentials = probe.headers().get(reqwest::header::AUTHORIZATION).map(|v| v.as_bytes());
+            return Ok(sha2::Sha256::digest(credentials.unwrap_or_default()).into());
+        }
+        Ok(cache::Context::default())
     }
 
     async fn request_within(
@@ -421,11 +445,13 @@ impl Client {
             Ok(next_cursor)
         })
         .await?;
+        #[cfg(feature = "validation")]
         self.learn_output_schemas(&tools);
         Ok(tools)
     }
 
     /// Compiles the listed tools' output schemas, so that calls can be checked against them.
+    #[cfg(feature = "validation")]
     fn learn_output_schemas(&self, tools: &[Tool]) {
         let inputs = tools
             .iter()
@@ -453,6 +479,7 @@ impl Client {
     /// `inputSchema`, listing the tools first when no listing was seen (which also gives the
     /// `outputSchema` its results are checked against). Nothing is sent for arguments that do
     /// not fit.
+    #[cfg(feature = "validation")]
     async fn check_arguments(&self, name: &str, arguments: &Value) -> Result<(), ClientError> {
         if !self.options.validate_arguments {
             return Ok(());
@@ -479,6 +506,7 @@ impl Client {
 
     /// Checks a tool's result against the `outputSchema` it was listed with (TOOL-10): a
     /// successful result must carry conforming `structuredContent`.
+    #[cfg(feature = "validation")]
     fn check_output(&self, name: &str, result: &CallToolResult) -> Result<(), ClientError> {
         let validator = self.output_schemas.lock().unwrap_or_else(PoisonError::into_inner).get(name).cloned();
         let Some(validator) = validator else { return Ok(()) };
@@ -571,6 +599,7 @@ impl Client {
     /// tool an `outputSchema`, a successful result must carry `structuredContent` that
     /// conforms to it; otherwise the call fails with [`ClientError::InvalidResult`].
     pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult, ClientError> {
+        #[cfg(feature = "validation")]
         self.check_arguments(name, &arguments).await?;
         let result = self.request("tools/call", json!({"name": name, "arguments": arguments})).await?;
         self.tool_result(name, result).await
@@ -594,12 +623,14 @@ impl Client {
 
     /// A `tools/call` answer — followed to its end when it is a task — in the neutral model,
     /// checked against the tool's output schema.
+    #[cfg_attr(not(feature = "validation"), allow(unused_variables))]
     async fn tool_result(&self, name: &str, result: JsonObject) -> Result<CallToolResult, ClientError> {
         let result = match result.get("resultType").and_then(Value::as_str) {
             Some("task") => self.follow_task(result).await?,
             _ => result,
         };
         let result = self.dialect.call_result(result)?;
+        #[cfg(feature = "validation")]
         self.check_output(name, &result)?;
         Ok(result)
     }

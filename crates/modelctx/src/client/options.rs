@@ -1,5 +1,6 @@
 //! How a client is set up, and what it learns of the server.
 
+#[cfg(feature = "http-client")]
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -8,7 +9,9 @@ use modelctx_protocol::jsonrpc::ParseLimits;
 use modelctx_protocol::model::ServerCapabilities;
 use modelctx_protocol::types::Implementation;
 
-use super::{ClientHandlers, HttpAuth, WireTap};
+#[cfg(feature = "http-client")]
+use super::HttpAuth;
+use super::{ClientHandlers, WireTap};
 
 /// Which era the client speaks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -49,10 +52,12 @@ pub struct ClientOptions {
     /// The credentials of HTTP requests: set on each one, and told of a 401 or 403 (for
     /// stdio servers it is unused). [`StaticBearer`](super::StaticBearer) for a fixed token,
     /// `modelctx::auth::OAuth` (feature `auth`) for OAuth. Default none.
+    #[cfg(feature = "http-client")]
     pub auth: Option<Arc<dyn HttpAuth>>,
     /// Whether `call_tool` checks the arguments against the tool's `inputSchema` before
     /// sending them (listing the tools first when no listing was seen): arguments that do not
     /// fit are `ClientError::InvalidParams` and nothing is sent. Default false.
+    #[cfg(feature = "validation")]
     pub validate_arguments: bool,
     /// Whether to declare the tasks extension (`io.modelcontextprotocol/tasks`) on 2026-07-28
     /// requests: a server may then answer a `tools/call` with a task, which
@@ -71,6 +76,7 @@ pub struct ClientOptions {
     /// knowledge"), as a proxy speaks to its back ends: every request of the connection is then
     /// a stream of one TCP connection. `https://` URLs negotiate HTTP/2 by ALPN whatever this
     /// says. Default false: HTTP/1.1, which every server speaks.
+    #[cfg(feature = "http-client")]
     pub http2_prior_knowledge: bool,
 }
 
@@ -87,12 +93,15 @@ impl ClientOptions {
             handlers: ClientHandlers::default(),
             max_input_rounds: 8,
             reset_timeout_on_progress: true,
+            #[cfg(feature = "http-client")]
             auth: None,
+            #[cfg(feature = "validation")]
             validate_arguments: false,
             tasks: false,
             task_timeout: Duration::from_secs(3600),
             reissues: 2,
             wire_tap: None,
+            #[cfg(feature = "http-client")]
             http2_prior_knowledge: false,
         }
     }

@@ -93,6 +93,7 @@ impl Client {
         arguments: Value,
         on_progress: impl FnMut(Progress) + Send,
     ) -> Result<CallToolResult, ClientError> {
+        #[cfg(feature = "validation")]
         self.check_arguments(name, &arguments).await?;
         let params = json!({"name": name, "arguments": arguments});
         let result = self.request_with_progress("tools/call", params, on_progress).await?;

@@ -20,7 +20,7 @@ use tokio_util::codec::FramedRead;
 use tokio_util::sync::CancellationToken;
 
 use super::{ClientError, ClientHandlers, WireTap};
-use crate::transport::lines::{Line, Lines};
+use crate::transport::framing::{Line, Lines};
 use modelctx_protocol::Era;
 
 /// Lines waiting to be written before a sender waits.

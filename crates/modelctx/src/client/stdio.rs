@@ -15,7 +15,7 @@ use tokio_util::codec::FramedRead;
 use tokio_util::sync::CancellationToken;
 
 use super::ClientError;
-use crate::transport::lines::{Line, Lines};
+use crate::transport::framing::{Line, Lines};
 
 /// How to start a server: program, arguments, environment, working directory.
 #[derive(Clone, Debug)]

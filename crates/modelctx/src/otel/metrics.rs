@@ -14,6 +14,7 @@ use crate::telemetry::Side;
 const BOUNDS: [f64; 14] = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0];
 
 struct Instruments {
+    #[cfg(feature = "server")]
     server: Histogram<f64>,
     client: Histogram<f64>,
 }
@@ -38,6 +39,7 @@ pub(super) fn install(provider: &SdkMeterProvider) {
             .build()
     };
     let _ = INSTRUMENTS.set(Instruments {
+        #[cfg(feature = "server")]
         server: histogram("mcp.server.operation.duration", "Duration of MCP requests a server handled"),
         client: histogram("mcp.client.operation.duration", "Duration of MCP requests a client sent"),
     });
@@ -72,6 +74,7 @@ impl Operation {
             self.attributes.push(KeyValue::new("error.type", error.to_owned()));
         }
         let histogram = match self.side {
+            #[cfg(feature = "server")]
             Side::Server => &instruments.server,
             Side::Client => &instruments.client,
         };

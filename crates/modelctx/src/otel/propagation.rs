@@ -2,14 +2,18 @@
 //! semantic conventions carry them.
 
 use modelctx_protocol::JsonObject;
-use opentelemetry::propagation::{Extractor, Injector, TextMapPropagator as _};
+#[cfg(feature = "server")]
+use opentelemetry::propagation::Extractor;
+use opentelemetry::propagation::{Injector, TextMapPropagator as _};
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 use serde_json::Value;
 use tracing_opentelemetry::OpenTelemetrySpanExt as _;
 
+#[cfg(feature = "server")]
 /// Reads trace context from a `_meta` object.
 struct FromMeta<'a>(&'a JsonObject);
 
+#[cfg(feature = "server")]
 impl Extractor for FromMeta<'_> {
     fn get(&self, key: &str) -> Option<&str> {
         self.0.get(key).and_then(Value::as_str)
@@ -32,6 +36,7 @@ impl Injector for IntoMeta<'_> {
     }
 }
 
+#[cfg(feature = "server")]
 /// Makes the caller's span, named by `meta.traceparent`, the parent of `span` (before it is
 /// entered). Without a valid `traceparent` the span starts a trace of its own.
 pub(crate) fn continue_trace(span: &tracing::Span, meta: &JsonObject) {

@@ -153,6 +153,7 @@ impl Server {
                 if registry.offers_tasks() {
                     extensions.insert(modelctx_protocol::tasks::EXTENSION_ID.to_owned(), JsonObject::new());
                 }
+                #[cfg(feature = "skills")]
                 if !self.inner.skills.is_empty() {
                     extensions
                         .insert(super::skills::EXTENSION_ID.to_owned(), super::skills::Skills::settings());
@@ -491,6 +492,7 @@ impl Server {
             task if super::tasks::is_task_method(task) => {
                 Answer::from(self.task_method(&ctx, method, params).await?)
             }
+            #[cfg(feature = "skills")]
             skill if super::skills::is_skill_method(skill) => {
                 let mut result = self.inner.skills.serve(skill, params, self.options().page_size)?;
                 result.insert("resultType".into(), serde_json::json!(complete));
@@ -567,6 +569,7 @@ impl Server {
                     self.complete(ctx, params.reference, params.argument, params.context).await?;
                 Answer::serialized(&v2025::CompleteResult { completion, meta: None })
             }
+            #[cfg(feature = "skills")]
             skill if super::skills::is_skill_method(skill) => {
                 Answer::from(self.inner.skills.serve(skill, params, self.options().page_size)?)
             }

@@ -29,13 +29,15 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tracing::Instrument;
 
+#[cfg(feature = "http-server")]
+use super::RequestContext;
 use super::answer::Answer;
 use super::dispatch::parse_params;
 use super::input::{LegacyPeer, PendingAnswers};
 use super::middleware::McpRequest;
 use super::outgoing::Outgoing;
 use super::telemetry;
-use super::{Limits, RequestContext, Server, Tokens};
+use super::{Limits, Server, Tokens};
 
 /// How a request ended: its answer, or `None` when it was cancelled (and gets no response).
 pub(crate) type Outcome = Option<Result<Answer, ErrorObject>>;
@@ -77,6 +79,7 @@ impl Lifecycle {
         &self.server
     }
 
+    #[cfg(feature = "http-server")]
     /// Tripped when shutdown starts.
     pub(crate) fn closing(&self) -> &CancellationToken {
         &self.closing
@@ -87,6 +90,7 @@ impl Lifecycle {
         Exchange::new(self, true)
     }
 
+    #[cfg(feature = "http-server")]
     /// The peer of requests that each arrive on their own stream (a modern Streamable HTTP
     /// POST): their ids are not tracked, since two clients may well use the same one.
     pub(crate) fn stateless(self: &Arc<Self>) -> Exchange {
@@ -98,6 +102,7 @@ impl Lifecycle {
         self.closing.cancel();
     }
 
+    #[cfg(feature = "http-server")]
     /// Cancels every request of every peer (the grace period of shutdown is over).
     pub(crate) fn abort(&self) {
         self.abort.cancel();
@@ -144,6 +149,7 @@ impl Refusal {
         }
     }
 
+    #[cfg(feature = "http-server")]
     /// The HTTP status of the answer: 503 when the server is busy (try again later).
     pub(crate) fn http_status(&self) -> u16 {
         match self {
@@ -337,12 +343,14 @@ impl Admission {
         }
     }
 
+    #[cfg(feature = "http-server")]
     /// The request's cancellation token: a transport trips it when the request's stream
     /// closes.
     pub(crate) fn token(&self) -> &CancellationToken {
         &self.token
     }
 
+    #[cfg(feature = "http-server")]
     /// [`Admission::run`] in a task of the request's peer, where [`Exchange::drain`] waits
     /// for it.
     pub(crate) fn spawn(self, ctx: RequestContext, request: Request) -> JoinHandle<Outcome> {

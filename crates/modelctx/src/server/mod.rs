@@ -41,6 +41,7 @@ mod registry;
 mod request_state;
 mod resource;
 pub(crate) mod session;
+#[cfg(feature = "skills")]
 pub mod skills;
 mod strings;
 pub mod tasks;
@@ -131,6 +132,7 @@ struct Inner {
     /// The extensions declared with `ServerBuilder::extension`.
     extensions: BTreeMap<String, JsonObject>,
     /// The skills of the Skills extension.
+    #[cfg(feature = "skills")]
     skills: skills::Skills,
     /// Where redeemed `requestState`s are remembered, when each may be redeemed once.
     state_once: Option<Arc<dyn crate::store::OnceStore>>,
@@ -157,6 +159,7 @@ pub struct ServerBuilder {
     extensions: BTreeMap<String, JsonObject>,
     task_store: Option<Arc<dyn tasks::TaskStore>>,
     bus: Option<Arc<dyn crate::store::Bus>>,
+    #[cfg(feature = "skills")]
     skills: Vec<skills::Skill>,
     apps: Vec<apps::AppResource>,
     state_once: Option<Arc<dyn crate::store::OnceStore>>,
@@ -172,6 +175,7 @@ pub enum BuildError {
     /// No `requestState` key was configured and none could be generated.
     StateKey(StateKeyError),
     /// Two skills share a URI.
+    #[cfg(feature = "skills")]
     Skill(skills::SkillError),
 }
 
@@ -180,6 +184,7 @@ impl std::fmt::Display for BuildError {
         match self {
             Self::Registration(e) => e.fmt(f),
             Self::StateKey(e) => e.fmt(f),
+            #[cfg(feature = "skills")]
             Self::Skill(e) => e.fmt(f),
         }
     }
@@ -211,6 +216,7 @@ impl Server {
             extensions: BTreeMap::new(),
             task_store: None,
             bus: None,
+            #[cfg(feature = "skills")]
             skills: Vec::new(),
             apps: Vec::new(),
             state_once: None,
@@ -367,6 +373,7 @@ impl Server {
         self.inner.announcer.bus()
     }
 
+    #[cfg(feature = "http-server")]
     /// This instance's id on the bus (random, made as the server is built).
     pub(crate) fn instance(&self) -> &str {
         self.inner.announcer.instance()
@@ -494,6 +501,7 @@ impl ServerBuilder {
     /// Registers a skill (the Skills extension): its files become `skill://` resources, and
     /// the server declares the extension and answers `skills/list`, `skills/get` and
     /// `resources/directory/read`.
+    #[cfg(feature = "skills")]
     pub fn skill(mut self, skill: skills::Skill) -> Self {
         self.skills.push(skill);
         self
@@ -547,9 +555,11 @@ impl ServerBuilder {
             }
             modelctx_protocol::meta::validate_key(id).map_err(|e| refused(e.to_string()))?;
         }
+        #[cfg(feature = "skills")]
         let skills = skills::Skills::new(self.skills.clone()).map_err(BuildError::Skill)?;
         let offers_apps = !self.apps.is_empty();
         let mut resources = self.resources;
+        #[cfg(feature = "skills")]
         resources.extend(self.skills.iter().flat_map(skills::Skill::resources));
         for app in self.apps {
             resources.push(app.into_resource()?);
@@ -593,6 +603,7 @@ impl ServerBuilder {
                 layered_targets,
                 task_tools,
                 extensions,
+                #[cfg(feature = "skills")]
                 skills,
                 state_once: self.state_once,
                 roots_changed: self.roots_changed,

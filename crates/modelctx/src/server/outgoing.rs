@@ -1,9 +1,9 @@
 //! What a server writes to its peer: a message, or an answer kept in whole or in part as JSON
 //! text (a `tools/call` result, a `tools/list` page), which only a writer needs to know about.
 
-use modelctx_protocol::jsonrpc::{
-    JSONRPC_VERSION, Message, Notification, PreparedResponse, RequestId, Response,
-};
+#[cfg(feature = "testing")]
+use modelctx_protocol::jsonrpc::Response;
+use modelctx_protocol::jsonrpc::{JSONRPC_VERSION, Message, Notification, PreparedResponse, RequestId};
 use serde::ser::SerializeMap as _;
 use serde::{Serialize, Serializer};
 use serde_json::value::RawValue;
@@ -37,11 +37,13 @@ impl From<Notification> for Outgoing {
 }
 
 impl Outgoing {
+    #[cfg(feature = "http-server")]
     /// One line of JSON.
     pub(crate) fn to_json(&self) -> String {
         serde_json::to_string(self).expect("an outgoing message always serialises")
     }
 
+    #[cfg(feature = "testing")]
     /// As the peer reads it: a prepared answer is a plain response.
     pub(crate) fn into_message(self) -> Message {
         match self {

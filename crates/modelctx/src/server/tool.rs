@@ -17,7 +17,9 @@ use super::error::RegistrationError;
 use super::extract::{Erased, ErasedToolHandler, ToolCallParts, ToolHandler};
 use super::middleware::{Layered, layer_setter};
 use super::tasks::TaskSupport;
+#[cfg(feature = "validation")]
 use super::tool_result::error_result;
+#[cfg(feature = "validation")]
 use crate::schema::CompiledOnUse;
 
 /// A tool to register: its description and its handler.
@@ -174,7 +176,10 @@ pub(crate) struct RegisteredTool {
     /// Whether the tool runs as a task, and when the task starts.
     pub(crate) tasks: TaskSupport,
     pub(crate) task_in_handler: bool,
+    /// The input and output schemas, compiled (the `validation` feature).
+    #[cfg(feature = "validation")]
     input: CompiledOnUse,
+    #[cfg(feature = "validation")]
     output: CompiledOnUse,
     /// The arguments mirrored into `Mcp-Param-*` headers (`x-mcp-header`).
     pub(crate) param_headers: Vec<McpParamHeader>,
@@ -219,6 +224,10 @@ impl RegisteredTool {
         if tool.input_schema.get("type") != Some(&Value::String("object".into())) {
             return Err(invalid("inputSchema must have \"type\": \"object\" at its root".into()));
         }
+        // Without the `validation` feature there is nothing to compile.
+        #[cfg(not(feature = "validation"))]
+        let _ = check_schemas;
+        #[cfg(feature = "validation")]
         let (input, output) = if check_schemas {
             let input =
                 CompiledOnUse::now(&tool.input_schema).map_err(|e| invalid(format!("inputSchema: {e}")))?;
@@ -252,7 +261,9 @@ impl RegisteredTool {
             layers,
             tasks,
             task_in_handler,
+            #[cfg(feature = "validation")]
             input,
+            #[cfg(feature = "validation")]
             output,
             param_headers,
             ui,
@@ -272,41 +283,72 @@ impl RegisteredTool {
     /// Validates the arguments, runs the handler, and checks its structured output.
     /// Invalid arguments are a tool error the model can correct (SEP-1303); output that breaks
     /// the declared `outputSchema` is the server's fault, a JSON-RPC internal error (TOOL-09).
+    /// Without the `validation` feature neither schema is checked here: typed arguments are
+    /// still checked as the handler deserialises them.
     pub(crate) async fn call(
         &self,
         ctx: RequestContext,
         arguments: Option<JsonObject>,
     ) -> Result<CallToolResult, ErrorObject> {
-        let input = self.input.get(&self.tool.input_schema).map_err(|e| self.broken("inputSchema", e))?;
-        // Validated in place: a large argument is never copied.
-        let arguments = Value::Object(arguments.unwrap_or_default());
-        if let Some(problems) = input.explain(&arguments) {
-            return Ok(error_result(format!("Invalid arguments for tool {}: {problems}", self.tool.name)));
-        }
-        let Value::Object(arguments) = arguments else { unreachable!("built as an object above") };
-        let result = self.handler.call(ToolCallParts { ctx, arguments }).await?;
-        if let (Some(schema), false) = (&self.tool.output_schema, result.is_error == Some(true)) {
-            let validator = self.output.get(schema).map_err(|e| self.broken("outputSchema", e))?;
-            let problem = match &result.structured_content {
-                None => Some("no structuredContent".to_owned()),
-                Some(value) => validator.explain(value),
-            };
-            if let Some(problem) = problem {
-                tracing::error!(tool = %self.tool.name, %problem, "tool output breaks its outputSchema");
-                return Err(ErrorObject::internal(format!(
-                    "tool {} produced output that does not match its outputSchema: {problem}",
+        let arguments = arguments.unwrap_or_default();
+        #[cfg(feature = "validation")]
+        let arguments = match self.validated(arguments)? {
+            Ok(arguments) => arguments,
+            Err(problems) => {
+                return Ok(error_result(format!(
+                    "Invalid arguments for tool {}: {problems}",
                     self.tool.name
                 )));
             }
-        }
+        };
+        let result = self.handler.call(ToolCallParts { ctx, arguments }).await?;
+        #[cfg(feature = "validation")]
+        self.check_output(&result)?;
         if self.ui.is_some() {
             super::apps::check_fallback(&self.tool.name, &result)?;
         }
         Ok(result)
     }
 
+    /// `arguments` when they conform to the tool's input schema; otherwise what is wrong.
+    /// Validated in place: a large argument is never copied.
+    #[cfg(feature = "validation")]
+    fn validated(&self, arguments: JsonObject) -> Result<Result<JsonObject, String>, ErrorObject> {
+        let input = self.input.get(&self.tool.input_schema).map_err(|e| self.broken("inputSchema", e))?;
+        let arguments = Value::Object(arguments);
+        if let Some(problems) = input.explain(&arguments) {
+            return Ok(Err(problems));
+        }
+        let Value::Object(arguments) = arguments else { unreachable!("built as an object above") };
+        Ok(Ok(arguments))
+    }
+
+    /// Refuses a result whose structured output breaks the declared `outputSchema`.
+    #[cfg(feature = "validation")]
+    fn check_output(&self, result: &CallToolResult) -> Result<(), ErrorObject> {
+        let (Some(schema), false) = (&self.tool.output_schema, result.is_error == Some(true)) else {
+            return Ok(());
+        };
+        let validator = self.output.get(schema).map_err(|e| self.broken("outputSchema", e))?;
+        let problem = match &result.structured_content {
+            None => Some("no structuredContent".to_owned()),
+            Some(value) => validator.explain(value),
+        };
+        match problem {
+            None => Ok(()),
+            Some(problem) => {
+                tracing::error!(tool = %self.tool.name, %problem, "tool output breaks its outputSchema");
+                Err(ErrorObject::internal(format!(
+                    "tool {} produced output that does not match its outputSchema: {problem}",
+                    self.tool.name
+                )))
+            }
+        }
+    }
+
     /// The error of a call to a tool whose `which` schema does not compile: the server's
     /// fault, logged, and told to the client as `-32603`.
+    #[cfg(feature = "validation")]
     fn broken(&self, which: &str, problem: &str) -> ErrorObject {
         tracing::error!(tool = %self.tool.name, %problem, "the tool's {which} does not compile");
         ErrorObject::internal(format!(

@@ -2,6 +2,7 @@
 
 /// Makes an endpoint with an `async fn handle(&self, Request<B>) -> Response<McpBody>` a
 /// `tower::Service` (and so a hyper service or an axum route).
+#[cfg(feature = "http-server")]
 macro_rules! service_via_handle {
     ($endpoint:ty) => {
         impl<B> tower_service::Service<http::Request<B>> for $endpoint
@@ -29,21 +30,30 @@ macro_rules! service_via_handle {
         }
     };
 }
+#[cfg(feature = "http-server")]
 use service_via_handle;
 
+#[cfg(feature = "server")]
 pub(crate) mod connection;
+pub(crate) mod framing;
+#[cfg(feature = "http-server")]
 pub mod http;
 #[cfg(feature = "http-sse")]
 pub mod http_sse;
+#[cfg(feature = "server")]
 pub(crate) mod lines;
+#[cfg(feature = "server")]
 pub mod stdio;
-#[cfg(unix)]
+#[cfg(all(unix, feature = "server"))]
 mod stdio_pipes;
+#[cfg(feature = "server")]
 mod stdio_threads;
 
+#[cfg(feature = "server")]
 pub use lines::serve_connection;
 
 /// Completes on SIGTERM or Ctrl-C: the shutdown signal of a server process.
+#[cfg(feature = "server")]
 pub async fn terminated() {
     #[cfg(unix)]
     {

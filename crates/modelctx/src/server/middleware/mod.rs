@@ -36,10 +36,12 @@
 
 mod audit;
 mod guard;
+#[cfg(feature = "rate-limit")]
 mod rate_limit;
 
 pub use audit::{Audit, AuditOutcome, AuditRecord, Pending};
 pub use guard::{Guard, Guarded};
+#[cfg(feature = "rate-limit")]
 pub use rate_limit::{RateBudget, RateLimit};
 /// The `tower` this crate builds on, with its `util`, `timeout`, `limit` and `load-shed`
 /// layers.
@@ -143,6 +145,7 @@ impl Layered {
         self.service.is_some()
     }
 
+    #[cfg(feature = "http-server")]
     /// The scopes a caller needs.
     pub(crate) fn scopes(&self) -> &[String] {
         &self.scopes
@@ -216,6 +219,7 @@ impl Server {
         }
     }
 
+    #[cfg(feature = "http-server")]
     /// The scopes a caller needs for a request of `method` with `params`: those of the tool,
     /// prompt or resource it is about (none for other methods, or an unknown target).
     pub(crate) fn required_scopes(&self, method: &str, params: Option<&JsonObject>) -> Vec<String> {

@@ -37,6 +37,8 @@ use crate::server::exchange::{Exchange, Lifecycle};
 
 pub use authn::{Authenticator, Denial, RequestHead};
 pub use options::HttpOptions;
+#[cfg(feature = "http-sse")]
+pub use serve::serve_http_with_sse;
 pub use serve::{MCP_PATH, serve_http};
 pub use store::{
     EventLimits, EventStore, HttpStores, MemoryEventStore, MemorySessionStore, Replay, SessionStore,

@@ -1,8 +1,8 @@
 //! Serving the MCP endpoint on a TCP listener with hyper: HTTP/1.1 with keep-alive and a
 //! header-read timeout, and HTTP/2 with prior knowledge (h2c, what proxies and balancers
 //! speak to back ends) on the same port, told apart by the connection's first bytes;
-//! `TCP_NODELAY`, and a graceful shutdown. With the `http-sse` feature
-//! the same listener also serves the deprecated HTTP+SSE transport (`/sse`, `/messages`).
+//! `TCP_NODELAY`, and a graceful shutdown. With the `http-sse` feature, [`serve_http_with_sse`]
+//! also serves the deprecated HTTP+SSE transport (`/sse`, `/messages`) on the same listener.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -32,20 +32,21 @@ const ACCEPT_BACKOFF_MAX: Duration = Duration::from_secs(1);
 /// The path the endpoint is served at.
 pub const MCP_PATH: &str = "/mcp";
 
-/// What one listener serves: `/mcp`, and with the `http-sse` feature `/sse` and `/messages`.
+/// What one listener serves: `/mcp`, and for [`serve_http_with_sse`] `/sse` and `/messages`.
 #[derive(Clone)]
 struct Endpoints {
     mcp: McpHttp,
     #[cfg(feature = "http-sse")]
-    sse: McpSse,
+    sse: Option<McpSse>,
 }
 
 impl Endpoints {
-    fn new(server: Server, options: HttpOptions) -> Self {
+    /// `/mcp` alone.
+    fn mcp(server: Server, options: HttpOptions) -> Self {
         Self {
-            #[cfg(feature = "http-sse")]
-            sse: McpSse::new(server.clone(), options.clone()),
             mcp: McpHttp::new(server, options),
+            #[cfg(feature = "http-sse")]
+            sse: None,
         }
     }
 
@@ -57,8 +58,11 @@ impl Endpoints {
         // The deprecated transport has no authorization: with an authenticator it is not
         // offered at all, rather than be a way around it.
         #[cfg(feature = "http-sse")]
-        if (path == SSE_PATH || path == MESSAGES_PATH) && !self.mcp.authenticates() {
-            return self.sse.route(request).await;
+        if let Some(sse) = &self.sse
+            && (path == SSE_PATH || path == MESSAGES_PATH)
+            && !self.mcp.authenticates()
+        {
+            return sse.route(request).await;
         }
         empty(StatusCode::NOT_FOUND)
     }
@@ -66,23 +70,23 @@ impl Endpoints {
     fn close_streams(&self) {
         self.mcp.close_streams();
         #[cfg(feature = "http-sse")]
-        self.sse.close_streams();
+        if let Some(sse) = &self.sse {
+            sse.close_streams();
+        }
     }
 
     fn cancel_requests(&self) {
         self.mcp.cancel_requests();
         #[cfg(feature = "http-sse")]
-        self.sse.cancel_requests();
+        if let Some(sse) = &self.sse {
+            sse.cancel_requests();
+        }
     }
 }
 
 /// Serves `server` at `/mcp` on `listener` until `shutdown` completes; then stops accepting,
 /// ends long-lived streams, lets open connections finish within
 /// [`crate::server::Limits::shutdown_grace`] and cancels the requests still running.
-///
-/// With the `http-sse` feature it also serves the deprecated HTTP+SSE transport for old
-/// clients: the stream at `/sse` and its messages at `/messages`
-/// (`modelctx::transport::http_sse`).
 pub async fn serve_http(
     server: Server,
     listener: TcpListener,
@@ -90,6 +94,36 @@ pub async fn serve_http(
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
     let grace = server.options().limits.shutdown_grace;
+    serve_endpoints(Endpoints::mcp(server, options.clone()), listener, &options, grace, shutdown).await
+}
+
+/// [`serve_http`], and the deprecated HTTP+SSE transport (2024-11-05) for old clients on the
+/// same listener: the stream at `/sse` and its messages at `/messages`
+/// (`modelctx::transport::http_sse`). Not offered when `options` has an authenticator: the
+/// old transport has no authorization, and would be a way around it.
+#[cfg(feature = "http-sse")]
+pub async fn serve_http_with_sse(
+    server: Server,
+    listener: TcpListener,
+    options: HttpOptions,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
+    let grace = server.options().limits.shutdown_grace;
+    let endpoints = Endpoints {
+        sse: Some(McpSse::new(server.clone(), options.clone())),
+        ..Endpoints::mcp(server, options.clone())
+    };
+    serve_endpoints(endpoints, listener, &options, grace, shutdown).await
+}
+
+/// Serves `endpoint` on `listener` until `shutdown`, then shuts down gracefully.
+async fn serve_endpoints(
+    endpoint: Endpoints,
+    listener: TcpListener,
+    options: &HttpOptions,
+    grace: std::time::Duration,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
     let mut builder = auto::Builder::new(TokioExecutor::new());
     builder
         .http1()
@@ -99,7 +133,6 @@ pub async fn serve_http(
     builder.http2().timer(TokioTimer::new()).max_concurrent_streams(options.max_streams_per_connection);
     let builder = Arc::new(builder);
     let connections = Arc::new(Semaphore::new(options.max_connections.max(1)));
-    let endpoint = Endpoints::new(server, options);
     let graceful = GracefulShutdown::new();
     tokio::pin!(shutdown);
     let mut backoff = ACCEPT_BACKOFF_MIN;

@@ -1,0 +1,321 @@
+//! `modelctx gateway` over real backends: `modelctx serve everything` children behind a
+//! gateway child on loopback HTTP, driven by modelctx's client in both eras. Prefixes (a
+//! server's name, or none) and tool filters; resources, templates and prompts through it;
+//! questions (elicitation), progress and logs relayed; a backend's list change heard by the
+//! gateway's clients, and a resource update its subscribers; the inbound token never reaching
+//! a backend; a cancelled call cancelled on its backend.
+
+use std::io::Write as _;
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use crate::support::WAIT;
+use crate::support::http::HttpServer;
+use futures::StreamExt as _;
+use modelctx::client::{Client, ClientHandlers, ClientOptions, EraMode, StaticBearer};
+use modelctx::protocol::Era;
+use modelctx::protocol::types::{ElicitAction, ElicitValue, Implementation, LoggingLevel, TextOrBlob};
+use modelctx::protocol::v2026::{ElicitResult, SubscriptionFilter};
+use serde_json::json;
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_modelctx")
+}
+
+/// `modelctx gateway --http 127.0.0.1:0` over `config` (`${BIN}` is this modelctx).
+fn gateway(config: &str) -> (HttpServer, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("gateway.json");
+    std::fs::File::create(&path).unwrap().write_all(config.replace("${BIN}", bin()).as_bytes()).unwrap();
+    let mut command = Command::new(bin());
+    command.args(["gateway", "--http", "127.0.0.1:0", "--config"]).arg(&path).stdin(Stdio::null());
+    (HttpServer::start(command), dir)
+}
+
+fn options(mode: EraMode) -> ClientOptions {
+    let mut options = ClientOptions::new(Implementation::new("gateway-test", "1"));
+    options.mode = mode;
+    options
+}
+
+async fn connect(gateway: &HttpServer, options: ClientOptions) -> Client {
+    let url = format!("http://{}/mcp", gateway.address);
+    Client::connect_http(&url, Default::default(), options).await.expect("the gateway answers")
+}
+
+fn text(result: &modelctx::protocol::model::CallToolResult) -> String {
+    serde_json::to_value(&result.content).unwrap()[0]["text"].as_str().unwrap_or_default().to_owned()
+}
+
+const MODES: [(EraMode, Era); 2] = [(EraMode::Auto, Era::Modern), (EraMode::Legacy, Era::Legacy)];
+
+/// One backend under its name, with two tools allowed; the other under no prefix, with the
+/// failing tools denied.
+const TWO: &str = r#"{"mcpServers": {
+    "a": {"command": "${BIN}", "args": ["serve", "everything"], "allowTools": ["echo", "add"]},
+    "b": {"command": "${BIN}", "args": ["serve", "everything"], "prefix": "", "denyTools": ["fail*", "test_error_*"]}
+}}"#;
+
+#[tokio::test]
+async fn names_follow_each_backends_prefix_and_filters_in_both_eras() {
+    let (gateway, _dir) = gateway(TWO);
+    for (mode, era) in MODES {
+        let client = connect(&gateway, options(mode)).await;
+        assert_eq!(client.era(), era);
+        let names: Vec<String> = client.list_tools().await.unwrap().into_iter().map(|t| t.name).collect();
+        let a: Vec<&String> = names.iter().filter(|name| name.starts_with("a__")).collect();
+        assert_eq!(a, ["a__add", "a__echo"], "{mode:?}: only a's allowed tools, under its name");
+        for own in ["echo", "add", "long_running_operation"] {
+            assert!(names.iter().any(|name| name == own), "{mode:?}: b's {own} keeps its name: {names:?}");
+        }
+        for denied in ["fail", "test_error_handling", "a__fail"] {
+            assert!(!names.iter().any(|name| name == denied), "{mode:?}: {denied} is filtered out");
+        }
+        let sum = client.call_tool("a__add", json!({"a": 2, "b": 40})).await.unwrap();
+        assert!(text(&sum).contains("42"), "{}", text(&sum));
+        let echoed = client.call_tool("echo", json!({"message": "through"})).await.unwrap();
+        assert_eq!(text(&echoed), "through");
+        let refused = client.request("tools/call", json!({"name": "fail", "arguments": {}})).await;
+        assert!(
+            refused.is_err() || refused.unwrap()["isError"] == json!(true),
+            "{mode:?}: fail is not callable"
+        );
+
+        let read = |contents: Vec<TextOrBlob>| match contents.into_iter().next() {
+            Some(TextOrBlob::Text(text)) => (text.uri, text.text),
+            other => panic!("{other:?}"),
+        };
+        let readme = "This is the everything server of modelctx.";
+        let namespaced = "mcp-host://a/everything://readme";
+        assert_eq!(
+            read(client.read_resource(namespaced).await.unwrap()),
+            (namespaced.to_owned(), readme.into())
+        );
+        assert_eq!(read(client.read_resource("everything://readme").await.unwrap()).1, readme);
+        let templates = client.list_resource_templates().await.unwrap();
+        assert!(
+            templates.iter().any(|t| t.uri_template == "mcp-host://a/everything://items/{id}"),
+            "{templates:?}"
+        );
+        let (uri, item) = read(client.read_resource("mcp-host://a/everything://items/7").await.unwrap());
+        assert_eq!(uri, "mcp-host://a/everything://items/7");
+        assert!(item.contains('7'), "{item}");
+        let messages = client.get_prompt("a__greeting", json!({"name": "Ada"})).await.unwrap();
+        assert!(serde_json::to_string(&messages).unwrap().contains("Ada"), "{mode:?}");
+        let colors = client
+            .complete(
+                json!({"type": "ref/prompt", "name": "a__greeting"}),
+                json!({"name": "color", "value": "re"}),
+                None,
+            )
+            .await
+            .unwrap();
+        assert!(!colors.values.is_empty() && colors.values.iter().all(|v| v.starts_with("re")), "{colors:?}");
+    }
+}
+
+/// The answer of a user who fills in `test_elicitation`'s form.
+fn ada() -> ElicitResult {
+    let content = [("username", "ada"), ("email", "ada@example.com")]
+        .map(|(key, value)| (key.to_owned(), ElicitValue::String(value.into())));
+    ElicitResult { action: ElicitAction::Accept, content: Some(content.into()) }
+}
+
+const ONE: &str =
+    r#"{"mcpServers": {"ev": {"command": "${BIN}", "args": ["serve", "everything"], "prefix": ""}}}"#;
+
+/// A backend's elicitation reaches the gateway's client (a round of input in 2026-07-28, a
+/// live request in 2025-11-25), and its progress and log messages come back.
+#[tokio::test]
+async fn questions_progress_and_logs_are_relayed_in_both_eras() {
+    let (gateway, _dir) = gateway(ONE);
+    for (mode, era) in MODES {
+        let asked = Arc::new(Mutex::new(Vec::new()));
+        let seen = Arc::clone(&asked);
+        let mut options = options(mode);
+        options.handlers = ClientHandlers::default().on_elicit(move |request| {
+            seen.lock().unwrap().push(format!("{request:?}"));
+            async move { ada() }
+        });
+        let client = connect(&gateway, options).await;
+        assert_eq!(client.era(), era);
+        let answered =
+            client.call_tool("test_elicitation", json!({"message": "Who are you?"})).await.unwrap();
+        assert!(text(&answered).contains("ada@example.com"), "{mode:?}: {}", text(&answered));
+        assert_eq!(asked.lock().unwrap().len(), 1, "{mode:?}: asked once");
+        assert!(asked.lock().unwrap()[0].contains("Who are you?"));
+
+        client.set_log_level(LoggingLevel::Info).await.unwrap();
+        let mut notes = client.notifications();
+        let mut reports = Vec::new();
+        let arguments = json!({"steps": 3, "step_ms": 10});
+        let done = client
+            .call_tool_with_progress("long_running_operation", arguments, |report| {
+                reports.push(report.progress)
+            })
+            .await
+            .unwrap();
+        assert_eq!(text(&done), "finished 3 steps");
+        assert_eq!(reports, [1.0, 2.0, 3.0], "{mode:?}: the backend's progress, in order");
+        let mut logs = 0;
+        while let Ok(note) = notes.try_recv() {
+            logs += usize::from(note.method == "notifications/message");
+        }
+        assert_eq!(logs, 3, "{mode:?}: one log message per step");
+    }
+}
+
+/// A 2025-11-25 backend asks by live requests, which nothing ties to a call: with one call
+/// in flight, a 2025-11-25 client of the gateway is asked and its answer goes back; a
+/// 2026-07-28 client, answered in rounds, cannot hold a live question open, so it is declined.
+#[tokio::test]
+async fn a_legacy_backends_live_question_reaches_a_legacy_client() {
+    let legacy = r#"{"mcpServers": {"old": {"command": "${BIN}", "args": ["serve", "everything"], "prefix": "", "protocol": "2025-11-25"}}}"#;
+    let (gateway, _dir) = gateway(legacy);
+    for (mode, answered) in [(EraMode::Legacy, true), (EraMode::Auto, false)] {
+        let mut options = options(mode);
+        options.handlers = ClientHandlers::default().on_elicit(|_| async { ada() });
+        let client = connect(&gateway, options).await;
+        let result = client.call_tool("test_elicitation", json!({"message": "Who?"})).await.unwrap();
+        let text = text(&result);
+        assert_eq!(text.contains("ada@example.com"), answered, "{mode:?}: {text}");
+        if !answered {
+            assert!(text.contains("decline"), "{mode:?}: {text}");
+        }
+    }
+}
+
+/// A tool a backend adds is announced to the gateway's clients (a listen stream in
+/// 2026-07-28, a notification on the session in 2025-11-25) and callable once listed.
+#[tokio::test]
+async fn a_backends_list_change_reaches_the_gateways_clients() {
+    let (gateway, _dir) = gateway(ONE);
+    let modern = connect(&gateway, options(EraMode::Auto)).await;
+    let filter = SubscriptionFilter { tools_list_changed: Some(true), ..SubscriptionFilter::default() };
+    let mut changes = Box::pin(modern.listen(filter).await.unwrap());
+    let legacy = connect(&gateway, options(EraMode::Legacy)).await;
+    let mut notes = legacy.notifications();
+    legacy.list_tools().await.unwrap();
+
+    let added = modern.call_tool("test_trigger_tool_change", json!({})).await.unwrap();
+    assert!(text(&added).to_lowercase().contains("added"), "{}", text(&added));
+    tokio::time::timeout(WAIT, changes.next()).await.expect("a change in time").expect("the stream is open");
+    tokio::time::timeout(WAIT, async {
+        while notes.recv().await.unwrap().method != "notifications/tools/list_changed" {}
+    })
+    .await
+    .expect("the legacy session hears it too");
+    let tools = modern.list_tools().await.unwrap();
+    assert!(tools.iter().any(|tool| tool.name == "test_dynamic_tool"));
+    let dynamic = legacy.call_tool("test_dynamic_tool", json!({})).await.unwrap();
+    assert!(!dynamic.is_error.unwrap_or(false), "{dynamic:?}");
+    modern.call_tool("test_trigger_tool_change", json!({})).await.unwrap();
+}
+
+/// A backend's resource update reaches the gateway's subscribers in both eras (a listen
+/// stream, `resources/subscribe`).
+#[tokio::test]
+async fn a_backends_resource_update_reaches_the_gateways_subscribers() {
+    let (gateway, _dir) = gateway(ONE);
+    for (mode, _) in MODES {
+        let client = connect(&gateway, options(mode)).await;
+        let filter = SubscriptionFilter {
+            resource_subscriptions: Some(vec!["test://watched-resource".into()]),
+            ..SubscriptionFilter::default()
+        };
+        let mut updates = Box::pin(client.listen(filter).await.unwrap());
+        client.call_tool("test_trigger_resource_update", json!({})).await.unwrap();
+        let update = tokio::time::timeout(WAIT, updates.next()).await.expect("an update in time").unwrap();
+        assert_eq!(update.method, "notifications/resources/updated", "{mode:?}");
+        assert_eq!(update.params.unwrap()["uri"], "test://watched-resource", "{mode:?}");
+    }
+}
+
+/// A relay in front of a backend, keeping every byte the gateway sends it.
+async fn recording_relay(backend: std::net::SocketAddr) -> (std::net::SocketAddr, Arc<Mutex<Vec<u8>>>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let sent = Arc::new(Mutex::new(Vec::new()));
+    let kept = Arc::clone(&sent);
+    tokio::spawn(async move {
+        while let Ok((mut inbound, _)) = listener.accept().await {
+            let kept = Arc::clone(&kept);
+            tokio::spawn(async move {
+                let Ok(mut outbound) = tokio::net::TcpStream::connect(backend).await else { return };
+                let (mut from_gateway, mut to_gateway) = inbound.split();
+                let (mut from_backend, mut to_backend) = outbound.split();
+                let up = async {
+                    let mut buffer = [0_u8; 8192];
+                    while let Ok(n @ 1..) = from_gateway.read(&mut buffer).await {
+                        kept.lock().unwrap().extend_from_slice(&buffer[..n]);
+                        if to_backend.write_all(&buffer[..n]).await.is_err() {
+                            break;
+                        }
+                    }
+                    let _ = to_backend.shutdown().await;
+                };
+                let down = tokio::io::copy(&mut from_backend, &mut to_gateway);
+                let _ = tokio::join!(up, down);
+            });
+        }
+    });
+    (address, sent)
+}
+
+/// The gateway's client's token authorizes it at the gateway, and nowhere else: the backend
+/// gets the headers of its own entry only (token passthrough is forbidden).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_inbound_token_never_reaches_a_backend() {
+    let backend = {
+        let mut command = Command::new(bin());
+        command.args(["serve", "everything", "--http", "127.0.0.1:0"]).stdin(Stdio::null());
+        HttpServer::start(command)
+    };
+    let (relay, sent) = recording_relay(backend.address).await;
+    let config = format!(
+        r#"{{"mcpServers": {{"remote": {{"url": "http://{relay}/mcp", "headers": {{"X-Backend-Key": "backend-credential"}}}}}}}}"#
+    );
+    let (gateway, _dir) = gateway(&config);
+    for (mode, _) in MODES {
+        let mut options = options(mode);
+        options.auth = Some(Arc::new(StaticBearer::new("inbound-user-token")));
+        let client = connect(&gateway, options).await;
+        let echoed = client.call_tool("remote__echo", json!({"message": "hi"})).await.unwrap();
+        assert_eq!(text(&echoed), "hi");
+    }
+    let seen = String::from_utf8_lossy(&sent.lock().unwrap()).into_owned();
+    assert!(seen.contains("backend-credential"), "the backend's own credential is sent");
+    assert!(seen.contains("remote__echo") || seen.contains("\"echo\""), "the calls went through the relay");
+    assert!(!seen.contains("inbound-user-token"), "the client's token is not passed on");
+}
+
+/// A call its client gives up on (a closed stream in 2026-07-28, `notifications/cancelled`
+/// in 2025-11-25) is cancelled on the backend: the backend, whose standard input is copied
+/// to a file, is told `notifications/cancelled` for each.
+#[tokio::test]
+async fn a_cancelled_call_is_cancelled_on_its_backend() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("backend-input.jsonl");
+    let config = format!(
+        r#"{{"mcpServers": {{"ev": {{"command": "sh", "args": ["-c", "tee {} | exec \"$0\" serve everything", "${{BIN}}"], "prefix": ""}}}}}}"#,
+        input.display()
+    );
+    let (gateway, _dir) = gateway(&config);
+    for (mode, _) in MODES {
+        let client = connect(&gateway, options(mode)).await;
+        let slow = client.call_tool("long_running_operation", json!({"steps": 100, "step_ms": 100}));
+        assert!(tokio::time::timeout(Duration::from_millis(500), slow).await.is_err(), "still running");
+    }
+    let deadline = tokio::time::Instant::now() + WAIT;
+    let told = loop {
+        let told =
+            std::fs::read_to_string(&input).unwrap_or_default().matches("notifications/cancelled").count();
+        if told >= 2 || tokio::time::Instant::now() > deadline {
+            break told;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(told, 2, "each abandoned call is cancelled on the backend");
+}

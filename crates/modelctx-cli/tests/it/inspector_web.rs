@@ -1,0 +1,228 @@
+//! `modelctx inspect --web` in a real browser: Debian's Chromium, headless, driven over the
+//! Chrome DevTools Protocol by this test. It opens the URL the inspector printed (with its
+//! token), calls `add` of `modelctx serve everything` through the form made of the tool's
+//! input schema and reads the sum from the page, answers an elicitation in the page's dialog,
+//! and checks that the page logged the session's JSON-RPC messages; screenshots are kept under
+//! `target/inspector/`. Without the token the page and its API answer `401`.
+//!
+//! Needs `chromium` (scripts/packages.sh installs it); `MODELCTX_CHROMIUM` names another
+//! binary.
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::support::http::Guard;
+use base64::Engine as _;
+use futures::{SinkExt as _, StreamExt as _};
+use serde_json::{Value, json};
+use tokio_tungstenite::tungstenite::Message;
+
+/// The bound on every wait for the page.
+const WAIT: Duration = Duration::from_secs(30);
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_modelctx")
+}
+
+fn screenshots() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).parent().expect("target/").join("inspector");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `modelctx inspect --web 127.0.0.1:0 -- modelctx serve everything`, and the URL it printed.
+fn inspector() -> (Guard, String) {
+    let mut child = Command::new(bin())
+        .args(["inspect", "--web", "127.0.0.1:0", "--", bin(), "serve", "everything"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("the inspector starts");
+    let stdout = child.stdout.take().unwrap();
+    let guard = Guard(child);
+    let mut first = String::new();
+    BufReader::new(stdout).read_line(&mut first).expect("a first line");
+    let url = first.trim().to_owned();
+    assert!(url.starts_with("http://127.0.0.1:") && url.contains("/?token="), "{url}");
+    (guard, url)
+}
+
+/// Headless Chromium with its DevTools port, and the WebSocket URL of its page.
+async fn chromium(profile: &std::path::Path) -> (Guard, String) {
+    let binary = std::env::var("MODELCTX_CHROMIUM").unwrap_or_else(|_| "chromium".into());
+    let child = Command::new(&binary)
+        .args([
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--remote-debugging-address=127.0.0.1",
+            "--remote-debugging-port=0",
+            "--window-size=1280,900",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg("about:blank")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{binary} does not start ({e}): install chromium (scripts/packages.sh)"));
+    let guard = Guard(child);
+    let deadline = Instant::now() + WAIT;
+    let port = loop {
+        if let Ok(text) = std::fs::read_to_string(profile.join("DevToolsActivePort"))
+            && let Some(port) = text.lines().next().and_then(|line| line.trim().parse::<u16>().ok())
+        {
+            break port;
+        }
+        assert!(Instant::now() < deadline, "Chromium wrote no DevToolsActivePort");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let list = format!("http://127.0.0.1:{port}/json/list");
+    let targets: Value = loop {
+        if let Ok(answer) = reqwest::get(&list).await
+            && let Ok(body) = answer.bytes().await
+            && let Ok(targets) = serde_json::from_slice(&body)
+        {
+            break targets;
+        }
+        assert!(Instant::now() < deadline, "Chromium's DevTools did not answer");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let page = targets.as_array().and_then(|all| all.iter().find(|t| t["type"] == "page")).expect("a page");
+    (guard, page["webSocketDebuggerUrl"].as_str().unwrap().to_owned())
+}
+
+/// One DevTools connection to a page.
+struct Page {
+    socket: tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>,
+    next_id: u64,
+}
+
+impl Page {
+    async fn open(ws_url: &str) -> Self {
+        let (socket, _) = tokio_tungstenite::connect_async(ws_url).await.expect("the DevTools socket opens");
+        Self { socket, next_id: 1 }
+    }
+
+    /// Sends a DevTools command and returns its result.
+    async fn command(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        let request = json!({"id": id, "method": method, "params": params}).to_string();
+        self.socket.send(Message::Text(request.into())).await.unwrap();
+        let answer = tokio::time::timeout(WAIT, async {
+            loop {
+                let Some(Ok(Message::Text(text))) = self.socket.next().await else {
+                    panic!("the socket closed")
+                };
+                let message: Value = serde_json::from_str(&text).unwrap();
+                if message["id"] == id {
+                    return message;
+                }
+            }
+        })
+        .await
+        .unwrap_or_else(|_| panic!("no answer to {method}"));
+        assert!(answer.get("error").is_none(), "{method}: {answer}");
+        answer["result"].clone()
+    }
+
+    /// The value of a JavaScript expression in the page.
+    async fn eval(&mut self, expression: &str) -> Value {
+        let result = self
+            .command(
+                "Runtime.evaluate",
+                json!({"expression": expression, "returnByValue": true, "awaitPromise": true}),
+            )
+            .await;
+        assert!(result.get("exceptionDetails").is_none(), "{expression}: {result}");
+        result["result"]["value"].clone()
+    }
+
+    /// Waits until `expression` is true. While the page is still loading the expression may
+    /// throw (there is no `document.body` yet): that counts as "not yet", and the last thrown
+    /// error is reported if the wait runs out.
+    async fn until(&mut self, what: &str, expression: &str) {
+        let probe = format!(
+            "(() => {{ try {{ return ({expression}) === true; }} catch (e) {{ return String(e); }} }})()"
+        );
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let seen = self.eval(&probe).await;
+            if seen == json!(true) {
+                return;
+            }
+            assert!(Instant::now() < deadline, "the page never showed {what}; last seen: {seen}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    async fn screenshot(&mut self, name: &str) {
+        let shot = self.command("Page.captureScreenshot", json!({"format": "png"})).await;
+        let png = base64::engine::general_purpose::STANDARD.decode(shot["data"].as_str().unwrap()).unwrap();
+        std::fs::write(screenshots().join(name), png).unwrap();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_calls_add_through_its_form_and_answers_an_elicitation() {
+    let (_inspector, url) = inspector();
+    let untokened = url.split("?token=").next().unwrap().to_owned();
+    let refused = reqwest::get(&untokened).await.unwrap();
+    assert_eq!(refused.status(), 401, "no page without the token");
+    let refused = reqwest::get(format!("{untokened}api/tools")).await.unwrap();
+    assert_eq!(refused.status(), 401, "no API without the token");
+
+    let profile = tempfile::tempdir().unwrap();
+    let (_browser, ws_url) = chromium(profile.path()).await;
+    let mut page = Page::open(&ws_url).await;
+    page.command("Page.enable", json!({})).await;
+    page.command("Page.navigate", json!({"url": url})).await;
+    page.until("the server's tools", "document.body.dataset.ready === 'true'").await;
+    let server = page.eval("document.querySelector('#server').textContent").await;
+    assert!(server.as_str().unwrap().contains("2026-07-28"), "{server}");
+
+    page.eval(
+        "document.querySelector('[data-tab=tools]').click();
+         document.querySelector('#tool-list li[data-name=\"add\"]').click();
+         document.querySelector('#tool-fields input[name=a]').value = '2';
+         document.querySelector('#tool-fields input[name=b]').value = '40';
+         document.querySelector('#tool-call').click();",
+    )
+    .await;
+    page.until("the sum", "document.querySelector('#tool-result').textContent.includes('42')").await;
+    page.screenshot("add.png").await;
+
+    page.eval(
+        "document.querySelector('#tool-list li[data-name=\"test_elicitation\"]').click();
+         document.querySelector('#tool-fields input[name=message]').value = 'Who are you?';
+         document.querySelector('#tool-call').click();",
+    )
+    .await;
+    page.until("the elicitation dialog", "document.querySelector('#elicitation').open").await;
+    let asked = page.eval("document.querySelector('#elicitation-message').textContent").await;
+    assert_eq!(asked, "Who are you?");
+    page.screenshot("elicitation.png").await;
+    page.eval(
+        "document.querySelector('#elicitation-fields input[name=username]').value = 'ada';
+         document.querySelector('#elicitation-fields input[name=email]').value = 'ada@example.com';
+         document.querySelector('#elicitation-accept').click();",
+    )
+    .await;
+    page.until(
+        "the answer in the result",
+        "document.querySelector('#tool-result').textContent.includes('ada@example.com')",
+    )
+    .await;
+
+    page.eval("document.querySelector('[data-tab=messages]').click()").await;
+    let logged = page.eval("document.querySelectorAll('#messages tbody tr').length").await;
+    assert!(logged.as_u64().unwrap() >= 4, "the session's messages are logged: {logged}");
+    let calls = page.eval("[...document.querySelectorAll('#messages tbody td')].filter(td => td.textContent === 'tools/call').length").await;
+    assert!(calls.as_u64().unwrap() >= 2, "both calls are in the log: {calls}");
+    page.screenshot("messages.png").await;
+}

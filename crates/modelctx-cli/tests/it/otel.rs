@@ -1,0 +1,223 @@
+//! OpenTelemetry export from the real binary: `OTEL_TRACES_EXPORTER=console` prints each
+//! request's span on stderr, continuing the caller's `traceparent`; `otlp` sends spans and
+//! metrics over OTLP/HTTP+JSON to a receiver this test runs on 127.0.0.1, from both a
+//! `modelctx serve` server and a `modelctx tools call` client, one trace across the two.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::process::{Command, Stdio};
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::time::{Duration, Instant};
+
+use crate::support::http::HttpServer;
+use crate::support::{WAIT, modern, run_bounded};
+use serde_json::{Value, json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_modelctx");
+
+/// The caller's trace, as a W3C `traceparent` names it.
+const TRACE_ID: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
+const CALLER_SPAN: &str = "00f067aa0ba902b7";
+
+/// `modelctx ARGS…` with no OpenTelemetry settings but `settings`.
+fn modelctx(args: &[&str], settings: &[(&str, &str)]) -> Command {
+    let mut command = Command::new(BIN);
+    command.args(args).env("NO_COLOR", "1").env_remove("RUST_LOG").stdin(Stdio::null());
+    for variable in
+        ["OTEL_TRACES_EXPORTER", "OTEL_METRICS_EXPORTER", "OTEL_SERVICE_NAME", "OTEL_RESOURCE_ATTRIBUTES"]
+    {
+        command.env_remove(variable);
+    }
+    command.envs(settings.iter().copied());
+    command
+}
+
+fn echo_call(id: i64, meta: Value) -> Value {
+    let mut params = modern(json!({"name": "echo", "arguments": {"message": "traced"}}));
+    for (key, value) in meta.as_object().into_iter().flatten() {
+        params["_meta"][key] = value.clone();
+    }
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+}
+
+/// The check: `OTEL_TRACES_EXPORTER=console modelctx serve everything --http …`
+/// prints, for a `tools/call` whose `_meta` carries `traceparent`, a span with
+/// `mcp.method.name`, `gen_ai.tool.name` and the caller's trace id.
+#[test]
+fn console_export_prints_the_request_span_in_the_callers_trace() {
+    let server = HttpServer::start(modelctx(
+        &["serve", "everything", "--http", "127.0.0.1:0"],
+        &[("OTEL_TRACES_EXPORTER", "console")],
+    ));
+    let traceparent = format!("00-{TRACE_ID}-{CALLER_SPAN}-01");
+    let (status, answer) = server.post(&echo_call(1, json!({"traceparent": traceparent})));
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["result"]["content"][0]["text"], "traced", "{answer}");
+    let span = server.log_line(|line| line.starts_with("otel span \"tools/call echo\""));
+    for part in [
+        "kind=Server",
+        &format!("trace_id={TRACE_ID}"),
+        &format!("parent={CALLER_SPAN}(remote)"),
+        "mcp.method.name=tools/call",
+        "gen_ai.tool.name=echo",
+        "jsonrpc.request.id=1",
+        "mcp.protocol.version=2026-07-28",
+    ] {
+        assert!(span.contains(part), "{part:?} missing from {span}");
+    }
+    // A request without trace context starts a trace of its own.
+    server.post(&echo_call(2, json!({})));
+    let own = server.log_line(|line| line.starts_with("otel span \"tools/call echo\""));
+    assert!(own.contains("parent=none") && !own.contains(TRACE_ID), "{own}");
+}
+
+/// What the receiver was sent: the path and the JSON body of each POST.
+type Export = (String, Value);
+
+/// An OTLP/HTTP receiver on 127.0.0.1: answers every POST `200 {}` and hands its body on.
+fn receiver() -> (String, Receiver<Export>) {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind the receiver");
+    let endpoint = format!("http://{}", listener.local_addr().unwrap());
+    let (exports, received) = channel();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().map_while(Result::ok) {
+            let exports = exports.clone();
+            std::thread::spawn(move || receive(stream, &exports));
+        }
+    });
+    (endpoint, received)
+}
+
+/// Serves one connection's requests (the exporter keeps it alive between exports).
+fn receive(stream: TcpStream, exports: &Sender<Export>) {
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
+    let mut writer = stream.try_clone().expect("clone the stream");
+    let mut reader = BufReader::new(stream);
+    loop {
+        let mut request_line = String::new();
+        if reader.read_line(&mut request_line).unwrap_or(0) == 0 {
+            return;
+        }
+        let mut length = 0;
+        loop {
+            let mut header = String::new();
+            if reader.read_line(&mut header).unwrap_or(0) == 0 {
+                return;
+            }
+            let header = header.trim_end();
+            if header.is_empty() {
+                break;
+            }
+            if let Some((name, value)) = header.split_once(':')
+                && name.eq_ignore_ascii_case("content-length")
+            {
+                length = value.trim().parse().unwrap_or(0);
+            }
+        }
+        let mut body = vec![0; length];
+        if reader.read_exact(&mut body).is_err() {
+            return;
+        }
+        let path = request_line.split(' ').nth(1).unwrap_or_default().to_owned();
+        let _ = exports.send((path, serde_json::from_slice(&body).unwrap_or(Value::Null)));
+        let ok = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}";
+        if writer.write_all(ok).is_err() {
+            return;
+        }
+    }
+}
+
+/// Every span in an OTLP traces export, with its service's name.
+fn spans(export: &Value) -> Vec<(String, Value)> {
+    let mut spans = Vec::new();
+    for resource in export["resourceSpans"].as_array().into_iter().flatten() {
+        let service = attribute(&resource["resource"], "service.name").unwrap_or_default();
+        for scope in resource["scopeSpans"].as_array().into_iter().flatten() {
+            for span in scope["spans"].as_array().into_iter().flatten() {
+                spans.push((service.clone(), span.clone()));
+            }
+        }
+    }
+    spans
+}
+
+/// The names of the metrics in an OTLP metrics export.
+fn metric_names(export: &Value) -> Vec<String> {
+    let resources = export["resourceMetrics"].as_array().into_iter().flatten();
+    let scopes = resources.flat_map(|r| r["scopeMetrics"].as_array().into_iter().flatten());
+    let metrics = scopes.flat_map(|s| s["metrics"].as_array().into_iter().flatten());
+    metrics.filter_map(|m| m["name"].as_str().map(str::to_owned)).collect()
+}
+
+/// The string value of attribute `key` of an OTLP span or resource.
+fn attribute(item: &Value, key: &str) -> Option<String> {
+    let attributes = item["attributes"].as_array()?;
+    let found = attributes.iter().find(|a| a["key"] == key)?;
+    found["value"]["stringValue"].as_str().map(str::to_owned)
+}
+
+#[test]
+fn otlp_export_carries_one_trace_from_the_client_through_the_server() {
+    let (endpoint, exports) = receiver();
+    let otlp = |service: &'static str| {
+        [
+            ("OTEL_TRACES_EXPORTER", "otlp"),
+            ("OTEL_METRICS_EXPORTER", "otlp"),
+            ("OTEL_SERVICE_NAME", service),
+            ("OTEL_BSP_SCHEDULE_DELAY", "100"),
+            ("OTEL_METRIC_EXPORT_INTERVAL", "200"),
+        ]
+    };
+    let mut settings = otlp("traced-server").to_vec();
+    settings.push(("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint));
+    let server = HttpServer::start(modelctx(&["serve", "everything", "--http", "127.0.0.1:0"], &settings));
+    let mut settings = otlp("traced-client").to_vec();
+    settings.push(("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint));
+    let url = server.url();
+    let call = modelctx(&["tools", "call", "echo", "message=traced", "--json", "--url", &url], &settings);
+    let called = run_bounded(call, WAIT);
+    assert!(called.status.success(), "{}", String::from_utf8_lossy(&called.stderr));
+
+    // The client exports as it exits, the server every 100 ms: wait for both spans and both
+    // histograms.
+    let (mut client_span, mut server_span) = (None, None);
+    let mut metrics = Vec::new();
+    let deadline = Instant::now() + WAIT;
+    while client_span.is_none() || server_span.is_none() || metrics.len() < 2 {
+        let wait = deadline.checked_duration_since(Instant::now()).expect("every export arrives in time");
+        let Ok((path, export)) = exports.recv_timeout(wait) else { continue };
+        match path.as_str() {
+            "/v1/traces" => {
+                for (service, span) in spans(&export) {
+                    if span["name"] != "tools/call echo" {
+                        continue;
+                    }
+                    match service.as_str() {
+                        "traced-client" => client_span = Some(span),
+                        "traced-server" => server_span = Some(span),
+                        other => panic!("a span from {other}"),
+                    }
+                }
+            }
+            "/v1/metrics" => {
+                for name in metric_names(&export) {
+                    if name.starts_with("mcp.") && !metrics.contains(&name) {
+                        metrics.push(name);
+                    }
+                }
+            }
+            other => panic!("an export to {other}"),
+        }
+    }
+    let (client, server) = (client_span.unwrap(), server_span.unwrap());
+    assert_eq!(client["kind"], 3, "a client span: {client}");
+    assert_eq!(server["kind"], 2, "a server span: {server}");
+    assert_eq!(server["traceId"], client["traceId"], "one trace");
+    assert_eq!(server["parentSpanId"], client["spanId"], "the server continues the client's span");
+    for span in [&client, &server] {
+        assert_eq!(attribute(span, "mcp.method.name").as_deref(), Some("tools/call"), "{span}");
+        assert_eq!(attribute(span, "gen_ai.tool.name").as_deref(), Some("echo"), "{span}");
+    }
+    metrics.sort();
+    assert_eq!(metrics, ["mcp.client.operation.duration", "mcp.server.operation.duration"]);
+}

@@ -1,0 +1,31 @@
+//! The integration tests of this crate, one module per topic, linked into one binary.
+
+mod apps;
+mod base;
+mod client;
+mod client_http;
+mod client_listen;
+mod client_tasks;
+mod common;
+mod dynamic;
+mod eras;
+mod extractors;
+mod hostile;
+mod http;
+mod http_sse;
+mod http_streams;
+mod input;
+mod legacy_tasks;
+mod lifecycle;
+mod middleware;
+mod oauth_client;
+mod prompts;
+mod resource_server;
+mod resources;
+mod security;
+mod skills;
+mod subscriptions;
+mod tasks;
+mod tool_macro;
+mod tools;
+mod utilities;
