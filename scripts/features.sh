@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The feature matrix of the `modelctx` crate: without default features, and each feature
 # alone, the library builds and passes clippy with warnings as errors. Every feature only
-# adds (docs/architecture.md, "Features"), so a user compiles only what they run.
+# adds (docs/architecture.md, "Features"), so a user compiles only what they run. Then every
+# other crate of the workspace alone, with its own default features.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 features=$(sed -n '/^\[features\]/,/^\[/p' crates/modelctx/Cargo.toml | grep -oE '^[a-z][a-z0-9-]*' | grep -vx default)
@@ -9,4 +10,15 @@ for feature in "" $features; do
     started=$SECONDS
     cargo clippy --locked --quiet -p modelctx --no-default-features ${feature:+--features "$feature"} -- -D warnings
     echo "features: ${feature:-(none)} ok ($((SECONDS - started)) s)"
+done
+
+# Every other crate of the workspace alone, with its own default features: what it asks of
+# modelctx is all it gets (a build of the whole workspace unifies features and would hide a
+# missing one).
+members=$(cargo metadata --no-deps --format-version 1 --locked |
+    python3 -c 'import json, sys; print(*(p["name"] for p in json.load(sys.stdin)["packages"] if p["name"] != "modelctx"))')
+for member in $members; do
+    started=$SECONDS
+    cargo clippy --locked --quiet -p "$member" -- -D warnings
+    echo "features: $member with its default features ok ($((SECONDS - started)) s)"
 done
