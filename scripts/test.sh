@@ -4,7 +4,8 @@
 # clients, the official conformance suite over HTTP, the same suite and the cluster tests
 # through three instances behind haproxy sharing Redis, and the instruction count per request
 # (valgrind) against the recorded one; and the feature matrix of the `modelctx` crate. Prints
-# each stage's time, and a summary of them at the end.
+# each stage's time, and a summary of them at the end; and the crates packed as published
+# (scripts/package.sh).
 # Needs the Rust toolchain, Python 3, Node 20+ and git; it installs the Debian packages the
 # tests start (redis-server, haproxy: scripts/packages.sh), fetches crates (and installs
 # mdbook), the pinned PyPI packages
@@ -34,6 +35,7 @@ stage "cargo fmt --check" cargo fmt --all -- --check
 stage "cargo clippy (all targets, all features, warnings are errors)" \
     cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
 stage "features: modelctx without default features and with each feature alone (clippy)" scripts/features.sh
+stage "package: the publishable crates packed in dependency order, the libraries' docs with -D warnings" scripts/package.sh
 stage "cargo test (all features)" cargo test --workspace --all-features --locked
 binaries=$(cargo metadata --no-deps --format-version 1 --locked | python3 -c '
 import json, sys

@@ -47,7 +47,7 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// ```ignore
 /// /// Asks the model to greet someone.
 /// #[modelctx::prompt(argument(name = "name", description = "Who to greet", required))]
-/// async fn greeting(request: PromptRequest) -> Result<Vec<PromptMessage>, PromptError> { … }
+/// async fn greeting(request: PromptRequest) -> Result<Vec<PromptMessage>, PromptError> { /* … */ }
 /// ```
 #[proc_macro_attribute]
 pub fn prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
@@ -66,7 +66,7 @@ pub fn prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// ```ignore
 /// /// One item, by id.
 /// #[modelctx::resource(uri = "items://{id}", mime_type = "application/json")]
-/// async fn item(request: ResourceRequest) -> Result<Vec<TextOrBlob>, ResourceError> { … }
+/// async fn item(request: ResourceRequest) -> Result<Vec<TextOrBlob>, ResourceError> { /* … */ }
 /// ```
 #[proc_macro_attribute]
 pub fn resource(attr: TokenStream, item: TokenStream) -> TokenStream {

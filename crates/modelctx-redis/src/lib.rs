@@ -1,6 +1,6 @@
 //! # modelctx-redis
 //!
-//! Redis stores for [modelctx](modelctx) servers, so that many instances behind a load
+//! Redis stores for [modelctx] servers, so that many instances behind a load
 //! balancer serve as one: legacy sessions and the event logs of their streams
 //! ([`RedisSessionStore`], [`RedisEventStore`]), tasks ([`RedisTaskStore`]), the bus that carries
 //! changes and legacy answers between instances ([`RedisBus`]), what may be used only once
