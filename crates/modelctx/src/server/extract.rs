@@ -121,14 +121,37 @@ pub struct Args<T>(pub T);
 
 impl<T: DeserializeOwned + JsonSchema + Send + 'static> FromRequest<ToolCallParts> for Args<T> {
     fn from_request(parts: &ToolCallParts) -> Result<Self, Rejection> {
-        T::deserialize(Value::Object(parts.arguments.clone()))
-            .map(Args)
-            .map_err(|e| Rejection::Invalid(format!("invalid arguments: {e}")))
+        typed_arguments(&parts.arguments).map(Args).map_err(Rejection::Invalid)
     }
 
     fn input_schema() -> Option<JsonObject> {
         Some(schema_of::<T>())
     }
+}
+
+/// A tool's arguments as `T`; otherwise what does not fit and where (`invalid arguments: /a:
+/// invalid type: string "two", expected f64`): without the `validation` feature this is the
+/// check a call's arguments get.
+fn typed_arguments<T: DeserializeOwned>(arguments: &JsonObject) -> Result<T, String> {
+    serde_path_to_error::deserialize(Value::Object(arguments.clone())).map_err(|e| {
+        let place = json_pointer(e.path());
+        format!("invalid arguments: {place}: {}", e.inner())
+    })
+}
+
+/// Where in the arguments deserialising failed, as a JSON Pointer (`/a`, `/items/0`), as the
+/// schema checks name it; `(root)` for the arguments object itself.
+fn json_pointer(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let pointer: String = path
+        .iter()
+        .filter_map(|segment| match segment {
+            Segment::Seq { index } => Some(format!("/{index}")),
+            Segment::Map { key } => Some(format!("/{}", key.replace('~', "~0").replace('/', "~1"))),
+            Segment::Enum { .. } | Segment::Unknown => None,
+        })
+        .collect();
+    if pointer.is_empty() { "(root)".to_owned() } else { pointer }
 }
 
 /// `T` from a map of strings: a prompt's arguments, a template's variables.
@@ -287,5 +310,42 @@ pub(crate) struct Erased<H, M>(pub(crate) H, pub(crate) PhantomData<fn() -> M>);
 impl<H: ToolHandler<M>, M: 'static> ErasedToolHandler for Erased<H, M> {
     fn call(&self, parts: ToolCallParts) -> BoxFuture<'static, Result<CallToolResult, ErrorObject>> {
         ToolHandler::call(&self.0, parts)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::Deserialize;
+    use serde_json::json;
+
+    use super::*;
+
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Sum {
+        a: f64,
+        items: Vec<Item>,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Item {
+        #[serde(rename = "x/y")]
+        x: u8,
+    }
+
+    fn refused(arguments: Value) -> String {
+        typed_arguments::<Sum>(arguments.as_object().unwrap()).unwrap_err()
+    }
+
+    #[test]
+    fn arguments_that_do_not_fit_their_type_are_refused_naming_where() {
+        assert_eq!(
+            refused(json!({"a": "two", "items": []})),
+            r#"invalid arguments: /a: invalid type: string "two", expected f64"#
+        );
+        assert!(refused(json!({"a": 1, "items": [{"x/y": 1}, {"x/y": -1}]})).starts_with("invalid arguments: /items/1/x~1y: "));
+        assert_eq!(refused(json!({"a": 1})), "invalid arguments: (root): missing field `items`");
+        assert!(typed_arguments::<Sum>(json!({"a": 1, "items": [{"x/y": 2}]}).as_object().unwrap()).is_ok());
     }
 }
