@@ -70,6 +70,13 @@ pub mod testing;
 pub mod transport;
 
 pub use modelctx_protocol as protocol;
+/// `schemars`, whose `JsonSchema` derive gives tool arguments and results their schemas.
+#[cfg(feature = "server")]
+pub use schemars;
+/// `serde`, for the types of tool arguments and results (the version modelctx uses).
+pub use serde;
+/// `serde_json`, for JSON values in arguments, results and `_meta`.
+pub use serde_json;
 
 #[cfg(feature = "macros")]
 pub use modelctx_macros::{prompt, resource, tool};
