@@ -2,12 +2,31 @@
 //! `modelctx::prompt`, `modelctx::resource`), not directly: each keeps the function and adds a
 //! constructor that calls `modelctx`'s public builder — exactly what you could write by hand.
 //! The function's doc comment becomes the description.
+//!
+//! A tool function takes its arguments in one of two forms, or none:
+//!
+//! - **plain parameters**, `async fn add(a: f64, b: f64) -> String`: the macro writes the
+//!   arguments struct (`Deserialize` and `JsonSchema`, through the versions `modelctx`
+//!   re-exports) whose fields are the parameters, and the tool's input schema is its schema.
+//!   A parameter's doc comment is its description; an `Option<T>` parameter may be left out;
+//!   `#[serde(...)]` and `#[schemars(...)]` on a parameter go to its field.
+//! - **one `Args<T>`**, `async fn add(Args(Sum { a, b }): Args<Sum>)`, for a struct of your own.
+//!
+//! Either way a tool may also take the other extractors, `RequestContext` and `State<T>`. A
+//! parameter is an extractor when it is written as a pattern (`Args(x): Args<X>`) or its
+//! type is named `Args`, `RequestContext` or `State`; every other `name: Type` is plain.
+//!
+//! The name a tool is registered under (the function's, or `name = "..."`) must be 1 to 128
+//! characters of `A-Z a-z 0-9 _ - .`; the macros refuse any other at compile time, where the
+//! server would refuse it when built.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 mod function;
+mod names;
 mod options;
+mod parameters;
 mod prompt;
 mod resource;
 mod tool;
@@ -22,10 +41,19 @@ use syn::{ItemFn, Meta, Token, parse_macro_input};
 /// `description = "..."` (overrides the doc comment), and the behaviour hints `read_only`,
 /// `destructive`, `idempotent`, `open_world` (each may be `= false`).
 ///
+/// The parameters are plain (`name: String`, fields of the tool's arguments), or one
+/// `Args<T>`, with at most two more extractors (`RequestContext`, `State<T>`); see the crate
+/// documentation.
+///
 /// ```ignore
 /// /// Adds two numbers.
 /// #[modelctx::tool(read_only)]
-/// async fn add(Args(AddArgs { a, b }): Args<AddArgs>) -> Json<Sum> {
+/// async fn add(
+///     /// The first addend.
+///     a: f64,
+///     /// The second addend.
+///     b: f64,
+/// ) -> Json<Sum> {
 ///     Json(Sum { sum: a + b })
 /// }
 ///

@@ -1,0 +1,16 @@
+#[modelctx::tool(name = "greet someone")]
+async fn greet() -> String {
+    String::new()
+}
+
+#[modelctx::tool(name = "")]
+async fn nameless() -> String {
+    String::new()
+}
+
+#[modelctx::tool]
+async fn grüßen() -> String {
+    String::new()
+}
+
+fn main() {}
