@@ -107,7 +107,11 @@ impl ToolOptions {
 /// `<name>_tool()`.
 pub(crate) fn expand(options: Punctuated<Meta, Token![,]>, mut function: ItemFn) -> syn::Result<TokenStream> {
     check(&function.sig, "tool", HANDLER)?;
-    refuse_receiver(&function.sig, "tool", "share state with `State<T>` or captured values")?;
+    refuse_receiver(
+        &function.sig,
+        "tool",
+        "share state with `State<T>` or captured values, or put the method in an impl block marked #[modelctx::tools]",
+    )?;
     let options = ToolOptions::parse(&options)?;
     let parameters = Parameters::take(&mut function.sig)?;
     let function_name = &function.sig.ident;

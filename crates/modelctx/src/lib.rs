@@ -79,4 +79,4 @@ pub use serde;
 pub use serde_json;
 
 #[cfg(feature = "macros")]
-pub use modelctx_macros::{prompt, resource, tool};
+pub use modelctx_macros::{prompt, resource, tool, tools};

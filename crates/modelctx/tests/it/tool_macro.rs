@@ -1,6 +1,8 @@
-//! `#[tool]`, `#[prompt]` and `#[resource]` expand to the public builders: the same
-//! definitions as written by hand, and compile errors that say what to fix (pinned with
+//! `#[tool]`, `#[tools]`, `#[prompt]` and `#[resource]` expand to the public builders: the
+//! same definitions as written by hand, and compile errors that say what to fix (pinned with
 //! trybuild).
+
+use std::sync::{Arc, Mutex};
 
 use modelctx::server::{
     Args, Json, PromptDef, PromptError, PromptRequest, RequestContext, ResourceDef, ResourceError,
@@ -239,6 +241,102 @@ async fn plain_parameters_are_the_arguments_of_calls_in_both_eras() {
             assert_eq!(result["isError"], true, "{era:?}: {invalid} is refused to the model");
         }
     }
+}
+
+/// A count the tools of one value share, as an rmcp server keeps state in `self`.
+#[derive(Default)]
+struct Counter {
+    count: Mutex<i64>,
+}
+
+/// What `set` takes: the `Args<T>` form works in a method too.
+#[derive(Deserialize, JsonSchema)]
+struct SetTo {
+    /// The new count.
+    value: i64,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct Count {
+    count: i64,
+}
+
+#[modelctx::tools]
+impl Counter {
+    /// Adds `by` to the count and returns the new count.
+    #[tool(idempotent = false)]
+    async fn increment(
+        &self,
+        /// How much to add (one when left out).
+        by: Option<i64>,
+    ) -> String {
+        let mut count = self.count.lock().unwrap();
+        *count += by.unwrap_or(1);
+        count.to_string()
+    }
+
+    /// The count.
+    #[modelctx::tool(name = "count", read_only)]
+    async fn current(&self) -> Json<Count> {
+        Json(Count { count: self.value() })
+    }
+
+    /// Sets the count.
+    #[tool]
+    async fn set(&self, Args(SetTo { value }): Args<SetTo>, ctx: RequestContext) -> String {
+        *self.count.lock().unwrap() = value;
+        format!("set under {}", ctx.protocol_version())
+    }
+
+    /// Not a tool: the macro leaves it alone.
+    fn value(&self) -> i64 {
+        *self.count.lock().unwrap()
+    }
+}
+
+#[test]
+fn the_tools_of_an_impl_block_are_its_tool_methods() {
+    let tools = Arc::new(Counter::default()).tools();
+    let names: Vec<&str> = tools.iter().map(|def| def.tool().name.as_str()).collect();
+    assert_eq!(names, ["increment", "count", "set"]);
+    let increment = tools[0].tool();
+    assert_eq!(increment.description.as_deref(), Some("Adds `by` to the count and returns the new count."));
+    assert_eq!(increment.annotations.as_ref().and_then(|a| a.idempotent_hint), Some(false));
+    assert_eq!(
+        increment.input_schema["properties"]["by"]["description"],
+        "How much to add (one when left out)."
+    );
+    assert!(increment.input_schema.get("required").is_none(), "an Option may be left out");
+    assert_eq!(tools[1].tool().annotations.as_ref().and_then(|a| a.read_only_hint), Some(true));
+    assert_eq!(tools[2].tool().input_schema["required"], json!(["value"]));
+}
+
+#[tokio::test]
+async fn the_tools_of_an_impl_block_share_its_value_in_both_eras() {
+    let counter = Arc::new(Counter::default());
+    let server = builder().tools(Arc::clone(&counter).tools()).build().unwrap();
+    let mut expected = 0;
+    for era in ERAS {
+        let client = era.connect(server.clone()).await;
+        let result =
+            era.ok(&client, "tools/call", json!({"name": "increment", "arguments": {"by": 2}})).await;
+        expected += 2;
+        assert_eq!(first_text(&result), expected.to_string(), "{era:?}");
+        let result = era.ok(&client, "tools/call", json!({"name": "increment"})).await;
+        expected += 1;
+        assert_eq!(first_text(&result), expected.to_string(), "{era:?}");
+        let result = era.ok(&client, "tools/call", json!({"name": "count"})).await;
+        assert_eq!(result["structuredContent"], json!({"count": expected}), "{era:?}");
+        let result =
+            era.ok(&client, "tools/call", json!({"name": "increment", "arguments": {"by": "two"}})).await;
+        assert_eq!(result["isError"], true, "{era:?}: invalid arguments are refused to the model");
+        assert_eq!(counter.value(), expected, "{era:?}: a refused call changes nothing");
+    }
+    let result = crate::common::Era::Modern
+        .ok(&TestClient::start(server), "tools/call", json!({"name": "set", "arguments": {"value": 40}}))
+        .await;
+    assert_eq!(first_text(&result), "set under 2026-07-28");
+    assert_eq!(counter.value(), 40, "the tools change the value the caller holds");
 }
 
 #[test]

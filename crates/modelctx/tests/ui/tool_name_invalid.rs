@@ -13,4 +13,14 @@ async fn grüßen() -> String {
     String::new()
 }
 
+struct Greeter;
+
+#[modelctx::tools]
+impl Greeter {
+    #[tool(name = "greet/loudly")]
+    async fn loudly(&self) -> String {
+        String::new()
+    }
+}
+
 fn main() {}
