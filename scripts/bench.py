@@ -8,7 +8,7 @@ limit (bench/limit-server). A last section compares modelctx's client with a raw
 per request of rmcp and the limit are counted with callgrind, beside ours from
 bench/instructions.json. Called by scripts/bench.sh, which builds every binary first.
 
-    scripts/bench.py --modelctx target/release/modelctx \\
+    scripts/bench.py --modelctx target/profiling/modelctx \\
         --rmcp bench/rmcp-server/target/release/rmcp-bench-server \\
         --limit bench/limit-server/target/release/limit-server \\
         --load bench/load/target/release/mcp-load [--rounds 3] [--window 2] [--out docs/performance.md]
@@ -258,6 +258,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--window", type=float, default=2.0, help="seconds of each measured window (default 2)")
     parser.add_argument("--out", default="docs/performance.md")
+    parser.add_argument("--first-server", help="the markdown section of scripts/first_server.py, put in as it is")
     parser.add_argument("--quick", action="store_true",
                         help="one round, 0.2 s windows, small counts: checks the script, measures nothing")
     options = parser.parse_args()
@@ -366,7 +367,8 @@ def write(options, all_cases: list, results: dict, client: dict, counted: dict) 
     add("- **h2c.** A server that does not speak HTTP/2 with prior knowledge is shown as n/a in that case.")
     add("- **Reported.** The median of the rounds for each server, and the ratios ours ÷ rmcp and "
         "ours ÷ limit of each round (targets and ratio tables: the median of the per-round ratios).\n")
-    add("Reproduce: `scripts/bench.sh` (builds the five release binaries, runs, rewrites this file).\n")
+    add("Reproduce: `scripts/bench.sh` (builds the five release binaries and both first servers, runs, "
+        "rewrites this file).\n")
 
     add("## Targets\n")
     add("| Case | Metric | Target | Median ratio | Per round | Met |")
@@ -417,6 +419,9 @@ def write(options, all_cases: list, results: dict, client: dict, counted: dict) 
         rounds = ", ".join(f"{r:.2f}" for r in ratios)
         add(f"\nClient ÷ raw throughput: **{mid:.2f}** (rounds: {rounds}) — "
             f"{'met' if mid >= CLIENT_TARGET else 'NOT met'}.\n")
+    if options.first_server:
+        with open(options.first_server, encoding="utf-8") as section:
+            add(section.read())
     add("## Every case (medians)\n")
     add("| Case | Server | Throughput (req/s) | p50 (µs) | p99 (µs) | CPU/request (µs) | Peak RSS (MiB) | Cold start (ms) |")
     add("|---|---|---|---|---|---|---|---|")

@@ -12,19 +12,23 @@
 # the result to OUT (default /tmp/performance-quick.md) instead of docs/performance.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release --locked -p modelctx-cli
+cargo build --profile profiling --locked -p modelctx-cli
 cargo build --profile server --locked -p modelctx-servers --no-default-features --bin modelctx-everything
 for crate in rmcp-server limit-server load; do
     CARGO_INCREMENTAL=0 cargo build --release --locked --manifest-path "bench/$crate/Cargo.toml"
 done
+# The guide's first server on modelctx and on rmcp, each built from cold as a new user builds it.
+mkdir -p target
+python3 scripts/first_server.py --rounds "${ROUNDS_FIRST_SERVER:-9}" --markdown target/first-server.md
 args=(--rounds "${ROUNDS:-3}" --out "${OUT:-docs/performance.md}")
 if [[ "${QUICK:-0}" == 1 ]]; then
     args=(--quick --out "${OUT:-/tmp/performance-quick.md}")
 fi
 exec python3 scripts/bench.py \
-    --modelctx target/release/modelctx \
+    --modelctx target/profiling/modelctx \
     --rmcp bench/rmcp-server/target/release/rmcp-bench-server \
     --limit bench/limit-server/target/release/limit-server \
     --load bench/load/target/release/mcp-load \
     --everything target/server/modelctx-everything \
+    --first-server target/first-server.md \
     ${WINDOW:+--window "$WINDOW"} "${args[@]}"

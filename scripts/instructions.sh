@@ -20,8 +20,8 @@ if ! command -v valgrind >/dev/null; then
     echo "instructions: needs valgrind (apt-get install valgrind)" >&2
     exit 1
 fi
-cargo build --release --locked -p modelctx-cli
-MODELCTX=$PWD/target/release/modelctx
+cargo build --profile profiling --locked -p modelctx-cli
+MODELCTX=$PWD/target/profiling/modelctx
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

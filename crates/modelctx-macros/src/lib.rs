@@ -61,7 +61,7 @@ use syn::{ItemFn, ItemImpl, Meta, Token, parse_macro_input};
 ///     Json(Sum { sum: a + b })
 /// }
 ///
-/// let server = Server::builder(info).tool(add_tool()).build()?;
+/// let server = Server::with_info(info).tool(add_tool()).build()?;
 /// ```
 #[proc_macro_attribute]
 pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {

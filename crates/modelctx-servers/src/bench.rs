@@ -2,7 +2,6 @@
 //! number of filler tools for the large `tools/list` case, all on one page (as servers that
 //! do not paginate send them), so that both sides of a comparison do the same work.
 
-use modelctx::protocol::types::Implementation;
 use modelctx::server::{Args, Server, ServerBuilder, ServerOptions, ToolDef};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -20,7 +19,7 @@ struct FillerArgs {
 /// `add`.
 pub fn builder(extra_tools: usize) -> ServerBuilder {
     let options = ServerOptions { page_size: extra_tools + 2, ..ServerOptions::default() };
-    let mut builder = Server::builder(Implementation::new("modelctx-bench", env!("CARGO_PKG_VERSION")))
+    let mut builder = Server::builder("modelctx-bench", env!("CARGO_PKG_VERSION"))
         .options(options)
         .tool(everything::echo())
         .tool(everything::add());

@@ -189,7 +189,7 @@ pub fn builder() -> ServerBuilder {
 
 /// The tools, resources and prompts of the `everything` server that are modelctx's own.
 fn own_definitions() -> ServerBuilder {
-    Server::builder(Implementation {
+    Server::with_info(Implementation {
         title: Some("modelctx everything".into()),
         description: Some("A reference server that exercises every feature modelctx serves".into()),
         ..Implementation::new("modelctx-everything", env!("CARGO_PKG_VERSION"))

@@ -173,7 +173,7 @@ pub fn builder(args: &TimeArgs) -> Result<ServerBuilder, String> {
     })
     .description("Convert time between timezones")
     .annotations(reads_only());
-    Ok(Server::builder(Implementation {
+    Ok(Server::with_info(Implementation {
         title: Some("modelctx time".into()),
         description: Some("The current time in any IANA time zone, and conversions between zones".into()),
         ..Implementation::new("modelctx-time", env!("CARGO_PKG_VERSION"))

@@ -12,7 +12,6 @@ use std::hint::black_box;
 use criterion::{Criterion, criterion_group, criterion_main};
 use modelctx::protocol::era::{self, PeerState, ServerVersions, Transport};
 use modelctx::protocol::jsonrpc::{Message, ParseLimits, parse_message_with};
-use modelctx::protocol::types::Implementation;
 use modelctx::server::{Args, Server, ToolDef};
 use modelctx::testing::TestClient;
 use schemars::JsonSchema;
@@ -30,7 +29,7 @@ struct Echo {
 }
 
 fn echo_server() -> Server {
-    Server::builder(Implementation::new("bench", "1"))
+    Server::builder("bench", "1")
         .tool(ToolDef::new("echo", |Args(Echo { message }): Args<Echo>| async move { message }))
         .build()
         .expect("a valid server")

@@ -43,7 +43,7 @@ fn answering_client(mode: EraMode) -> ClientOptions {
 
 #[tokio::main]
 async fn main() {
-    let server = Server::builder(Implementation::new("asking", "1.0.0"))
+    let server = Server::builder("asking", "1.0.0")
         .tool(ToolDef::new("greet_someone", greet_someone).description("Asks who to greet, then greets them"))
         .build()
         .expect("the definitions are valid");

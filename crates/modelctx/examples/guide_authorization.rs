@@ -22,7 +22,7 @@ const ISSUER: &str = "https://auth.example.com";
 // ANCHOR: server
 /// Notes anyone with `notes:read` may read, and only `notes:write` may change.
 fn server() -> Server {
-    Server::builder(Implementation::new("notes", "1.0.0"))
+    Server::builder("notes", "1.0.0")
         .tool(ToolDef::new("read_notes", || async { "buy milk" }).scopes(["notes:read"]))
         .tool(
             ToolDef::new("add_note", |ctx: RequestContext| async move {

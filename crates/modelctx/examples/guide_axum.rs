@@ -31,7 +31,7 @@ fn app(server: Server) -> Router {
 
 #[tokio::main]
 async fn main() {
-    let server = Server::builder(Implementation::new("embedded", "1.0.0"))
+    let server = Server::builder("embedded", "1.0.0")
         .tool(
             ToolDef::new("uptime", || async { "up since this example started" }).description("Says how long"),
         )

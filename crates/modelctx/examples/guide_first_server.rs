@@ -6,7 +6,6 @@
 // ANCHOR: server
 use modelctx::server::{Args, Server};
 use modelctx::transport::stdio::serve_stdio;
-use modelctx_protocol::types::Implementation;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -25,10 +24,8 @@ async fn greet(Args(GreetArgs { name }): Args<GreetArgs>) -> String {
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
-    let server = Server::builder(Implementation::new("greeter", "1.0.0"))
-        .tool(greet_tool())
-        .build()
-        .expect("the definitions are valid");
+    let server =
+        Server::builder("greeter", "1.0.0").tool(greet_tool()).build().expect("the definitions are valid");
     // Both protocol eras on one stream, until the client closes stdin.
     serve_stdio(server).await
 }

@@ -82,7 +82,7 @@ fn prompt() -> PromptDef {
 
 #[tokio::main]
 async fn main() {
-    let builder = Server::builder(Implementation::new("weather", "1.0.0")).tool(convert()).prompt(prompt());
+    let builder = Server::builder("weather", "1.0.0").tool(convert()).prompt(prompt());
     let server = resources(builder).build().expect("the definitions are valid");
 
     // ANCHOR: client

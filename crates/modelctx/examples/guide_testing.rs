@@ -8,7 +8,6 @@
 use modelctx::server::{Args, Server, ToolDef};
 use modelctx::testing::TestClient;
 use modelctx_protocol::ProtocolVersion;
-use modelctx_protocol::types::Implementation;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -27,7 +26,7 @@ fn server() -> Server {
             Ok(format!("{}", args.dividend / args.divisor))
         }
     });
-    Server::builder(Implementation::new("calculator", "1.0.0")).tool(divide).build().expect("valid")
+    Server::builder("calculator", "1.0.0").tool(divide).build().expect("valid")
 }
 
 // ANCHOR: test

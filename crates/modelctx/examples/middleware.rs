@@ -70,7 +70,7 @@ where
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // ANCHOR: layers
-    let server = Server::builder(Implementation::new("middleware-example", "1.0"))
+    let server = Server::builder("middleware-example", "1.0")
         .tool(ToolDef::new("echo", || async { "echo" }))
         .tool(ToolDef::new("deploy", || async { "deployed" }))
         .tool(ToolDef::new("search", || async { "found" }).layer(RateLimit::new(2, Duration::from_secs(60))))

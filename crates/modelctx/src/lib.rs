@@ -7,7 +7,6 @@
 //!
 //! ```no_run
 //! use modelctx::server::{Args, Server, ToolDef};
-//! use modelctx_protocol::types::Implementation;
 //! use schemars::JsonSchema;
 //! use serde::Deserialize;
 //!
@@ -17,14 +16,15 @@
 //!     message: String,
 //! }
 //!
-//! #[tokio::main]
-//! async fn main() -> std::io::Result<()> {
-//!     let server = Server::builder(Implementation::new("echo-server", "1.0"))
+//! fn main() -> std::io::Result<()> {
+//!     let server = Server::builder("echo-server", "1.0")
 //!         .tool(ToolDef::new("echo", |Args(Echo { message }): Args<Echo>| async move { message })
 //!             .description("Says the message back"))
 //!         .build()
 //!         .expect("valid definitions");
-//!     modelctx::transport::stdio::serve_stdio(server).await
+//!     // On a runtime of its own sized for one client; in an async `main`, use
+//!     // `modelctx::serve_stdio(server).await`.
+//!     modelctx::run_stdio(server)
 //! }
 //! ```
 //!
@@ -77,6 +77,9 @@ pub use schemars;
 pub use serde;
 /// `serde_json`, for JSON values in arguments, results and `_meta`.
 pub use serde_json;
+
+#[cfg(feature = "server")]
+pub use transport::stdio::{run_stdio, serve_stdio};
 
 #[cfg(feature = "macros")]
 pub use modelctx_macros::{prompt, resource, tool, tools};

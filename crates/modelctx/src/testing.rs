@@ -9,7 +9,7 @@
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() {
-//! let server = Server::builder(Implementation::new("t", "1"))
+//! let server = Server::builder("t", "1")
 //!     .tool(ToolDef::new("hello", || async { "hello" }))
 //!     .build()
 //!     .unwrap();

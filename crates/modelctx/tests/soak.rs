@@ -14,7 +14,6 @@ use std::time::{Duration, Instant};
 use modelctx::server::{Limits, RequestContext, Server, ServerOptions, ToolDef};
 use modelctx::transport::http::{HttpOptions, serve_http};
 use modelctx::transport::serve_connection;
-use modelctx_protocol::types::Implementation;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
@@ -28,7 +27,7 @@ fn server() -> Server {
         request_timeout: Some(Duration::from_secs(2)),
         ..Limits::default()
     };
-    Server::builder(Implementation::new("soak", "1"))
+    Server::builder("soak", "1")
         .options(ServerOptions { limits, ..ServerOptions::default() })
         .tool(ToolDef::new("echo", || async { "echo" }))
         .tool(ToolDef::new("nap", || async {

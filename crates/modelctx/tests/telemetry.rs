@@ -61,10 +61,8 @@ async fn every_request_has_a_server_span_named_and_attributed_after_the_mcp_conv
     let subscriber = tracing_subscriber::registry().with(spans.clone());
     let _default = tracing::subscriber::set_default(subscriber);
 
-    let server = Server::builder(Implementation::new("telemetry", "1"))
-        .tool(ToolDef::new("hello", || async { "hello" }))
-        .build()
-        .unwrap();
+    let server =
+        Server::builder("telemetry", "1").tool(ToolDef::new("hello", || async { "hello" })).build().unwrap();
     let client = TestClient::start(server);
     let call = with_modern_meta(json!({"name": "hello"}), json!({}));
     client.request_with_id(7.into(), "tools/call", call).await.unwrap();
@@ -101,7 +99,7 @@ async fn a_legacy_http_requests_span_names_its_session() {
     let subscriber = tracing_subscriber::registry().with(spans.clone());
     let _default = tracing::subscriber::set_default(subscriber);
 
-    let server = Server::builder(Implementation::new("telemetry", "1"))
+    let server = Server::builder("telemetry", "1")
         .tool(ToolDef::new("session", |ctx: RequestContext| async move {
             ctx.session_id().unwrap_or("none").to_owned()
         }))

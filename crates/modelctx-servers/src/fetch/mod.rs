@@ -207,7 +207,7 @@ pub fn builder(args: &FetchArgs) -> Result<ServerBuilder, String> {
     let prompt = PromptDef::new("fetch", fetch_prompt)
         .description("Fetch a URL and extract its contents as markdown")
         .argument("url", "URL to fetch", true);
-    Ok(Server::builder(Implementation {
+    Ok(Server::with_info(Implementation {
         title: Some("modelctx fetch".into()),
         description: Some("Web pages as markdown, public addresses only, bounded in size and time".into()),
         ..Implementation::new("modelctx-fetch", env!("CARGO_PKG_VERSION"))

@@ -99,7 +99,7 @@ pub fn builder(options: &Options) -> Result<ServerBuilder, String> {
     let roots = Roots::open(&options.roots)?;
     let described = roots.describe();
     let mode = if options.read_only { "read-only" } else { "read-write" };
-    let builder = Server::builder(Implementation {
+    let builder = Server::with_info(Implementation {
         title: Some("modelctx filesystem".into()),
         description: Some("Reads and writes files inside the allowed directories".into()),
         ..Implementation::new("modelctx-filesystem", env!("CARGO_PKG_VERSION"))

@@ -382,7 +382,7 @@ pub async fn builder(args: &GitArgs) -> Result<ServerBuilder, String> {
         ToolDef::new("git_show", show).description("Shows the contents of a commit").annotations(reads()),
         ToolDef::new("git_branch", branch).description("List Git branches").annotations(reads()),
     ];
-    let mut builder = Server::builder(Implementation {
+    let mut builder = Server::with_info(Implementation {
         title: Some("modelctx git".into()),
         description: Some(
             "The official git server's tools, confined to the repositories it was given".into(),

@@ -300,7 +300,7 @@ pub fn builder(args: &MemoryArgs) -> Result<ServerBuilder, String> {
             store.import_jsonl(&text).map_err(|e| format!("--import {}: {e}", path.display()))?;
         tracing::info!(entities, relations, "imported the new entities and relations of {}", path.display());
     }
-    let mut builder = Server::builder(Implementation {
+    let mut builder = Server::with_info(Implementation {
         title: Some("modelctx memory".into()),
         description: Some("A knowledge graph of entities, observations and relations, kept in SQLite".into()),
         ..Implementation::new("modelctx-memory", env!("CARGO_PKG_VERSION"))

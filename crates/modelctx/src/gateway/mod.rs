@@ -97,7 +97,7 @@ impl Gateway {
         let host = Arc::new(Host::start(config, host_options).await);
         // Changes from here on are followed: none made while building is missed.
         let mut changes = host.changes();
-        let mut builder = Server::builder(options.info).options(options.server);
+        let mut builder = Server::with_info(options.info).options(options.server);
         if let Some(instructions) = options.instructions {
             builder = builder.instructions(instructions);
         }

@@ -16,7 +16,7 @@
 //! let tick = ToolDef::new("tick", || async { "ticked" })
 //!     .ui("ui://clock/app.html")
 //!     .visibility(&[Visibility::App]);
-//! let server = Server::builder(Implementation::new("clock", "1")).app(app).tool(now).tool(tick).build();
+//! let server = Server::builder("clock", "1").app(app).tool(now).tool(tick).build();
 //! assert!(server.is_ok());
 //! ```
 //!

@@ -9,7 +9,7 @@
 //! #[derive(Deserialize, JsonSchema)]
 //! struct Echo { message: String }
 //!
-//! let server = Server::builder(Implementation::new("demo", "1.0"))
+//! let server = Server::builder("demo", "1.0")
 //!     .tool(ToolDef::new("echo", |Args(Echo { message }): Args<Echo>| async move { message }))
 //!     .build()
 //!     .expect("valid definitions");
@@ -199,8 +199,15 @@ impl From<RegistrationError> for BuildError {
 }
 
 impl Server {
+    /// Starts a server called `name`, at `version`: how it introduces itself to clients
+    /// (`serverInfo`). [`Server::with_info`] takes the whole [`Implementation`] (a title,
+    /// icons, a website).
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
+        Self::with_info(Implementation::new(name, version))
+    }
+
     /// Starts a server that introduces itself as `info`.
-    pub fn builder(info: Implementation) -> ServerBuilder {
+    pub fn with_info(info: Implementation) -> ServerBuilder {
         ServerBuilder {
             info,
             instructions: None,

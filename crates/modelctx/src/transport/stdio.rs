@@ -28,3 +28,14 @@ pub async fn serve_stdio(server: Server) -> std::io::Result<()> {
     let _ = written.await;
     served
 }
+
+/// Serves `server` on stdin and stdout as [`serve_stdio`] does, on a runtime of its own sized
+/// for the one client a stdio server has (one thread: a host spawns a process per session);
+/// for a `main` that is not async. Returns once stdin ends or SIGTERM arrives and every
+/// response is written, without waiting for a stdin reader thread still blocked in `read(2)`.
+pub fn run_stdio(server: Server) -> std::io::Result<()> {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let served = runtime.block_on(serve_stdio(server));
+    runtime.shutdown_background();
+    served
+}

@@ -12,7 +12,6 @@ use modelctx::client::ClientHandlers;
 use modelctx::client::{Client, ClientError, ClientOptions, EraMode};
 use modelctx::protocol::era::ServerVersions;
 use modelctx::protocol::model::ElicitRequest;
-use modelctx::protocol::types::Implementation;
 use modelctx::protocol::types::Root;
 use modelctx::protocol::{Era, ProtocolVersion};
 use modelctx::server::{InputError, RequestContext, Server, ToolDef};
@@ -32,7 +31,7 @@ impl Drop for Abandoned {
 }
 
 fn server_counting(versions: ServerVersions, abandoned: Arc<AtomicUsize>) -> Server {
-    Server::builder(Implementation::new("client-test", "1"))
+    Server::builder("client-test", "1")
         .versions(versions)
         .tool(ToolDef::new("hello", || async { "hello" }))
         .tool(ToolDef::new("ask", ask))

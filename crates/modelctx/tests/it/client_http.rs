@@ -23,7 +23,7 @@ struct Regional {
 fn server(versions: ServerVersions) -> Server {
     let regional =
         json!({"type": "object", "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}});
-    Server::builder(Implementation::new("http-client-test", "1"))
+    Server::builder("http-client-test", "1")
         .versions(versions)
         .tool(ToolDef::new("hello", || async { "hello" }))
         .tool(
@@ -189,7 +189,7 @@ async fn a_dropped_call_is_cancelled_in_a_legacy_http_session() {
     }
     let abandoned = Arc::new(AtomicUsize::new(0));
     let counter = abandoned.clone();
-    let stalling = Server::builder(Implementation::new("stall-test", "1"))
+    let stalling = Server::builder("stall-test", "1")
         .tool(ToolDef::new("stall", move || {
             let guard = Abandoned(counter.clone());
             async move {
@@ -583,7 +583,7 @@ async fn roots_03_the_server_hears_that_a_legacy_clients_roots_changed() {
     let (told, mut heard) = mpsc::unbounded_channel::<Option<String>>();
     let server = || {
         let told = told.clone();
-        Server::builder(Implementation::new("roots-test", "1"))
+        Server::builder("roots-test", "1")
             .tool(ToolDef::new("hello", || async { "hello" }))
             .on_roots_changed(move |session| {
                 let told = told.clone();

@@ -6,7 +6,6 @@ use std::time::Duration;
 use crate::common::client::{connect, options};
 use modelctx::protocol::ProtocolVersion;
 use modelctx::protocol::era::ServerVersions;
-use modelctx::protocol::types::Implementation;
 use modelctx::server::{Server, ToolDef};
 
 #[tokio::test]
@@ -16,7 +15,7 @@ async fn listen_streams_the_changes_asked_for_in_both_eras() {
     use modelctx::server::{ResourceDef, ResourceRequest, text_contents};
 
     for versions in [ServerVersions::default(), ServerVersions::new([ProtocolVersion::V2025_11_25])] {
-        let served = Server::builder(Implementation::new("listen-test", "1"))
+        let served = Server::builder("listen-test", "1")
             .versions(versions)
             .tool(ToolDef::new("hello", || async { "hello" }))
             .resource(ResourceDef::new("test://note", "note", |request: ResourceRequest| async move {
@@ -51,7 +50,7 @@ async fn sub_05_each_subscription_hears_only_its_own_notifications() {
     use futures::StreamExt;
     use modelctx::protocol::v2026::SubscriptionFilter;
 
-    let served = Server::builder(Implementation::new("listen-test", "1"))
+    let served = Server::builder("listen-test", "1")
         .tool(ToolDef::new("hello", || async { "hello" }))
         .build()
         .unwrap();

@@ -8,7 +8,6 @@ use modelctx::server::{
 };
 use modelctx::testing::{TestClient, with_modern_meta};
 use modelctx_protocol::jsonrpc::Message;
-use modelctx_protocol::types::Implementation;
 use serde_json::{Value, json};
 
 const WAIT: Duration = Duration::from_secs(10);
@@ -23,7 +22,7 @@ async fn toggle_prompt(ctx: RequestContext) -> String {
 }
 
 fn server() -> Server {
-    Server::builder(Implementation::new("dynamic", "1"))
+    Server::builder("dynamic", "1")
         .tool(ToolDef::new("toggle_prompt", toggle_prompt))
         .prompt(PromptDef::new("base", || async { Ok(vec![]) }))
         .resource(ResourceDef::text("test://a", "a", "A"))

@@ -11,7 +11,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
 /// A server on one end of a byte stream; the test holds the other end.
 fn serve()
 -> (tokio::io::WriteHalf<DuplexStream>, tokio::io::Lines<BufReader<tokio::io::ReadHalf<DuplexStream>>>) {
-    let server = Server::builder(Implementation::new("hostile", "1"))
+    let server = Server::builder("hostile", "1")
         .tool(ToolDef::new("echo", || async { "still here" }))
         .build()
         .unwrap();
@@ -58,7 +58,7 @@ async fn a_line_that_is_not_utf8_is_answered_and_the_stream_goes_on() {
 
 /// Serves a server over HTTP on loopback with `options`; returns its address.
 async fn serve_http_with(options: modelctx::transport::http::HttpOptions) -> std::net::SocketAddr {
-    let server = Server::builder(Implementation::new("hostile", "1"))
+    let server = Server::builder("hostile", "1")
         .tool(ToolDef::new("echo", || async { "still here" }))
         .build()
         .unwrap();
@@ -136,7 +136,7 @@ async fn connections_past_the_bound_wait_for_a_place() {
 async fn a_sessions_subscriptions_are_bounded() {
     use modelctx::server::{Limits, ResourceDef, ServerOptions};
     let limits = Limits { max_subscriptions: 2, ..Limits::default() };
-    let server = Server::builder(Implementation::new("hostile", "1"))
+    let server = Server::builder("hostile", "1")
         .options(ServerOptions { limits, ..ServerOptions::default() })
         .resource(ResourceDef::text("test://a", "a", "a"))
         .build()
@@ -321,7 +321,7 @@ impl modelctx::transport::http::SessionStore for Remote {
 async fn concurrent_changes_to_one_session_are_all_kept() {
     use modelctx::server::{Limits, ResourceDef, ServerOptions};
     let limits = Limits { max_subscriptions: 40, ..Limits::default() };
-    let server = Server::builder(Implementation::new("hostile", "1"))
+    let server = Server::builder("hostile", "1")
         .options(ServerOptions { limits, ..ServerOptions::default() })
         .resource(ResourceDef::text("test://a", "a", "a"))
         .build()
@@ -374,7 +374,7 @@ async fn concurrent_changes_to_one_session_are_all_kept() {
 async fn a_listener_that_does_not_read_is_ended_once_too_far_behind() {
     use modelctx::server::{Limits, ResourceTemplateDef, ServerOptions, text_contents};
     let limits = Limits { max_listener_backlog: 3, ..Limits::default() };
-    let server = Server::builder(Implementation::new("hostile", "1"))
+    let server = Server::builder("hostile", "1")
         .options(ServerOptions { limits, ..ServerOptions::default() })
         .resource_template(ResourceTemplateDef::new(
             "test://items/{id}",

@@ -14,7 +14,6 @@ use modelctx::testing::with_modern_meta;
 use modelctx::transport::http::{
     HttpOptions, HttpStores, MemoryEventStore, SessionStore, StoreError, StoreFuture,
 };
-use modelctx_protocol::types::Implementation;
 use serde_json::{Value, json};
 
 const WAIT: Duration = Duration::from_secs(10);
@@ -28,7 +27,7 @@ async fn slow(ctx: RequestContext) -> String {
 }
 
 fn server() -> Server {
-    Server::builder(Implementation::new("http-test", "1"))
+    Server::builder("http-test", "1")
         .tool(ToolDef::new("echo", || async { "echo" }))
         .tool(ToolDef::new("job", || async { "job done" }).tasks(modelctx::server::TaskSupport::Optional))
         .tool(ToolDef::new("slow", slow))
@@ -376,8 +375,7 @@ async fn instances_on_a_bus_relay_answers_and_changes_to_each_other() {
     let bus = std::sync::Arc::new(modelctx::store::LocalBus::new());
     let options = HttpOptions { stores: Some(stores), ..HttpOptions::default() };
     let instance = || {
-        let mut builder =
-            Server::builder(Implementation::new("http-test", "1")).tool(ToolDef::new("ask", ask));
+        let mut builder = Server::builder("http-test", "1").tool(ToolDef::new("ask", ask));
         builder = builder.bus(bus.clone());
         builder.build().unwrap()
     };

@@ -18,7 +18,6 @@ use modelctx::server::{Args, InputError, Limits, RequestContext, Server, ServerO
 use modelctx::transport::http::{HttpOptions, serve_http, serve_http_with_sse};
 use modelctx::transport::http_sse::McpSse;
 
-use modelctx_protocol::types::Implementation;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
@@ -40,7 +39,7 @@ fn server() -> Server {
 }
 
 fn server_with(limits: Limits) -> Server {
-    Server::builder(Implementation::new("http-sse-test", "1"))
+    Server::builder("http-sse-test", "1")
         .options(ServerOptions { limits, ..ServerOptions::default() })
         .tool(ToolDef::new("echo", |Args(args): Args<EchoArgs>| async move { args.message }))
         .tool(ToolDef::new("ask", ask))

@@ -32,7 +32,7 @@ async fn slow(ctx: RequestContext) -> String {
 }
 
 fn server(versions: ServerVersions) -> Server {
-    Server::builder(Implementation::new("streams-test", "1"))
+    Server::builder("streams-test", "1")
         .versions(versions)
         .tool(ToolDef::new("echo", || async { "echo" }))
         .tool(ToolDef::new("ask", ask))

@@ -10,7 +10,7 @@ use modelctx::server::{
 use modelctx::testing::{TestClient, with_modern_meta};
 use modelctx_protocol::jsonrpc::{Message, RequestId};
 use modelctx_protocol::model::ElicitRequest;
-use modelctx_protocol::types::{ElicitAction, Implementation, RequestedSchema, SamplingContent};
+use modelctx_protocol::types::{ElicitAction, RequestedSchema, SamplingContent};
 use modelctx_protocol::v2026::CreateMessageRequestParams;
 use modelctx_protocol::{JsonObject, ProtocolVersion};
 use schemars::JsonSchema;
@@ -78,7 +78,7 @@ fn server(options: ServerOptions) -> Server {
 }
 
 fn builder(options: ServerOptions) -> modelctx::server::ServerBuilder {
-    Server::builder(Implementation::new("input-test", "1"))
+    Server::builder("input-test", "1")
         .options(options)
         .resource(ResourceDef::new("input://greeting", "greeting", |request: ResourceRequest| async move {
             let greeting = greet(request.ctx).await.map_err(|e| ResourceError::Failed(e.to_string()))?;
@@ -239,7 +239,7 @@ async fn mrtr_03_04_several_questions_at_once_arrive_in_one_round_under_distinct
 
 #[tokio::test]
 async fn a_handler_may_choose_its_question_keys() {
-    let server = Server::builder(Implementation::new("keys", "1"))
+    let server = Server::builder("keys", "1")
         .tool(ToolDef::new("named", |ctx: RequestContext| async move {
             let answer = ctx.question("user_name").elicit(name_form()).await?;
             Ok::<_, InputError>(format!("{:?}", answer.action))
@@ -478,7 +478,7 @@ async fn samp_02_mrtr_06_tools_in_sampling_only_for_a_client_that_declared_them(
         }))
         .unwrap()
     };
-    let server = Server::builder(Implementation::new("input-test", "1"))
+    let server = Server::builder("input-test", "1")
         .tool(ToolDef::new("agent", move |ctx: RequestContext| {
             let params = with_tools();
             async move { ctx.sample(params).await.map(|_| "sampled") }
@@ -507,7 +507,7 @@ async fn elic_14_16_url_elicitation_required_and_its_completion_reach_the_initia
         elicitation_id: "connect-7".into(),
         url: "https://calendar.example.com/connect".into(),
     };
-    let server = Server::builder(Implementation::new("input-test", "1"))
+    let server = Server::builder("input-test", "1")
         .tool(ToolDef::new("needs_url", move || {
             let required = modelctx_protocol::v2025::url_elicitation_required(&[connect()]);
             async move { modelctx::server::ToolOutcome::<String>(Err(required)) }
@@ -557,7 +557,7 @@ async fn elic_14_16_url_elicitation_required_and_its_completion_reach_the_initia
     assert_eq!(result["content"][0]["text"], "Accept true");
     // A modern client is sent nothing: it learns by retrying.
     let modern = TestClient::start(
-        Server::builder(Implementation::new("t", "1"))
+        Server::builder("t", "1")
             .tool(ToolDef::new("told", |ctx: RequestContext| async move {
                 ctx.elicitation_complete("x").await.to_string()
             }))
@@ -612,7 +612,7 @@ async fn legacy_questions_time_out_and_are_cancelled_at_the_client() {
 #[tokio::test]
 async fn mrtr_02_only_three_methods_may_ask() {
     use modelctx::server::{CompletionRequest, PromptDef};
-    let server = Server::builder(Implementation::new("t", "1"))
+    let server = Server::builder("t", "1")
         .prompt(PromptDef::new("p", || async { Ok(vec![]) }).argument("a", "an argument", false).complete(
             "a",
             |request: CompletionRequest| async move {
@@ -674,7 +674,7 @@ async fn samp_04_05_09_a_conversation_breaking_the_tool_rules_is_never_sent() {
         }))
         .unwrap()
     };
-    let server = Server::builder(Implementation::new("input-test", "1"))
+    let server = Server::builder("input-test", "1")
         .tool(ToolDef::new("agent", move |ctx: RequestContext| {
             let params = unanswered();
             async move { ctx.sample(params).await.map(|_| "sampled") }

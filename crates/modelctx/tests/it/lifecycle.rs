@@ -76,7 +76,7 @@ fn server(limits: Limits) -> (Server, Probe) {
     let (started_tx, started) = mpsc::unbounded_channel();
     let (dropped_tx, dropped) = mpsc::unbounded_channel();
     let (pass, started_gate) = (gate.clone(), started_tx.clone());
-    let server = Server::builder(Implementation::new("lifecycle", "1"))
+    let server = Server::builder("lifecycle", "1")
         .options(ServerOptions { limits, ..ServerOptions::default() })
         .tool(ToolDef::new("quick", || async { "quick" }))
         .tool(ToolDef::new("gate", move || {

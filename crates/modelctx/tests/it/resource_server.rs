@@ -70,7 +70,7 @@ impl Signer {
 /// A server whose `peek` needs `files:read` and `write` needs `files:write`; `whoami` says
 /// who the principal is.
 fn server() -> Server {
-    Server::builder(Implementation::new("protected", "1.0"))
+    Server::builder("protected", "1.0")
         .tool(ToolDef::new("peek", || async { "peeked" }).scopes(["files:read"]))
         .tool(ToolDef::new("write", || async { "written" }).scopes(["files:write"]))
         .tool(ToolDef::new("whoami", |ctx: RequestContext| async move {

@@ -368,9 +368,10 @@ fn accepted(key: &str, name: &str) -> Value {
 /// `401`; Alice herself completes with it.
 #[tokio::test]
 async fn sec_05_a_request_state_from_another_principal_is_refused() {
-    let endpoint =
-        protected(Server::builder(crate::common::info()).tool(ToolDef::new("vault", vault)).build().unwrap())
-            .await;
+    let endpoint = protected(
+        Server::with_info(crate::common::info()).tool(ToolDef::new("vault", vault)).build().unwrap(),
+    )
+    .await;
     let (alice, bob) = (endpoint.bearer("alice"), endpoint.bearer("bob"));
     let first = endpoint.call(Some(&alice), "vault", json!({})).await.body["result"].clone();
     assert_eq!(first["resultType"], "input_required", "{first}");
@@ -411,7 +412,10 @@ fn session_of(answer: &Answer) -> String {
 #[tokio::test]
 async fn sec_06_a_session_is_refused_to_every_principal_but_its_opener() {
     let endpoint = protected(
-        Server::builder(crate::common::info()).tool(ToolDef::new("noop", || async { "ok" })).build().unwrap(),
+        Server::with_info(crate::common::info())
+            .tool(ToolDef::new("noop", || async { "ok" }))
+            .build()
+            .unwrap(),
     )
     .await;
     let (alice, bob) = (endpoint.bearer("alice"), endpoint.bearer("bob"));
@@ -442,7 +446,7 @@ async fn sec_06_a_session_is_refused_to_every_principal_but_its_opener() {
 async fn sec_06_session_ids_are_long_random_and_never_repeat() {
     let mut ids = Vec::new();
     for sessions in [20, 1] {
-        let endpoint = protected(Server::builder(crate::common::info()).build().unwrap()).await;
+        let endpoint = protected(Server::with_info(crate::common::info()).build().unwrap()).await;
         let alice = endpoint.bearer("alice");
         for _ in 0..sessions {
             let opened = endpoint.send(reqwest::Method::POST, Some(&alice), &[], Some(initialize())).await;
@@ -469,7 +473,7 @@ async fn sec_06_session_ids_are_long_random_and_never_repeat() {
 async fn sec_08_tokens_not_issued_for_this_server_are_refused() {
     let served = Arc::new(AtomicUsize::new(0));
     let count = served.clone();
-    let server = Server::builder(crate::common::info())
+    let server = Server::with_info(crate::common::info())
         .tool(ToolDef::new("count", move || {
             let count = count.clone();
             async move { count.fetch_add(1, Ordering::SeqCst).to_string() }
@@ -531,8 +535,10 @@ async fn sec_08_introspected_tokens_for_another_audience_are_refused() {
         Secret::new("rs-secret"),
     )
     .unwrap();
-    let server =
-        Server::builder(crate::common::info()).tool(ToolDef::new("noop", || async { "ok" })).build().unwrap();
+    let server = Server::with_info(crate::common::info())
+        .tool(ToolDef::new("noop", || async { "ok" }))
+        .build()
+        .unwrap();
     let _stop = serve(server, listener, Arc::new(verifier));
     let endpoint = Protected { url, signer: signer(), http: reqwest::Client::new(), _stop };
     for token in ["upstream", "no-audience", "unknown"] {
@@ -554,7 +560,7 @@ fn profile_server(reads: Arc<AtomicUsize>) -> Server {
             Ok(vec![text_contents("me://profile", None, format!("profile of {who}"))])
         }
     });
-    Server::builder(crate::common::info()).resource(profile).build().unwrap()
+    Server::with_info(crate::common::info()).resource(profile).build().unwrap()
 }
 
 async fn profile(client: &Client) -> String {
@@ -620,7 +626,7 @@ async fn cache_10_a_scoped_primitive_is_refused_without_its_scope_though_its_lis
         cache: CacheDefaults { ttl_ms: 60_000, scope: CacheScope::Public },
         ..ServerOptions::default()
     };
-    let server = Server::builder(crate::common::info())
+    let server = Server::with_info(crate::common::info())
         .options(options)
         .tool(ToolDef::new("write", move || {
             let runs = tool_runs.clone();

@@ -6,13 +6,12 @@ use std::time::Duration;
 use modelctx::server::{PromptDef, ResourceDef, Server, ToolDef};
 use modelctx::testing::{TestClient, with_modern_meta};
 use modelctx_protocol::jsonrpc::Message;
-use modelctx_protocol::types::Implementation;
 use serde_json::{Value, json};
 
 const WAIT: Duration = Duration::from_secs(10);
 
 fn server() -> Server {
-    Server::builder(Implementation::new("listen-test", "1"))
+    Server::builder("listen-test", "1")
         .tool(ToolDef::new("one", || async { "1" }))
         .tool(ToolDef::new("noisy", |ctx: modelctx::server::RequestContext| async move {
             ctx.progress(1.0, Some(2.0), None).await;
@@ -112,7 +111,7 @@ async fn sub_09_logs_and_progress_never_ride_a_listen_stream() {
 
 #[tokio::test]
 async fn list_changes_reach_each_listener_that_asked() {
-    let server = Server::builder(Implementation::new("t", "1"))
+    let server = Server::builder("t", "1")
         .tool(ToolDef::new("one", || async { "1" }))
         .tool(ToolDef::new("noisy", |ctx: modelctx::server::RequestContext| async move {
             ctx.progress(1.0, Some(2.0), None).await;

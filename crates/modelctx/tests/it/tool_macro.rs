@@ -9,7 +9,6 @@ use modelctx::server::{
     ResourceRequest, ResourceTemplateDef, Server, State, ToolDef, text_contents,
 };
 use modelctx::testing::TestClient;
-use modelctx_protocol::types::Implementation;
 use modelctx_protocol::types::{ContentBlock, PromptMessage, Role, TextOrBlob};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -86,7 +85,7 @@ fn prompt_and_resource_macros_build_the_definitions_a_person_would_write() {
 
 #[tokio::test]
 async fn macro_prompts_and_resources_serve_requests() {
-    let server = Server::builder(Implementation::new("t", "1"))
+    let server = Server::builder("t", "1")
         .prompt(greeting_prompt())
         .resource(readme_resource())
         .resource_template(item_resource())
@@ -121,8 +120,7 @@ fn the_macro_builds_the_tool_a_person_would_write() {
 
 #[tokio::test]
 async fn a_macro_tool_serves_calls() {
-    let server =
-        Server::builder(Implementation::new("t", "1")).tool(add_tool()).tool(greet_tool()).build().unwrap();
+    let server = Server::builder("t", "1").tool(add_tool()).tool(greet_tool()).build().unwrap();
     let client = TestClient::start(server);
     let result =
         client.modern("tools/call", json!({"name": "add", "arguments": {"a": 1, "b": 2}})).await.unwrap();

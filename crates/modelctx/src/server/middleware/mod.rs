@@ -25,7 +25,7 @@
 //! // Ten searches a minute, whoever asks; every request of the server within 30 s, audited.
 //! let search = ToolDef::new("search", || async { "found" })
 //!     .layer(RateLimit::new(10, Duration::from_secs(60)));
-//! let server = Server::builder(Implementation::new("demo", "1.0"))
+//! let server = Server::builder("demo", "1.0")
 //!     .tool(search)
 //!     .layer(TimeoutLayer::new(Duration::from_secs(30)))
 //!     .layer(Audit::new(|record| tracing::info!(method = record.method, outcome = ?record.outcome)))

@@ -34,7 +34,7 @@ pub fn info() -> Implementation {
 
 /// A builder for a server named by [`info`].
 pub fn builder() -> ServerBuilder {
-    Server::builder(info())
+    Server::with_info(info())
 }
 
 /// Which protocol era a request is sent under.
