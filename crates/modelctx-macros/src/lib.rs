@@ -99,7 +99,8 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///     }
 /// }
 ///
-/// let server = Server::builder(info).tools(Arc::new(Counter::default()).tools()).build()?;
+/// let counter = Arc::new(Counter::default());
+/// let server = Server::builder("counter", "1.0.0").tools(counter.tools()).build()?;
 /// ```
 #[proc_macro_attribute]
 pub fn tools(attr: TokenStream, item: TokenStream) -> TokenStream {
