@@ -97,7 +97,7 @@ impl Parameters {
     /// Refuses plain parameters next to an `Args<T>` extractor: both would be read from the
     /// same arguments object, and only one can give the tool its input schema.
     fn check_args_alone(&self, signature: &Signature) -> syn::Result<()> {
-        if !self.parameters.iter().any(|p| matches!(p, Parameter::Plain(_))) {
+        if !self.has_plain() {
             return Ok(());
         }
         let args = signature.inputs.iter().find_map(|input| match input {
@@ -114,29 +114,27 @@ impl Parameters {
         }
     }
 
+    /// The plain parameters, in order.
+    fn plain(&self) -> impl Iterator<Item = &Plain> {
+        self.parameters.iter().filter_map(|p| match p {
+            Parameter::Plain(plain) => Some(plain),
+            Parameter::Extractor(..) => None,
+        })
+    }
+
     /// Whether some parameter is plain, so that the handler needs the arguments struct.
     pub(crate) fn has_plain(&self) -> bool {
-        self.parameters.iter().any(|p| matches!(p, Parameter::Plain(_)))
+        self.plain().next().is_some()
     }
 
     /// The handler's parts: the arguments struct (when a parameter is plain), the closure's
     /// parameter list, and the arguments to call the function with, in the function's order.
     pub(crate) fn handler(&self) -> Handler {
         let struct_name = Ident::new("__ToolArguments", Span::mixed_site());
-        let plain: Vec<&Plain> = self
-            .parameters
-            .iter()
-            .filter_map(|p| match p {
-                Parameter::Plain(plain) => Some(plain),
-                Parameter::Extractor(..) => None,
-            })
-            .collect();
-        let (arguments_struct, arguments_param) = if plain.is_empty() {
-            (None, None)
-        } else {
+        let (arguments_struct, arguments_param) = if self.has_plain() {
             let title = format!("{}Args", self.stem);
-            let fields = plain.iter().map(|Plain { ident, ty, attrs }| quote! { #(#attrs)* #ident: #ty });
-            let idents = plain.iter().map(|plain| &plain.ident);
+            let fields = self.plain().map(|Plain { ident, ty, attrs }| quote! { #(#attrs)* #ident: #ty });
+            let idents = self.plain().map(|plain| &plain.ident);
             let item = quote! {
                 #[derive(::modelctx::serde::Deserialize, ::modelctx::schemars::JsonSchema)]
                 #[serde(crate = "::modelctx::serde", rename = #title)]
@@ -149,6 +147,8 @@ impl Parameters {
                 ::modelctx::server::Args(#struct_name { #(#idents),* }): ::modelctx::server::Args<#struct_name>
             };
             (Some(item), Some(param))
+        } else {
+            (None, None)
         };
         let extractors = self.parameters.iter().filter_map(|p| match p {
             Parameter::Extractor(binding, ty) => Some(quote! { #binding: #ty }),
