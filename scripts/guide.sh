@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the guide (docs/guide, mdBook) and proves its code: every Rust block is included
-# from a program under crates/modelctx/examples/ (or the rmcp comparison server), each include
-# must name a file and an anchor that exist, and the guide's examples must run. `cargo test`
-# compiles the examples; this script runs them (built first when missing).
+# from a program under crates/modelctx/examples/ (or one of the rmcp servers under bench/),
+# each include must name a file and an anchor that exist, and the guide's examples must run.
+# `cargo test` compiles the examples; this script runs them (built first when missing).
 #
 # Installs mdbook (pinned, without its server features) into ~/.cargo/bin when it is missing.
 set -euo pipefail
@@ -43,7 +43,16 @@ for example in guide_primitives guide_asking guide_testing guide_axum guide_auth
     echo "--- $example"
     timeout 60 "$EXAMPLES/$example"
 done
-echo "--- guide_first_server (driven by modelctx tools call)"
-greeting=$(timeout 60 "$TARGET_DIR/debug/modelctx" tools call greet name=Ada -- "$EXAMPLES/guide_first_server")
-[[ $greeting == "Hello, Ada!" ]] || { echo "guide: the first server answered: $greeting" >&2; exit 1; }
-echo "$greeting"
+# Checks that the stdio example `$2`, driven by `modelctx tools call` with the arguments after
+# it (a tool and its arguments), answers `$1`.
+answers() {
+    local expected=$1 example=$2 answer
+    shift 2
+    echo "--- $example (driven by modelctx tools call $*)"
+    answer=$(timeout 60 "$TARGET_DIR/debug/modelctx" tools call "$@" -- "$EXAMPLES/$example")
+    [[ $answer == "$expected" ]] || { echo "guide: $example answered: $answer" >&2; exit 1; }
+    echo "$answer"
+}
+answers "Hello, Ada!" guide_first_server greet name=Ada
+answers "Hello, Ada!" guide_stateful greet name=Ada
+answers "greet now says Welcome" guide_stateful set_greeting greeting=Welcome

@@ -1,6 +1,8 @@
 //! Reading `key = "text"`, `flag` and `flag = false` options.
 
+use proc_macro2::Span;
 use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
 use syn::{Expr, ExprLit, Lit, Meta, MetaNameValue, Token};
 
 /// A string literal option's value.
@@ -21,8 +23,15 @@ pub(crate) fn key(option: &Meta) -> String {
 
 /// `key = "text"`.
 pub(crate) fn text(option: &Meta) -> syn::Result<String> {
+    spanned_text(option).map(|(text, _)| text)
+}
+
+/// `key = "text"`, and where the text is written.
+pub(crate) fn spanned_text(option: &Meta) -> syn::Result<(String, Span)> {
     match option {
-        Meta::NameValue(MetaNameValue { value, .. }) => string_value(value, &key(option)),
+        Meta::NameValue(MetaNameValue { value, .. }) => {
+            Ok((string_value(value, &key(option))?, value.span()))
+        }
         other => Err(syn::Error::new_spanned(other, format!("write {} = \"...\"", key(option)))),
     }
 }

@@ -4,7 +4,7 @@ use quote::quote;
 use syn::punctuated::Punctuated;
 use syn::{ItemFn, Meta, Token};
 
-use crate::function::{check, constructor, doc_comment};
+use crate::function::{check, constructor, doc_comment, fn_name, refuse_receiver};
 use crate::options::{key, text, unknown};
 
 const OPTIONS: &str = "uri, name, title, description or mime_type";
@@ -14,10 +14,11 @@ pub(crate) fn expand(
     function: ItemFn,
 ) -> syn::Result<proc_macro2::TokenStream> {
     check(
-        &function,
+        &function.sig,
         "resource",
         "a resource handler is an async fn(ResourceRequest) -> Result<Vec<TextOrBlob>, ResourceError>",
     )?;
+    refuse_receiver(&function.sig, "resource", "share state with `State<T>` or captured values")?;
     let (mut uri, mut name, mut title, mut description, mut mime_type) = (None, None, None, None, None);
     for option in &options {
         match key(option).as_str() {
@@ -37,10 +38,10 @@ pub(crate) fn expand(
         )
     })?;
     let visibility = &function.vis;
-    let resource_name = name.unwrap_or_else(|| function_name.to_string());
-    let constructor = constructor(&function, "resource");
+    let resource_name = name.unwrap_or_else(|| fn_name(&function.sig));
+    let constructor = constructor(&function.sig, "resource");
     let setters = [
-        ("description", description.or_else(|| doc_comment(&function))),
+        ("description", description.or_else(|| doc_comment(&function.attrs))),
         ("title", title),
         ("mime_type", mime_type),
     ]

@@ -30,7 +30,10 @@
 //!
 //! With the `macros` feature (on by default), `#[modelctx::tool]` turns an async function into
 //! a tool: it generates `<name>_tool()`, which builds the same `ToolDef` you could write by
-//! hand, with the doc comment as the description.
+//! hand, with the doc comment as the description and the plain parameters
+//! (`name: String`, each described by its doc comment) as the tool's arguments.
+//! `#[modelctx::tools]` does the same for the `#[tool]` methods of an impl block, whose tools
+//! share one value.
 //!
 //! Guarantees: requests run concurrently up to [`server::Limits::max_in_flight`];
 //! notifications are handled in arrival order by the reader, which never waits on a handler;
@@ -82,4 +85,4 @@ pub use serde_json;
 pub use transport::stdio::{run_stdio, serve_stdio};
 
 #[cfg(feature = "macros")]
-pub use modelctx_macros::{prompt, resource, tool};
+pub use modelctx_macros::{prompt, resource, tool, tools};

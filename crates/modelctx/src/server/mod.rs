@@ -478,6 +478,13 @@ impl ServerBuilder {
         self
     }
 
+    /// Registers many tools at once, such as the `tools()` that `#[modelctx::tools]`
+    /// generates for an impl block.
+    pub fn tools(mut self, tools: impl IntoIterator<Item = ToolDef>) -> Self {
+        self.tools.extend(tools);
+        self
+    }
+
     /// Requires of the callers of each tool registered so far the scopes `policy` names for
     /// it (see [`ToolDef::scopes`]): for example one scope for the tools that only read
     /// (`readOnlyHint`) and another for the rest.
