@@ -1,5 +1,5 @@
 //! The guide's first server — one tool, `greet`, on stdio — written with rmcp the way its
-//! documentation shows, for the lean-build comparison (`scripts/first_server.sh`).
+//! documentation shows, for the lean-build comparison (`scripts/first_server.py`).
 
 use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
 use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router, transport::stdio};
