@@ -344,7 +344,10 @@ mod tests {
             refused(json!({"a": "two", "items": []})),
             r#"invalid arguments: /a: invalid type: string "two", expected f64"#
         );
-        assert!(refused(json!({"a": 1, "items": [{"x/y": 1}, {"x/y": -1}]})).starts_with("invalid arguments: /items/1/x~1y: "));
+        assert!(
+            refused(json!({"a": 1, "items": [{"x/y": 1}, {"x/y": -1}]}))
+                .starts_with("invalid arguments: /items/1/x~1y: ")
+        );
         assert_eq!(refused(json!({"a": 1})), "invalid arguments: (root): missing field `items`");
         assert!(typed_arguments::<Sum>(json!({"a": 1, "items": [{"x/y": 2}]}).as_object().unwrap()).is_ok());
     }
