@@ -11,7 +11,9 @@ binary's size. Then each binary is spawned N times, interleaved (modelctx, rmcp,
 its cold start (spawn to the `initialize` answer) and its peak RSS (`VmHWM`) after 200
 `tools/call greet`. The medians, their ratios and the issue's targets are printed as a markdown
 section (and written to FILE with --markdown; `scripts/bench.sh` puts it into
-docs/performance.md). Measured, never asserted in tests.
+docs/performance.md). Measured, never asserted in tests. When modelctx's own dependencies
+change, `cargo fetch --manifest-path bench/first-server/modelctx/Cargo.toml` brings that
+fixture's lockfile up to date (a new user's resolution, minimal).
 """
 
 from __future__ import annotations
