@@ -31,6 +31,8 @@ import sys
 import tempfile
 import time
 
+from first_server import stop
+
 SERVERS = ("modelctx", "rmcp", "limit")
 LABELS = {"modelctx": "modelctx", "rmcp": "rmcp", "limit": "limit"}
 # What `mcp-load` exits with when `--h2` meets a server that does not speak h2c.
@@ -140,11 +142,7 @@ def count_tools(modelctx: str) -> int:
                 return count
         raise RuntimeError("tools/list did not end within 99 pages")
     finally:
-        server.stdin.close()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        stop(server)
 
 
 def count_instructions(options, which: str, transport: str, requests: int):

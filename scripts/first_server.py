@@ -113,12 +113,17 @@ def run(binary: str) -> dict:
         status = Path(f"/proc/{process.pid}/status").read_text()
         rss_kib = int(re.search(r"^VmHWM:\s+(\d+) kB", status, re.M)[1])
     finally:
-        process.stdin.close()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
+        stop(process)
     return {"cold_ms": cold_ms, "rss_mib": rss_kib / 1024}
+
+
+def stop(process) -> None:
+    """Ends a stdio server as a host does: its stdin closed, killed if it lingers."""
+    process.stdin.close()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
 
 
 def verdict(metric: str, ours: float, theirs: float) -> tuple[str, bool]:
