@@ -133,9 +133,13 @@ impl<T: DeserializeOwned + JsonSchema + Send + 'static> FromRequest<ToolCallPart
 /// invalid type: string "two", expected f64`): without the `validation` feature this is the
 /// check a call's arguments get.
 fn typed_arguments<T: DeserializeOwned>(arguments: &JsonObject) -> Result<T, String> {
-    serde_path_to_error::deserialize(Value::Object(arguments.clone())).map_err(|e| {
-        let place = json_pointer(e.path());
-        format!("invalid arguments: {place}: {}", e.inner())
+    // The plain pass first: the path is tracked (at a cost on every call) only to explain a
+    // refusal.
+    T::deserialize(Value::Object(arguments.clone())).map_err(|plain| {
+        match serde_path_to_error::deserialize::<_, T>(Value::Object(arguments.clone())) {
+            Err(e) => format!("invalid arguments: {}: {}", json_pointer(e.path()), e.inner()),
+            Ok(_) => format!("invalid arguments: {plain}"),
+        }
     })
 }
 
