@@ -12,6 +12,12 @@ for feature in "" $features; do
     echo "features: ${feature:-(none)} ok ($((SECONDS - started)) s)"
 done
 
+# The library's own tests with the default features, as `cargo test -p modelctx` runs them for a
+# user: a test that needs a feature says so.
+started=$SECONDS
+cargo test --locked --quiet -p modelctx --lib
+echo "features: modelctx's unit tests with the default features ok ($((SECONDS - started)) s)"
+
 # Every other crate of the workspace alone, with its own default features: what it asks of
 # modelctx is all it gets (a build of the whole workspace unifies features and would hide a
 # missing one).

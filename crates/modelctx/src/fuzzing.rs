@@ -7,6 +7,7 @@ use bytes::BytesMut;
 use modelctx_protocol::jsonrpc::ParseLimits;
 use tokio_util::codec::Decoder;
 
+#[cfg(feature = "http-client")]
 use crate::client::sse::{SseEvent, take_event};
 use crate::transport::framing::{Line, Lines};
 
@@ -67,12 +68,14 @@ fn decoded_lines(chunks: &[Vec<u8>], limits: ParseLimits) -> Vec<Option<Vec<u8>>
 
 /// The events of an event-stream body `bytes`, delivered cut at `cuts`: the same events come
 /// out however the bytes arrive, and reading a message from each never fails.
+#[cfg(feature = "http-client")]
 pub fn events_hold(bytes: &[u8], cuts: Vec<usize>) {
     let whole = events_of(&[bytes.to_vec()]);
     assert_eq!(events_of(&chunks_at(bytes, cuts)), whole, "the events depend on the chunks");
 }
 
 /// The data of the events of `chunks`, fed one after the other as a body delivers them.
+#[cfg(feature = "http-client")]
 fn events_of(chunks: &[Vec<u8>]) -> Vec<String> {
     let (mut buffer, mut scanned, mut events) = (BytesMut::new(), 0, Vec::new());
     for chunk in chunks {

@@ -50,7 +50,7 @@ pub mod client;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
-#[cfg(all(test, feature = "server", feature = "http-client", feature = "host", not(feature = "fuzzing")))]
+#[cfg(all(test, any(feature = "server", feature = "client"), not(feature = "fuzzing")))]
 mod fuzzing;
 #[cfg(feature = "gateway")]
 pub mod gateway;

@@ -10,7 +10,7 @@
 //! the tests every implementation must pass.
 
 mod bus;
-#[cfg(any(test, feature = "store-contract"))]
+#[cfg(any(all(test, feature = "http-server"), feature = "store-contract"))]
 pub mod contract;
 mod once;
 
