@@ -595,9 +595,10 @@ impl Client {
         })
     }
 
-    /// Calls tool `name` with `arguments` (a JSON object). When the last `list_tools` gave the
-    /// tool an `outputSchema`, a successful result must carry `structuredContent` that
-    /// conforms to it; otherwise the call fails with [`ClientError::InvalidResult`].
+    /// Calls tool `name` with `arguments` (a JSON object). With the `validation` feature, when
+    /// the last `list_tools` gave the tool an `outputSchema`, a successful result must carry
+    /// `structuredContent` that conforms to it; otherwise the call fails with
+    /// [`ClientError::InvalidResult`].
     pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult, ClientError> {
         #[cfg(feature = "validation")]
         self.check_arguments(name, &arguments).await?;

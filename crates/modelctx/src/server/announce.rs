@@ -61,8 +61,8 @@ impl Announcer {
         Self { local: broadcast::channel(256).0, bus, instance, hearing: AtomicBool::new(false) }
     }
 
-    #[cfg(feature = "http-server")]
     /// This instance's id on the bus.
+    #[cfg(feature = "http-server")]
     pub(crate) fn instance(&self) -> &str {
         &self.instance
     }

@@ -79,8 +79,8 @@ impl Lifecycle {
         &self.server
     }
 
-    #[cfg(feature = "http-server")]
     /// Tripped when shutdown starts.
+    #[cfg(feature = "http-server")]
     pub(crate) fn closing(&self) -> &CancellationToken {
         &self.closing
     }
@@ -90,9 +90,9 @@ impl Lifecycle {
         Exchange::new(self, true)
     }
 
-    #[cfg(feature = "http-server")]
     /// The peer of requests that each arrive on their own stream (a modern Streamable HTTP
     /// POST): their ids are not tracked, since two clients may well use the same one.
+    #[cfg(feature = "http-server")]
     pub(crate) fn stateless(self: &Arc<Self>) -> Exchange {
         Exchange::new(self, false)
     }
@@ -102,8 +102,8 @@ impl Lifecycle {
         self.closing.cancel();
     }
 
-    #[cfg(feature = "http-server")]
     /// Cancels every request of every peer (the grace period of shutdown is over).
+    #[cfg(feature = "http-server")]
     pub(crate) fn abort(&self) {
         self.abort.cancel();
     }
@@ -149,8 +149,8 @@ impl Refusal {
         }
     }
 
-    #[cfg(feature = "http-server")]
     /// The HTTP status of the answer: 503 when the server is busy (try again later).
+    #[cfg(feature = "http-server")]
     pub(crate) fn http_status(&self) -> u16 {
         match self {
             Self::DuplicateId(_) => 200,
@@ -343,16 +343,16 @@ impl Admission {
         }
     }
 
-    #[cfg(feature = "http-server")]
     /// The request's cancellation token: a transport trips it when the request's stream
     /// closes.
+    #[cfg(feature = "http-server")]
     pub(crate) fn token(&self) -> &CancellationToken {
         &self.token
     }
 
-    #[cfg(feature = "http-server")]
     /// [`Admission::run`] in a task of the request's peer, where [`Exchange::drain`] waits
     /// for it.
+    #[cfg(feature = "http-server")]
     pub(crate) fn spawn(self, ctx: RequestContext, request: Request) -> JoinHandle<Outcome> {
         let exchange = self.exchange.clone();
         let Request { method, params, .. } = request;

@@ -380,8 +380,8 @@ impl Server {
         self.inner.announcer.bus()
     }
 
-    #[cfg(feature = "http-server")]
     /// This instance's id on the bus (random, made as the server is built).
+    #[cfg(feature = "http-server")]
     pub(crate) fn instance(&self) -> &str {
         self.inner.announcer.instance()
     }

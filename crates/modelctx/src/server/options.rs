@@ -83,7 +83,8 @@ pub struct ServerOptions {
     /// meta-schema) when the tool is registered, so a broken schema fails the build. Otherwise
     /// a schema is compiled on the tool's first call, and a broken one fails that call with
     /// `-32603`. Default: on in debug builds, off in release builds, where a server's start-up
-    /// (paid by every host that spawns it) matters more.
+    /// (paid by every host that spawns it) matters more. Without the `validation` feature no
+    /// schema is compiled, and this changes nothing.
     pub check_schemas: bool,
 }
 

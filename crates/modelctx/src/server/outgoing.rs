@@ -37,14 +37,14 @@ impl From<Notification> for Outgoing {
 }
 
 impl Outgoing {
-    #[cfg(feature = "http-server")]
     /// One line of JSON.
+    #[cfg(feature = "http-server")]
     pub(crate) fn to_json(&self) -> String {
         serde_json::to_string(self).expect("an outgoing message always serialises")
     }
 
-    #[cfg(feature = "testing")]
     /// As the peer reads it: a prepared answer is a plain response.
+    #[cfg(feature = "testing")]
     pub(crate) fn into_message(self) -> Message {
         match self {
             Self::Message(message) => message,

@@ -51,9 +51,9 @@ where
     writer_task.await.map_err(std::io::Error::other)?
 }
 
-#[cfg(feature = "testing")]
 /// The messages of `text`, one per line, as [`serve_connection`] reads them: what the
 /// in-process test client hands the message core.
+#[cfg(feature = "testing")]
 pub(crate) fn decode(text: &str, limits: &ParseLimits) -> Vec<Inbound> {
     let mut buffer = BytesMut::from(text.as_bytes());
     let mut lines = Lines::new(*limits);

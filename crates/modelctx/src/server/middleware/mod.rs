@@ -145,8 +145,8 @@ impl Layered {
         self.service.is_some()
     }
 
-    #[cfg(feature = "http-server")]
     /// The scopes a caller needs.
+    #[cfg(feature = "http-server")]
     pub(crate) fn scopes(&self) -> &[String] {
         &self.scopes
     }
@@ -219,9 +219,9 @@ impl Server {
         }
     }
 
-    #[cfg(feature = "http-server")]
     /// The scopes a caller needs for a request of `method` with `params`: those of the tool,
     /// prompt or resource it is about (none for other methods, or an unknown target).
+    #[cfg(feature = "http-server")]
     pub(crate) fn required_scopes(&self, method: &str, params: Option<&JsonObject>) -> Vec<String> {
         let subject = Subject::of(method, params);
         let registry = self.read_registry();
