@@ -365,8 +365,8 @@ def write(options, all_cases: list, results: dict, client: dict, counted: dict) 
         f"`rmcp-bench-server --extra-tools {options.everything_tools - 2}` and `limit-server "
         f"--extra-tools {options.everything_tools - 2}` ({options.everything_tools} tools each), `echo` "
         "over stdio, one in flight: its peak RSS and cold start. The same again with the "
-        "`modelctx-everything` binary, which holds that server alone (built with the `server` profile: "
-        "fat LTO, one codegen unit), as a host spawns it.")
+        "`modelctx-everything` binary, which holds that server alone, as a host spawns it. Both are "
+        "built as `cargo install` builds them (fat LTO, one codegen unit), with symbols.")
     add("- **h2c.** A server that does not speak HTTP/2 with prior knowledge is shown as n/a in that case.")
     add("- **Reported.** The median of the rounds for each server, and the ratios ours ÷ rmcp and "
         "ours ÷ limit of each round (targets and ratio tables: the median of the per-round ratios).\n")

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Performance, side by side: builds `modelctx`, `modelctx-everything` (the `server` profile) and
-# the three comparison crates in release mode —
+# Performance, side by side: builds `modelctx` and `modelctx-everything` (the `profiling` profile:
+# the release build users get, with symbols) and the three comparison crates in release mode —
 # bench/rmcp-server (rmcp from crates.io), bench/limit-server (the hand-written limit) and
 # bench/load (`mcp-load`, the neutral load generator), each a workspace with its own lockfile —
 # then drives every case of scripts/bench.py with `mcp-load` against modelctx, rmcp and the
@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --profile profiling --locked -p modelctx-cli
-cargo build --profile server --locked -p modelctx-servers --no-default-features --bin modelctx-everything
+cargo build --profile profiling --locked -p modelctx-servers --no-default-features --bin modelctx-everything
 for crate in rmcp-server limit-server load; do
     CARGO_INCREMENTAL=0 cargo build --release --locked --manifest-path "bench/$crate/Cargo.toml"
 done
@@ -29,6 +29,6 @@ exec python3 scripts/bench.py \
     --rmcp bench/rmcp-server/target/release/rmcp-bench-server \
     --limit bench/limit-server/target/release/limit-server \
     --load bench/load/target/release/mcp-load \
-    --everything target/server/modelctx-everything \
+    --everything target/profiling/modelctx-everything \
     --first-server target/first-server.md \
     ${WINDOW:+--window "$WINDOW"} "${args[@]}"

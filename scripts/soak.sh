@@ -9,4 +9,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SOAK_ROUNDS=${SOAK_ROUNDS:-5000} CARGO_INCREMENTAL=0 \
-    cargo test --release --locked -p modelctx --all-features --test soak -- --nocapture
+    cargo test --profile optimized --locked -p modelctx --all-features --test soak -- --nocapture

@@ -173,9 +173,31 @@ enum Command {
     Serve(serve::ServeArgs),
 }
 
+/// `modelctx serve …` alone: what a host spawns once per session, parsed without building
+/// every other command's arguments (a fifth of the start-up's instructions, and pages of
+/// code a server never runs again).
+#[derive(Parser)]
+#[command(name = "modelctx serve")]
+struct ServeOnly {
+    #[command(flatten)]
+    args: serve::ServeArgs,
+}
+
+/// The command of this process's arguments.
+fn command() -> Command {
+    let mut arguments = std::env::args_os();
+    if arguments.nth(1).is_some_and(|first| first == "serve")
+        && let Ok(serve) = ServeOnly::try_parse_from(std::env::args_os().skip(1))
+    {
+        return Command::Serve(serve.args);
+    }
+    // Help, versions and errors, for `serve` too, come from the whole command line.
+    Cli::parse().command
+}
+
 fn main() -> ExitCode {
     modelctx_servers::process::small_pages();
-    match Cli::parse().command {
+    match command() {
         Command::Bench(args) => bench::run(&args),
         Command::Demo => demo::run(),
         Command::Host(args) => host::run(&args),
