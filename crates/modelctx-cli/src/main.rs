@@ -174,8 +174,7 @@ enum Command {
 }
 
 /// `modelctx serve …` alone: what a host spawns once per session, parsed without building
-/// every other command's arguments (a fifth of the start-up's instructions, and pages of
-/// code a server never runs again).
+/// every other command's arguments (a fifth of the start-up's instructions).
 #[derive(Parser)]
 #[command(name = "modelctx serve")]
 struct ServeOnly {
@@ -185,8 +184,7 @@ struct ServeOnly {
 
 /// The command of this process's arguments.
 fn command() -> Command {
-    let mut arguments = std::env::args_os();
-    if arguments.nth(1).is_some_and(|first| first == "serve")
+    if std::env::args_os().nth(1).is_some_and(|first| first == "serve")
         && let Ok(serve) = ServeOnly::try_parse_from(std::env::args_os().skip(1))
     {
         return Command::Serve(serve.args);
@@ -215,5 +213,34 @@ fn main() -> ExitCode {
         Command::Ping(args) => inspect::run_ping(&args),
         Command::Route(args) => route::run(&args),
         Command::Serve(args) => serve::run(&args),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::{CommandFactory as _, Parser as _};
+
+    use super::{Cli, Command, ServeOnly};
+
+    /// Both command lines are well formed (clap's own checks).
+    #[test]
+    fn both_command_lines_are_well_formed() {
+        Cli::command().debug_assert();
+        ServeOnly::command().debug_assert();
+    }
+
+    /// `serve` parsed alone takes the options the whole command line takes, before and after
+    /// the server's name, and refuses what it refuses.
+    #[test]
+    fn serve_alone_takes_what_the_whole_command_line_takes() {
+        let line =
+            ["serve", "--threads", "2", "everything", "--http", "127.0.0.1:0", "--allowed-host", "a.example"];
+        assert!(ServeOnly::try_parse_from(line).is_ok());
+        let whole =
+            Cli::try_parse_from(std::iter::once("modelctx").chain(line)).expect("the whole line parses");
+        assert!(matches!(whole.command, Command::Serve(_)));
+        let wrong = ["serve", "everything", "--threads", "0"];
+        assert!(ServeOnly::try_parse_from(wrong).is_err());
+        assert!(Cli::try_parse_from(std::iter::once("modelctx").chain(wrong)).is_err());
     }
 }
