@@ -320,7 +320,7 @@ async fn run_tour() -> Tour {
 
 /// Runs the demo: exit 0 when every step worked, 1 otherwise.
 pub fn run() -> ExitCode {
-    let _logging = crate::logging::init("warn");
+    let _logging = crate::logging::init(tracing::Level::WARN);
     let started = Instant::now();
     let tour = match crate::runtime::block_on(run_tour()) {
         Ok(tour) => tour,

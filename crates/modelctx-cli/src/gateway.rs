@@ -42,7 +42,7 @@ pub struct GatewayArgs {
 /// Runs the gateway until SIGTERM (or, on stdio, until stdin ends): exit 0 then, 1 when the
 /// config cannot be read, the address is refused or serving fails.
 pub fn run(args: &GatewayArgs) -> ExitCode {
-    let _logging = crate::logging::init("info");
+    let _logging = crate::logging::init(tracing::Level::INFO);
     let config = match crate::config_file::load(&args.config) {
         Ok(config) => config,
         Err(e) => {

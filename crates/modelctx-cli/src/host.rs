@@ -186,7 +186,7 @@ async fn run_command(host: &Host, command: &HostCommand) -> Result<(), Failure> 
 
 /// Runs `modelctx host`.
 pub fn run(args: &HostArgs) -> ExitCode {
-    let _logging = crate::logging::init("warn");
+    let _logging = crate::logging::init(tracing::Level::WARN);
     let config = match crate::config_file::load(&args.config) {
         Ok(config) => config,
         Err(e) => return Failure::Usage(format!("{}: {e}", args.config.display())).exit(),

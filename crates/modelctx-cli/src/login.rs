@@ -158,7 +158,7 @@ pub async fn stored_for(config: &HostConfig) -> Result<AuthFor, Failure> {
 
 /// Runs `modelctx login`.
 pub fn run_login(args: &LoginArgs) -> ExitCode {
-    let _logging = crate::logging::init("warn");
+    let _logging = crate::logging::init(tracing::Level::WARN);
     let outcome = crate::runtime::block_on(login(args)).and_then(|outcome| outcome);
     match outcome {
         Ok(message) => {
@@ -206,7 +206,7 @@ async fn login(args: &LoginArgs) -> Result<String, Failure> {
 
 /// Runs `modelctx logout`.
 pub fn run_logout(args: &LogoutArgs) -> ExitCode {
-    let _logging = crate::logging::init("warn");
+    let _logging = crate::logging::init(tracing::Level::WARN);
     let forgotten = crate::runtime::block_on(async {
         let oauth = oauth(&args.url, Arc::new(NeedsLogin(args.url.clone())), |_| {})?;
         oauth.forget().await.map_err(|e| Failure::Usage(e.to_string()))

@@ -297,7 +297,7 @@ fn filesystem(_: &FilesystemArgs) -> Result<ServerBuilder, String> {
 /// Runs the server on stdio (until stdin ends) or HTTP, until SIGTERM: exit 0 then, 1 on an
 /// I/O failure or a refused address.
 pub fn run(args: &ServeArgs) -> ExitCode {
-    let _logging = crate::logging::init("info");
+    let _logging = crate::logging::init(tracing::Level::INFO);
     let state_keys = match state_keys_from_env() {
         Ok(keys) => keys,
         Err(why) => {

@@ -230,7 +230,7 @@ async fn stop(mut server: tokio::process::Child) {
 
 /// Runs `modelctx bench`.
 pub fn run(args: &BenchArgs) -> ExitCode {
-    let _logging = crate::logging::init("warn");
+    let _logging = crate::logging::init(tracing::Level::WARN);
     // One thread, as the raw loop and any single-connection client: the load generator then
     // takes one core, not a share of the server's.
     let outcome = crate::runtime::block_on_threads(Some(1), bench(args)).and_then(|outcome| outcome);

@@ -37,7 +37,7 @@ use exit::Failure;
 /// Connects to `target`, runs `work` with the client and closes the connection; the exit
 /// status says how it went.
 fn drive(target: &Target, work: impl AsyncFnOnce(&Client) -> Result<(), Failure>) -> ExitCode {
-    let _logging = crate::logging::init("warn");
+    let _logging = crate::logging::init(tracing::Level::WARN);
     let outcome = crate::runtime::block_on(async {
         let client = target.connect(interactive::handlers(&target.describe())).await?;
         let outcome = work(&client).await;

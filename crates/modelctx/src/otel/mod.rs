@@ -85,6 +85,11 @@ impl Telemetry {
     pub fn from_env(service_name: &str) -> Result<Self, OtelError> {
         let traces = Exporter::from_env("OTEL_TRACES_EXPORTER")?;
         let metrics = Exporter::from_env("OTEL_METRICS_EXPORTER")?;
+        // Nothing to export: no resource to describe (a stdio server a host spawns per
+        // session starts without touching the SDK).
+        if (traces, metrics) == (Exporter::None, Exporter::None) {
+            return Ok(Self { tracer: None, meter: None });
+        }
         let resource = resource(service_name);
         let tracer = match traces {
             Exporter::None => None,

@@ -52,7 +52,7 @@ const STYLE: &str = include_str!("assets/style.css");
 /// Serves the page until SIGTERM or Ctrl-C: exit 0 then; 2 for an address that is not
 /// loopback; 3 when the address cannot be bound.
 pub fn run(args: &InspectArgs) -> ExitCode {
-    let _logging = crate::logging::init("warn");
+    let _logging = crate::logging::init(tracing::Level::WARN);
     if !args.web.ip().is_loopback() {
         eprintln!(
             "--web binds loopback addresses only (127.0.0.1 or ::1): the page drives a server with your rights"
