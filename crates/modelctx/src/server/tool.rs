@@ -1,7 +1,7 @@
 //! Tools: definitions, registration checks, and calls with validated input and output.
 
 use std::marker::PhantomData;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use modelctx_protocol::Era;
 use modelctx_protocol::apps::{ToolUi, Visibility};
@@ -185,10 +185,16 @@ pub(crate) struct RegisteredTool {
     pub(crate) param_headers: Vec<McpParamHeader>,
     /// Its MCP Apps settings (`_meta.ui`), when it has a UI.
     pub(crate) ui: Option<ToolUi>,
-    /// The tool as 2026-07-28 lists it, serialised once.
-    modern_json: Value,
-    /// The tool as 2025-11-25 lists it, serialised once.
-    legacy_json: Value,
+    /// The tool as 2026-07-28 lists it, serialised once, on the first listing.
+    modern_json: OnceLock<Value>,
+    /// The tool as 2025-11-25 lists it, serialised once, on the first listing.
+    legacy_json: OnceLock<Value>,
+}
+
+/// A tool description as JSON: its types hold strings, numbers and maps with string keys
+/// only, which always serialise.
+fn listed(tool: &impl serde::Serialize) -> Value {
+    serde_json::to_value(tool).unwrap_or_else(|e| unreachable!("a tool description serialises: {e}"))
 }
 
 /// The tool as a 2025-11-25 peer may see it: that revision restricts `outputSchema` to
@@ -243,18 +249,7 @@ impl RegisteredTool {
         };
         let param_headers =
             validate_x_mcp_headers(&tool.input_schema).map_err(|e| invalid(format!("x-mcp-header: {e}")))?;
-        let modern_json = serde_json::to_value(&tool).map_err(|e| invalid(format!("serialising it: {e}")))?;
         let ui = ToolUi::of(tool.meta.as_ref());
-        // 2025-11-25 says on the tool whether it runs as a task (`execution.taskSupport`).
-        let task_support = match tasks {
-            TaskSupport::Forbidden => None,
-            TaskSupport::Optional => Some(v2025::TaskSupport::Optional),
-            TaskSupport::Required => Some(v2025::TaskSupport::Required),
-        };
-        let execution = task_support.map(|support| v2025::ToolExecution { task_support: Some(support) });
-        let legacy = model::legacy_tool(object_output_only(tool.clone()), execution);
-        let legacy_json =
-            serde_json::to_value(&legacy).map_err(|e| invalid(format!("serialising it: {e}")))?;
         Ok(Self {
             tool,
             handler,
@@ -267,16 +262,27 @@ impl RegisteredTool {
             output,
             param_headers,
             ui,
-            modern_json,
-            legacy_json,
+            modern_json: OnceLock::new(),
+            legacy_json: OnceLock::new(),
         })
     }
 
-    /// The tool as `era`'s `tools/list` shows it.
+    /// The tool as `era`'s `tools/list` shows it, serialised on the first listing: a server
+    /// whose client only calls its tools never pays for it.
     pub(crate) fn wire(&self, era: Era) -> &Value {
         match era {
-            Era::Modern => &self.modern_json,
-            Era::Legacy => &self.legacy_json,
+            Era::Modern => self.modern_json.get_or_init(|| listed(&self.tool)),
+            Era::Legacy => self.legacy_json.get_or_init(|| {
+                // 2025-11-25 says on the tool whether it runs as a task (`execution.taskSupport`).
+                let task_support = match self.tasks {
+                    TaskSupport::Forbidden => None,
+                    TaskSupport::Optional => Some(v2025::TaskSupport::Optional),
+                    TaskSupport::Required => Some(v2025::TaskSupport::Required),
+                };
+                let execution =
+                    task_support.map(|support| v2025::ToolExecution { task_support: Some(support) });
+                listed(&model::legacy_tool(object_output_only(self.tool.clone()), execution))
+            }),
         }
     }
 
