@@ -13,6 +13,7 @@ use modelctx_protocol::{JsonObject, Meta, v2025};
 use serde_json::Value;
 
 use super::context::RequestContext;
+use super::dispatch::to_object;
 use super::error::RegistrationError;
 use super::extract::{Erased, ErasedToolHandler, ToolCallParts, ToolHandler};
 use super::middleware::{Layered, layer_setter};
@@ -191,12 +192,6 @@ pub(crate) struct RegisteredTool {
     legacy_json: OnceLock<Value>,
 }
 
-/// A tool description as JSON: its types hold strings, numbers and maps with string keys
-/// only, which always serialise.
-fn listed(tool: &impl serde::Serialize) -> Value {
-    serde_json::to_value(tool).unwrap_or_else(|e| unreachable!("a tool description serialises: {e}"))
-}
-
 /// The tool as a 2025-11-25 peer may see it: that revision restricts `outputSchema` to
 /// `"type": "object"` at the root, so any other output schema is left out (§19 #13; calls of
 /// such a tool from a legacy session fail with `-32603` rather than send non-object
@@ -271,19 +266,21 @@ impl RegisteredTool {
     /// whose client only calls its tools never pays for it.
     pub(crate) fn wire(&self, era: Era) -> &Value {
         match era {
-            Era::Modern => self.modern_json.get_or_init(|| listed(&self.tool)),
-            Era::Legacy => self.legacy_json.get_or_init(|| {
-                // 2025-11-25 says on the tool whether it runs as a task (`execution.taskSupport`).
-                let task_support = match self.tasks {
-                    TaskSupport::Forbidden => None,
-                    TaskSupport::Optional => Some(v2025::TaskSupport::Optional),
-                    TaskSupport::Required => Some(v2025::TaskSupport::Required),
-                };
-                let execution =
-                    task_support.map(|support| v2025::ToolExecution { task_support: Some(support) });
-                listed(&model::legacy_tool(object_output_only(self.tool.clone()), execution))
-            }),
+            Era::Modern => self.modern_json.get_or_init(|| Value::Object(to_object(&self.tool))),
+            Era::Legacy => self.legacy_json.get_or_init(|| Value::Object(to_object(&self.legacy()))),
         }
+    }
+
+    /// The tool as 2025-11-25 describes it, which says on the tool whether it runs as a task
+    /// (`execution.taskSupport`).
+    fn legacy(&self) -> v2025::Tool {
+        let task_support = match self.tasks {
+            TaskSupport::Forbidden => None,
+            TaskSupport::Optional => Some(v2025::TaskSupport::Optional),
+            TaskSupport::Required => Some(v2025::TaskSupport::Required),
+        };
+        let execution = task_support.map(|support| v2025::ToolExecution { task_support: Some(support) });
+        model::legacy_tool(object_output_only(self.tool.clone()), execution)
     }
 
     /// Validates the arguments, runs the handler, and checks its structured output.
