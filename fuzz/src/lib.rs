@@ -82,7 +82,7 @@ pub fn era_router(data: &[u8]) {
     ];
     let mut transports = vec![Transport::Stdio];
     for protocol_version in [None, Some("2026-07-28"), Some("2025-11-25"), Some("1999-01-01")] {
-        for mcp_method in [None, message.method()] {
+        for mcp_method in [None, message.method().map(modelctx_protocol::Method::as_str)] {
             for mcp_name in [None, name.as_deref()] {
                 transports.push(Transport::Http(HttpRequestFacts {
                     origin_allowed: true,

@@ -36,7 +36,9 @@ pub mod era;
 pub mod headers;
 pub mod jsonrpc;
 pub mod meta;
+mod method;
 pub mod model;
+pub mod skills;
 pub mod tasks;
 pub mod types;
 pub mod uri_template;
@@ -44,6 +46,7 @@ pub mod v2025;
 pub mod v2026;
 pub mod version;
 
+pub use method::Method;
 pub use version::{Era, ProtocolVersion};
 
 /// A JSON object: the type of `params`, `result`, `_meta` and schema documents.

@@ -175,6 +175,20 @@ macro_rules! notification_methods {
     )+};
 }
 
+/// Declares method marker types with a wire name only, for methods whose params and results
+/// this crate leaves as JSON objects: `Name = "wire/name";`.
+macro_rules! method_names {
+    ($( $(#[$meta:meta])* $name:ident = $wire:literal; )+) => {$(
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+        pub struct $name;
+
+        impl $crate::jsonrpc::MethodName for $name {
+            const NAME: &'static str = $wire;
+        }
+    )+};
+}
+
 /// Marks types as always-present `params` members.
 macro_rules! params_types {
     ($($ty:ty),+ $(,)?) => {$( impl $crate::jsonrpc::Params for $ty {} )+};
@@ -282,6 +296,6 @@ pub(crate) mod sniff {
 }
 
 pub(crate) use {
-    list_result, literal, notification_methods, open_enum, params_types, request_methods, sniffed_union,
-    tagged_union,
+    list_result, literal, method_names, notification_methods, open_enum, params_types, request_methods,
+    sniffed_union, tagged_union,
 };

@@ -17,6 +17,7 @@ use modelctx::server::middleware::tower::{Layer, Service};
 use modelctx::server::middleware::{Audit, McpRequest, RateLimit};
 use modelctx::server::{Answer, Server, ToolDef};
 use modelctx::transport::http::{HttpOptions, serve_http};
+use modelctx_protocol::Method;
 use modelctx_protocol::jsonrpc::ErrorObject;
 use modelctx_protocol::types::Implementation;
 use serde_json::json;
@@ -55,7 +56,8 @@ where
     }
 
     fn call(&mut self, request: McpRequest) -> Self::Future {
-        if request.method == "tools/call" && request.target().is_some_and(|tool| self.off.contains(tool)) {
+        if request.method == Method::CallTool && request.target().is_some_and(|tool| self.off.contains(tool))
+        {
             let refusal = ErrorObject::invalid_params(format!(
                 "tool {:?} is switched off on this server",
                 request.target().unwrap_or_default()

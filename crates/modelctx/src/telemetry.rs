@@ -3,8 +3,7 @@
 
 use std::fmt::Display;
 
-use modelctx_protocol::jsonrpc::MethodName as _;
-use modelctx_protocol::{JsonObject, v2026};
+use modelctx_protocol::{JsonObject, Method};
 
 /// The `DEBUG` span of one MCP operation at `target`, named `name`, of OpenTelemetry kind
 /// `kind`, with the attributes both sides record (and `error.type`,
@@ -16,9 +15,9 @@ macro_rules! operation_span {
             tracing::debug_span!(
                 target: $target,
                 $name,
-                otel.name = %$subject.span_name($method),
+                otel.name = %$subject.span_name($method.as_str()),
                 otel.kind = $kind,
-                mcp.method.name = $method,
+                mcp.method.name = $method.as_str(),
                 gen_ai.tool.name = $subject.tool,
                 gen_ai.prompt.name = $subject.prompt,
                 mcp.resource.uri = $subject.uri,
@@ -46,11 +45,11 @@ pub(crate) struct Subject<'a> {
 
 impl<'a> Subject<'a> {
     /// The subject of `method` with `params`.
-    pub(crate) fn of(method: &str, params: Option<&'a JsonObject>) -> Self {
+    pub(crate) fn of(method: &Method, params: Option<&'a JsonObject>) -> Self {
         let param = |key: &str| params.and_then(|p| p.get(key)).and_then(|v| v.as_str());
         let (tool, prompt) = match method {
-            v2026::CallTool::NAME => (param("name"), None),
-            v2026::GetPrompt::NAME => (None, param("name")),
+            Method::CallTool => (param("name"), None),
+            Method::GetPrompt => (None, param("name")),
             _ => (None, None),
         };
         Self { tool, prompt, uri: param("uri") }

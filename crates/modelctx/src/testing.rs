@@ -25,7 +25,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use modelctx_protocol::jsonrpc::{ErrorObject, Message, ParseLimits, RequestId};
-use modelctx_protocol::{JsonObject, ProtocolVersion, meta};
+use modelctx_protocol::{JsonObject, Method, ProtocolVersion, meta};
 use serde_json::{Value, json};
 use tokio::sync::{Mutex as AsyncMutex, mpsc, oneshot};
 
@@ -127,17 +127,17 @@ impl TestClient {
     }
 
     /// Sends a request with a fresh id and waits for its result or error.
-    pub async fn request(&self, method: &str, params: Value) -> Outcome {
+    pub async fn request(&self, method: impl Into<Method>, params: Value) -> Outcome {
         self.send_request(method, params).await.response().await
     }
 
     /// Sends a request with the given id and waits for its result or error.
-    pub async fn request_with_id(&self, id: RequestId, method: &str, params: Value) -> Outcome {
+    pub async fn request_with_id(&self, id: RequestId, method: impl Into<Method>, params: Value) -> Outcome {
         self.send_request_with_id(id, method, params).await.response().await
     }
 
     /// Sends a request with a fresh id without waiting for its answer.
-    pub async fn send_request(&self, method: &str, params: Value) -> PendingRequest {
+    pub async fn send_request(&self, method: impl Into<Method>, params: Value) -> PendingRequest {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         self.send_request_with_id(RequestId::Number(id), method, params).await
     }
@@ -145,10 +145,15 @@ impl TestClient {
     /// Sends a request with the given id without waiting for its answer. The answer goes to
     /// the returned [`PendingRequest`]; an id already awaiting an answer is taken over (use
     /// [`TestClient::send_line`] to send a second request under an id in flight).
-    pub async fn send_request_with_id(&self, id: RequestId, method: &str, params: Value) -> PendingRequest {
+    pub async fn send_request_with_id(
+        &self,
+        id: RequestId,
+        method: impl Into<Method>,
+        params: Value,
+    ) -> PendingRequest {
         let (tx, answer) = oneshot::channel();
         self.pending.lock().expect("pending lock").insert(id.clone(), tx);
-        let mut message = json!({"jsonrpc": "2.0", "id": id, "method": method});
+        let mut message = json!({"jsonrpc": "2.0", "id": id, "method": method.into()});
         if !params.is_null() {
             message["params"] = params;
         }
@@ -158,7 +163,7 @@ impl TestClient {
 
     /// A 2026-07-28 request: `params` plus the required `_meta`, with no client capabilities.
     /// `_meta` keys already in `params` (`progressToken`, a log level) are kept.
-    pub async fn modern(&self, method: &str, params: Value) -> Outcome {
+    pub async fn modern(&self, method: impl Into<Method>, params: Value) -> Outcome {
         self.request(method, with_modern_meta(params, json!({}))).await
     }
 
@@ -166,18 +171,18 @@ impl TestClient {
     pub async fn initialize(&self, version: ProtocolVersion) -> Outcome {
         let result = self
             .request(
-                "initialize",
+                Method::Initialize,
                 json!({"protocolVersion": version.to_string(), "capabilities": {},
                        "clientInfo": {"name": "modelctx-test-client", "version": "0"}}),
             )
             .await?;
-        self.notify("notifications/initialized", Value::Null).await;
+        self.notify(Method::Initialized, Value::Null).await;
         Ok(result)
     }
 
     /// Sends a notification.
-    pub async fn notify(&self, method: &str, params: Value) {
-        let mut message = json!({"jsonrpc": "2.0", "method": method});
+    pub async fn notify(&self, method: impl Into<Method>, params: Value) {
+        let mut message = json!({"jsonrpc": "2.0", "method": method.into()});
         if !params.is_null() {
             message["params"] = params;
         }

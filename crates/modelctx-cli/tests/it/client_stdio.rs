@@ -1,6 +1,7 @@
 //! The client over stdio with real child processes: `modelctx serve everything` in both eras,
 //! a server that crashes, and shutdown that leaves no process behind.
 
+use modelctx_protocol::Method;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -195,7 +196,7 @@ async fn log_level_and_completion_in_both_eras() {
         client.call_tool("long_running_operation", json!({"steps": 2, "step_ms": 1})).await.unwrap();
         let mut logs = 0;
         while let Ok(note) = notes.try_recv() {
-            logs += usize::from(note.method == "notifications/message");
+            logs += usize::from(note.method == Method::LoggingMessage);
         }
         assert_eq!(logs, 2, "one log per step at info, {mode:?}");
         let completion = client

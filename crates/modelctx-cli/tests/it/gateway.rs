@@ -5,6 +5,7 @@
 //! gateway's clients, and a resource update its subscribers; the inbound token never reaching
 //! a backend; a cancelled call cancelled on its backend.
 
+use modelctx_protocol::Method;
 use std::io::Write as _;
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
@@ -161,7 +162,7 @@ async fn questions_progress_and_logs_are_relayed_in_both_eras() {
         assert_eq!(reports, [1.0, 2.0, 3.0], "{mode:?}: the backend's progress, in order");
         let mut logs = 0;
         while let Ok(note) = notes.try_recv() {
-            logs += usize::from(note.method == "notifications/message");
+            logs += usize::from(note.method == Method::LoggingMessage);
         }
         assert_eq!(logs, 3, "{mode:?}: one log message per step");
     }
@@ -203,7 +204,7 @@ async fn a_backends_list_change_reaches_the_gateways_clients() {
     assert!(text(&added).to_lowercase().contains("added"), "{}", text(&added));
     tokio::time::timeout(WAIT, changes.next()).await.expect("a change in time").expect("the stream is open");
     tokio::time::timeout(WAIT, async {
-        while notes.recv().await.unwrap().method != "notifications/tools/list_changed" {}
+        while notes.recv().await.unwrap().method != Method::ToolListChanged {}
     })
     .await
     .expect("the legacy session hears it too");
@@ -228,7 +229,7 @@ async fn a_backends_resource_update_reaches_the_gateways_subscribers() {
         let mut updates = Box::pin(client.listen(filter).await.unwrap());
         client.call_tool("test_trigger_resource_update", json!({})).await.unwrap();
         let update = tokio::time::timeout(WAIT, updates.next()).await.expect("an update in time").unwrap();
-        assert_eq!(update.method, "notifications/resources/updated", "{mode:?}");
+        assert_eq!(update.method, Method::ResourceUpdated, "{mode:?}");
         assert_eq!(update.params.unwrap()["uri"], "test://watched-resource", "{mode:?}");
     }
 }

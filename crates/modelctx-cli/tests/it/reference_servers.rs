@@ -3,6 +3,7 @@
 //! eras and served over Streamable HTTP on 127.0.0.1, driven by modelctx's client and CLI. The
 //! official Python SDK client drives them too (interop/python/test_reference_servers.py).
 
+use modelctx_protocol::Method;
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 
@@ -275,7 +276,7 @@ async fn memory_tells_subscribers_the_graph_changed() {
         .await;
         let note =
             tokio::time::timeout(WAIT, changes.next()).await.expect("a change in time").expect("a change");
-        assert_eq!(note.method, "notifications/resources/updated", "{mode:?}");
+        assert_eq!(note.method, Method::ResourceUpdated, "{mode:?}");
         assert_eq!(note.params.unwrap()["uri"], "memory://knowledge-graph");
     }
 }

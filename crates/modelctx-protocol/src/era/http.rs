@@ -2,6 +2,7 @@
 
 use super::checks::{body_version, check_request_meta, missing_meta, negotiate_initialize};
 use super::{PeerState, Rejection, Route, ServerVersions};
+use crate::Method;
 use crate::headers;
 use crate::jsonrpc::{ErrorObject, Message, Request};
 use crate::meta;
@@ -135,7 +136,7 @@ pub(super) fn route_post(
         },
         Message::Notification(_) if modern => Route::Modern(notification_version(header, versions)),
         // 3. `initialize` needs no header and opens a new session.
-        Message::Request(request) if request.method == "initialize" => {
+        Message::Request(request) if request.method == Method::Initialize => {
             match negotiate_initialize(request.params.as_ref(), versions) {
                 Ok(version) => Route::Initialize(version),
                 Err(error) => reject(BAD_REQUEST, error),

@@ -2,6 +2,7 @@
 
 use super::checks::{check_request_meta, is_modern_body, negotiate_initialize, no_era};
 use super::{PeerState, Rejection, Route, ServerVersions};
+use crate::Method;
 use crate::jsonrpc::{ErrorObject, Message};
 
 /// The status field of a stdio rejection carries no meaning; 400 keeps it well-formed.
@@ -22,7 +23,7 @@ pub(super) fn route(message: &Message, peer: &PeerState, versions: &ServerVersio
             }
         }
         // 2. `initialize` opens the legacy session of this process, once.
-        (Message::Request(request), _) if request.method == "initialize" => {
+        (Message::Request(request), _) if request.method == Method::Initialize => {
             match (session, negotiate_initialize(request.params.as_ref(), versions)) {
                 (_, Err(error)) => reject(error),
                 (Some(version), Ok(_)) => reject(ErrorObject::invalid_request(format!(

@@ -4,27 +4,20 @@ use serde_json::Value;
 
 use super::value::{decode_header_value, encode_header_value};
 use super::{MCP_METHOD, MCP_NAME, MCP_PROTOCOL_VERSION, mismatch};
-use crate::JsonObject;
-use crate::jsonrpc::{ErrorObject, MethodName};
-use crate::tasks::{CancelTask, GetTask, UpdateTask};
-use crate::v2026::{CallTool, GetPrompt, ReadResource};
-
-/// Which `params` member `Mcp-Name` mirrors, by method.
-const NAME_SOURCES: [(&str, &str); 6] = [
-    (CallTool::NAME, "name"),
-    (GetPrompt::NAME, "name"),
-    (ReadResource::NAME, "uri"),
-    (GetTask::NAME, "taskId"),
-    (UpdateTask::NAME, "taskId"),
-    (CancelTask::NAME, "taskId"),
-];
+use crate::jsonrpc::ErrorObject;
+use crate::{JsonObject, Method};
 
 /// The `params` member that `Mcp-Name` mirrors for `method`: `name` for `tools/call` and
 /// `prompts/get`, `uri` for `resources/read`, `taskId` for the tasks extension's
 /// `tasks/get`, `tasks/update` and `tasks/cancel` (TX-17). `None` when the method has no
 /// `Mcp-Name`.
-pub fn name_source(method: &str) -> Option<&'static str> {
-    NAME_SOURCES.iter().find(|(name, _)| *name == method).map(|&(_, member)| member)
+pub fn name_source(method: &Method) -> Option<&'static str> {
+    match method {
+        Method::CallTool | Method::GetPrompt => Some("name"),
+        Method::ReadResource => Some("uri"),
+        Method::GetTask | Method::UpdateTask | Method::CancelTask => Some("taskId"),
+        _ => None,
+    }
 }
 
 /// The string member `key` of `params`, if there is one.
@@ -34,7 +27,7 @@ fn member<'p>(params: Option<&'p JsonObject>, key: &str) -> Option<&'p str> {
 
 /// The `Mcp-Name` value to send for a request, encoded; `None` when the method has no
 /// `Mcp-Name` or the params lack its string source member.
-pub fn name_header_for(method: &str, params: Option<&JsonObject>) -> Option<String> {
+pub fn name_header_for(method: &Method, params: Option<&JsonObject>) -> Option<String> {
     member(params, name_source(method)?).map(encode_header_value)
 }
 
@@ -48,7 +41,7 @@ pub fn name_header_for(method: &str, params: Option<&JsonObject>) -> Option<Stri
 /// ([`super::find_header`] does). The error is `-32020` with a message naming the header
 /// and `data.header` holding its name.
 pub fn check_standard_headers<'h>(
-    method: &str,
+    method: &Method,
     params: Option<&JsonObject>,
     lookup: impl Fn(&str) -> Option<&'h str>,
 ) -> Result<(), ErrorObject> {
@@ -56,7 +49,7 @@ pub fn check_standard_headers<'h>(
     if let Some(version) = member(meta, crate::meta::PROTOCOL_VERSION) {
         expect_equal(MCP_PROTOCOL_VERSION, lookup(MCP_PROTOCOL_VERSION), version)?;
     }
-    expect_equal(MCP_METHOD, lookup(MCP_METHOD), method)?;
+    expect_equal(MCP_METHOD, lookup(MCP_METHOD), method.as_str())?;
     if let Some(name) = name_source(method).and_then(|key| member(params, key)) {
         let header = lookup(MCP_NAME).ok_or_else(|| mismatch(MCP_NAME, format_args!("is missing")))?;
         let decoded =
@@ -100,31 +93,34 @@ mod tests {
     #[test]
     fn http_23_name_header_sources() {
         let call = object(json!({ "name": "get_weather" }));
-        assert_eq!(name_header_for("tools/call", Some(&call)).as_deref(), Some("get_weather"));
-        assert_eq!(name_header_for("prompts/get", Some(&call)).as_deref(), Some("get_weather"));
+        assert_eq!(name_header_for(&Method::from("tools/call"), Some(&call)).as_deref(), Some("get_weather"));
+        assert_eq!(
+            name_header_for(&Method::from("prompts/get"), Some(&call)).as_deref(),
+            Some("get_weather")
+        );
         let read = object(json!({ "uri": "file:///projects/myapp/config.json" }));
         assert_eq!(
-            name_header_for("resources/read", Some(&read)).as_deref(),
+            name_header_for(&Method::from("resources/read"), Some(&read)).as_deref(),
             Some("file:///projects/myapp/config.json")
         );
-        assert_eq!(name_header_for("tools/list", Some(&call)), None);
-        assert_eq!(name_header_for("tools/call", None), None);
-        assert_eq!(name_header_for("tools/call", Some(&object(json!({ "name": 1 })))), None);
+        assert_eq!(name_header_for(&Method::from("tools/list"), Some(&call)), None);
+        assert_eq!(name_header_for(&Method::from("tools/call"), None), None);
+        assert_eq!(name_header_for(&Method::from("tools/call"), Some(&object(json!({ "name": 1 })))), None);
     }
 
     #[test]
     fn tx_17_task_methods_name_the_task() {
         let params = object(json!({ "taskId": "786512e2" }));
-        for method in ["tasks/get", "tasks/update", "tasks/cancel"] {
-            assert_eq!(name_source(method), Some("taskId"));
-            assert_eq!(name_header_for(method, Some(&params)).as_deref(), Some("786512e2"));
+        for method in ["tasks/get", "tasks/update", "tasks/cancel"].map(Method::from) {
+            assert_eq!(name_source(&method), Some("taskId"));
+            assert_eq!(name_header_for(&method, Some(&params)).as_deref(), Some("786512e2"));
         }
     }
 
     #[test]
     fn http_24_name_header_is_sentinel_encoded_when_needed() {
         let params = object(json!({ "name": "météo" }));
-        let value = name_header_for("tools/call", Some(&params)).unwrap();
+        let value = name_header_for(&Method::from("tools/call"), Some(&params)).unwrap();
         assert_eq!(value, "=?base64?bcOpdMOpbw==?=");
         let headers = [
             ("mcp-protocol-version", "2026-07-28"),
@@ -132,7 +128,8 @@ mod tests {
             ("mcp-name", value.as_str()),
         ];
         let params = modern(json!({ "name": "météo" }));
-        check_standard_headers("tools/call", Some(&params), |n| find_header(&headers, n)).unwrap();
+        check_standard_headers(&Method::from("tools/call"), Some(&params), |n| find_header(&headers, n))
+            .unwrap();
     }
 
     #[test]
@@ -140,29 +137,36 @@ mod tests {
         let params = modern(json!({ "name": "get_weather" }));
         let good =
             [(MCP_PROTOCOL_VERSION, "2026-07-28"), (MCP_METHOD, "tools/call"), (MCP_NAME, "get_weather")];
-        check_standard_headers("tools/call", Some(&params), |n| find_header(&good, n)).unwrap();
+        check_standard_headers(&Method::from("tools/call"), Some(&params), |n| find_header(&good, n))
+            .unwrap();
 
         for (index, header) in [MCP_PROTOCOL_VERSION, MCP_METHOD, MCP_NAME].into_iter().enumerate() {
             let mut missing = good.to_vec();
             missing.remove(index);
-            let error = check_standard_headers("tools/call", Some(&params), |n| find_header(&missing, n))
-                .unwrap_err();
+            let error = check_standard_headers(&Method::from("tools/call"), Some(&params), |n| {
+                find_header(&missing, n)
+            })
+            .unwrap_err();
             assert_eq!(error.code.0, -32020);
             assert!(error.message.contains(header) && error.message.contains("missing"), "{error}");
             assert_eq!(error.data, Some(json!({ "header": header })));
 
             let mut wrong = good.to_vec();
             wrong[index].1 = "other";
-            let error =
-                check_standard_headers("tools/call", Some(&params), |n| find_header(&wrong, n)).unwrap_err();
+            let error = check_standard_headers(&Method::from("tools/call"), Some(&params), |n| {
+                find_header(&wrong, n)
+            })
+            .unwrap_err();
             assert!(error.message.contains("does not match"), "{error}");
             assert_eq!(error.data, Some(json!({ "header": header })));
         }
 
         let malformed =
             [(MCP_PROTOCOL_VERSION, "2026-07-28"), (MCP_METHOD, "tools/call"), (MCP_NAME, "=?base64?%%?=")];
-        let error =
-            check_standard_headers("tools/call", Some(&params), |n| find_header(&malformed, n)).unwrap_err();
+        let error = check_standard_headers(&Method::from("tools/call"), Some(&params), |n| {
+            find_header(&malformed, n)
+        })
+        .unwrap_err();
         assert!(error.message.contains("malformed"), "{error}");
     }
 
@@ -171,16 +175,23 @@ mod tests {
         let params = modern(json!({ "name": "Get_Weather" }));
         let headers =
             [(MCP_PROTOCOL_VERSION, "2026-07-28"), (MCP_METHOD, "Tools/Call"), (MCP_NAME, "Get_Weather")];
-        assert!(check_standard_headers("tools/call", Some(&params), |n| find_header(&headers, n)).is_err());
+        assert!(
+            check_standard_headers(&Method::from("tools/call"), Some(&params), |n| find_header(&headers, n))
+                .is_err()
+        );
         let headers =
             [(MCP_PROTOCOL_VERSION, "2026-07-28"), (MCP_METHOD, "tools/call"), (MCP_NAME, "get_weather")];
-        assert!(check_standard_headers("tools/call", Some(&params), |n| find_header(&headers, n)).is_err());
+        assert!(
+            check_standard_headers(&Method::from("tools/call"), Some(&params), |n| find_header(&headers, n))
+                .is_err()
+        );
     }
 
     #[test]
     fn http_34_methods_without_a_name_need_only_the_method() {
         let params = modern(json!({}));
         let headers = [("MCP-PROTOCOL-VERSION", "2026-07-28"), ("MCP-METHOD", "tools/list")];
-        check_standard_headers("tools/list", Some(&params), |n| find_header(&headers, n)).unwrap();
+        check_standard_headers(&Method::from("tools/list"), Some(&params), |n| find_header(&headers, n))
+            .unwrap();
     }
 }

@@ -8,7 +8,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::error::ErrorObject;
 use super::id::RequestId;
-use crate::JsonObject;
+use crate::{JsonObject, Method};
 
 /// The only `jsonrpc` value MCP accepts.
 pub const JSONRPC_VERSION: &str = "2.0";
@@ -18,8 +18,8 @@ pub const JSONRPC_VERSION: &str = "2.0";
 pub struct Request {
     /// The request id, unique among the sender's outstanding requests.
     pub id: RequestId,
-    /// The method name, for example `tools/call`.
-    pub method: String,
+    /// The method, for example [`Method::CallTool`].
+    pub method: Method,
     /// The params object, if any.
     pub params: Option<JsonObject>,
 }
@@ -27,8 +27,8 @@ pub struct Request {
 /// A notification: no id, never answered.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Notification {
-    /// The method name, for example `notifications/cancelled`.
-    pub method: String,
+    /// The method, for example [`Method::Cancelled`].
+    pub method: Method,
     /// The params object, if any.
     pub params: Option<JsonObject>,
 }
@@ -140,7 +140,7 @@ impl Serialize for PreparedResult {
 
 impl Message {
     /// The method, for requests and notifications.
-    pub fn method(&self) -> Option<&str> {
+    pub fn method(&self) -> Option<&Method> {
         match self {
             Self::Request(r) => Some(&r.method),
             Self::Notification(n) => Some(&n.method),

@@ -22,6 +22,7 @@ use serde_json::Value;
 use super::error::ErrorObject;
 use super::id::RequestId;
 use super::message::{ErrorResponse, JSONRPC_VERSION, Message, Notification, Request, Response};
+use crate::Method;
 
 /// Bounds applied to every incoming message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -243,6 +244,7 @@ impl RawEnvelope {
                     )));
                 }
             };
+            let method = Method::from(method);
             return Ok(match id {
                 Some(id) => Message::Request(Request { id, method, params }),
                 None => Message::Notification(Notification { method, params }),

@@ -1,11 +1,11 @@
 //! The strict JSON-RPC envelope: every rejection rule with its precise error, property tests
 //! that what we serialise parses back equal, and that no input makes the parser panic.
 
-use modelctx_protocol::JsonObject;
 use modelctx_protocol::jsonrpc::{
     ErrorCode, ErrorObject, ErrorResponse, Message, Notification, ParseLimits, Request, RequestId, Response,
     parse_message, parse_message_with,
 };
+use modelctx_protocol::{JsonObject, Method};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -217,9 +217,10 @@ fn method() -> impl Strategy<Value = String> {
 fn message() -> impl Strategy<Value = Message> {
     prop_oneof![
         (request_id(), method(), prop::option::of(json_object()))
-            .prop_map(|(id, method, params)| Message::Request(Request { id, method, params })),
-        (method(), prop::option::of(json_object()))
-            .prop_map(|(method, params)| Message::Notification(Notification { method, params })),
+            .prop_map(|(id, method, params)| Message::Request(Request { id, method: method.into(), params })),
+        (method(), prop::option::of(json_object())).prop_map(|(method, params)| Message::Notification(
+            Notification { method: method.into(), params }
+        )),
         (request_id(), json_object()).prop_map(|(id, result)| Message::Response(Response { id, result })),
         (prop::option::of(request_id()), any::<i64>(), ".{0,24}", prop::option::of(json_value())).prop_map(
             |(id, code, message, data)| Message::Error(ErrorResponse {
@@ -285,7 +286,7 @@ proptest! {
         let Ok(message) = serde_json::from_value::<Message>(value) else { return Ok(()) };
         let peer = session.map_or(PeerState::NoSession, PeerState::Session);
         let versions = ServerVersions::default();
-        let facts = HttpRequestFacts { origin_allowed: true, protocol_version: Some("2026-07-28"), mcp_method: message.method(), mcp_name: None };
+        let facts = HttpRequestFacts { origin_allowed: true, protocol_version: Some("2026-07-28"), mcp_method: message.method().map(Method::as_str), mcp_name: None };
         for transport in [Transport::Stdio, Transport::Http(facts), Transport::Http(HttpRequestFacts::allowed())] {
             let _ = era::route(&message, &transport, &peer, &versions);
         }

@@ -76,7 +76,7 @@ impl OAuth {
     /// A person approving in a browser takes longer than a request's time limit: call this
     /// before connecting.
     pub async fn login(&self) -> Result<bool, AuthError> {
-        let ping = serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "ping"});
+        let ping = serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": modelctx_protocol::Method::Ping});
         let answer =
             self.fetcher.post_json(&self.server, &ping, "application/json, text/event-stream").await?;
         if !matches!(answer.status.as_u16(), 401 | 403) {

@@ -9,6 +9,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use modelctx_protocol::JsonObject;
+use modelctx_protocol::Method;
 use modelctx_protocol::jsonrpc::Notification;
 use serde_json::Value;
 use tokio::sync::broadcast;
@@ -86,11 +87,11 @@ impl State {
     fn forget_changed(&mut self) {
         loop {
             let stale_prefix = match self.changes.try_recv() {
-                Ok(note) => match note.method.as_str() {
-                    "notifications/tools/list_changed" => "tools/list ".to_owned(),
-                    "notifications/prompts/list_changed" => "prompts/list ".to_owned(),
-                    "notifications/resources/list_changed" => "resources/".to_owned(),
-                    "notifications/resources/updated" => {
+                Ok(note) => match note.method {
+                    Method::ToolListChanged => "tools/list ".to_owned(),
+                    Method::PromptListChanged => "prompts/list ".to_owned(),
+                    Method::ResourceListChanged => "resources/".to_owned(),
+                    Method::ResourceUpdated => {
                         let uri =
                             note.params.as_ref().and_then(|p| p.get("uri")).cloned().unwrap_or_default();
                         format!("resources/read {}", serde_json::json!({"uri": uri}))

@@ -1,10 +1,9 @@
 //! What differs between the eras on the client side, decided once when the connection is
 //! made: the rest of the client asks its [`Dialect`] rather than matching on the era.
 
-use modelctx_protocol::jsonrpc::MethodName as _;
 use modelctx_protocol::model::{CallToolResult, Tool};
 use modelctx_protocol::types::LoggingLevel;
-use modelctx_protocol::{Era, JsonObject, v2025, v2026};
+use modelctx_protocol::{Era, JsonObject, Method, v2025, v2026};
 use serde_json::{Value, json};
 
 use super::ClientError;
@@ -33,10 +32,10 @@ impl From<Era> for Dialect {
 impl Dialect {
     /// The request that checks the server answers: `ping`, or `server/discover` in
     /// 2026-07-28, which has no `ping`.
-    pub(super) fn ping_method(self) -> &'static str {
+    pub(super) fn ping_method(self) -> Method {
         match self {
-            Self::Modern => v2026::Discover::NAME,
-            Self::Legacy => v2025::Ping::NAME,
+            Self::Modern => Method::Discover,
+            Self::Legacy => Method::Ping,
         }
     }
 
@@ -50,12 +49,12 @@ impl Dialect {
     ) -> Result<(Vec<Tool>, Option<String>), ClientError> {
         match self {
             Self::Modern => {
-                let mut page: v2026::ListToolsResult = parse(v2026::ListTools::NAME, page)?;
+                let mut page: v2026::ListToolsResult = parse(&Method::ListTools, page)?;
                 link.learn_param_headers(&mut page.tools);
                 Ok((page.tools, page.next_cursor))
             }
             Self::Legacy => {
-                let page: v2025::ListToolsResult = parse(v2025::ListTools::NAME, page)?;
+                let page: v2025::ListToolsResult = parse(&Method::ListTools, page)?;
                 Ok((page.tools.into_iter().map(Tool::from).collect(), page.next_cursor))
             }
         }
@@ -65,20 +64,20 @@ impl Dialect {
     pub(super) fn call_result(self, result: JsonObject) -> Result<CallToolResult, ClientError> {
         match self {
             Self::Modern => {
-                parse::<v2026::CallToolResult>(v2026::CallTool::NAME, result).map(CallToolResult::from)
+                parse::<v2026::CallToolResult>(&Method::CallTool, result).map(CallToolResult::from)
             }
             Self::Legacy => {
-                parse::<v2025::CallToolResult>(v2025::CallTool::NAME, result).map(CallToolResult::from)
+                parse::<v2025::CallToolResult>(&Method::CallTool, result).map(CallToolResult::from)
             }
         }
     }
 
     /// The request that sets the server's log level, where there is one: 2025-11-25 sets it
     /// once per session; 2026-07-28 sends it in every request's `_meta`.
-    pub(super) fn log_level_request(self, level: LoggingLevel) -> Option<(&'static str, Value)> {
+    pub(super) fn log_level_request(self, level: LoggingLevel) -> Option<(Method, Value)> {
         match self {
             Self::Modern => None,
-            Self::Legacy => Some((v2025::SetLevel::NAME, json!({ "level": level }))),
+            Self::Legacy => Some((Method::SetLevel, json!({ "level": level }))),
         }
     }
 }

@@ -4,6 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+use modelctx_protocol::Method;
 use modelctx_protocol::jsonrpc::ErrorObject;
 
 /// Why a client call failed. Ask with the `is_*` predicates rather than matching, so a
@@ -18,7 +19,7 @@ pub enum ClientError {
     /// No answer in time; the request was cancelled on the server.
     Timeout {
         /// The request's method.
-        method: String,
+        method: Method,
         /// The time limit.
         after: Duration,
     },
@@ -56,7 +57,7 @@ pub enum ClientError {
     /// The server's result did not have the shape its method defines.
     InvalidResult {
         /// The request's method.
-        method: String,
+        method: Method,
         /// What was wrong.
         detail: String,
     },

@@ -8,6 +8,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
+use modelctx_protocol::Method;
 use modelctx_protocol::jsonrpc::ErrorObject;
 use modelctx_protocol::model::ElicitRequest;
 use modelctx_protocol::types::Root;
@@ -132,8 +133,8 @@ impl ClientHandlers {
 
     /// Takes a server notification before it is broadcast: a completion of an open URL
     /// elicitation reaches [`ClientHandlers::on_elicitation_complete`]'s handler, once.
-    pub(crate) fn notified(&self, method: &str, params: Option<&JsonObject>) {
-        if method != "notifications/elicitation/complete" {
+    pub(crate) fn notified(&self, method: &Method, params: Option<&JsonObject>) {
+        if *method != Method::ElicitationComplete {
             return;
         }
         let Some(id) = params.and_then(|p| p.get("elicitationId")).and_then(Value::as_str) else { return };
@@ -212,7 +213,7 @@ impl ClientHandlers {
     pub(crate) async fn answer_input(
         &self,
         key: String,
-        method: &str,
+        method: &Method,
         params: Option<JsonObject>,
     ) -> Result<JsonObject, ErrorObject> {
         INPUT_KEY.scope(key, self.answer(Era::Modern, method, params)).await
@@ -222,13 +223,13 @@ impl ClientHandlers {
     pub(crate) async fn answer(
         &self,
         era: Era,
-        method: &str,
+        method: &Method,
         params: Option<JsonObject>,
     ) -> Result<JsonObject, ErrorObject> {
         let params = Value::Object(params.unwrap_or_default());
         match method {
-            "ping" => Ok(JsonObject::new()),
-            "elicitation/create" if self.elicit.is_some() => {
+            Method::Ping => Ok(JsonObject::new()),
+            Method::Elicit if self.elicit.is_some() => {
                 let request: ElicitRequest = match era {
                     Era::Modern => typed::<v2026::ElicitRequestParams>(params)?.into(),
                     Era::Legacy => typed::<v2025::ElicitRequestParams>(params)?.into(),
@@ -243,7 +244,7 @@ impl ClientHandlers {
                 self.opened(&request, &answer);
                 object(&answer)
             }
-            "sampling/createMessage" if self.sample.is_some() => {
+            Method::CreateMessage if self.sample.is_some() => {
                 let request = typed::<v2026::CreateMessageRequestParams>(params)?;
                 if !self.sampling_tools && (request.tools.is_some() || request.tool_choice.is_some()) {
                     return Err(ErrorObject::invalid_params(
@@ -257,7 +258,7 @@ impl ClientHandlers {
                 let sample = self.sample.as_ref().map(Arc::clone).ok_or_else(|| missing(method))?;
                 object(&sample(request).await?)
             }
-            "roots/list" if self.roots.is_some() => {
+            Method::ListRoots if self.roots.is_some() => {
                 let roots = self.roots.as_ref().map(Arc::clone).ok_or_else(|| missing(method))?;
                 let roots = roots().await;
                 // ROOTS-02: a root is a directory of this machine, named by a file:// URI;
@@ -287,8 +288,8 @@ fn root_problem(uri: &str) -> Option<&'static str> {
     None
 }
 
-fn missing(method: &str) -> ErrorObject {
-    ErrorObject::method_not_found(method)
+fn missing(method: &Method) -> ErrorObject {
+    ErrorObject::method_not_found(method.as_str())
 }
 
 fn typed<T: DeserializeOwned>(params: Value) -> Result<T, ErrorObject> {
@@ -321,11 +322,11 @@ mod tests {
         assert_eq!(handlers.capabilities(Era::Legacy)["elicitation"], json!({"form": {}}));
         let url =
             json!({"mode": "url", "message": "Sign in", "elicitationId": "e1", "url": "https://example.com"});
-        let refused = handlers.answer(Era::Legacy, "elicitation/create", url.as_object().cloned()).await;
+        let refused = handlers.answer(Era::Legacy, &Method::Elicit, url.as_object().cloned()).await;
         assert_eq!(refused.unwrap_err().code.0, -32602, "ELIC-15");
         let with_tools = json!({"messages": [], "maxTokens": 10, "tools": [{"name": "t", "inputSchema": {"type": "object"}}]});
         let refused =
-            handlers.answer(Era::Modern, "sampling/createMessage", with_tools.as_object().cloned()).await;
+            handlers.answer(Era::Modern, &Method::CreateMessage, with_tools.as_object().cloned()).await;
         assert_eq!(
             refused.unwrap_err().code.0,
             -32602,
@@ -334,7 +335,7 @@ mod tests {
         let declared = handlers.clone().sampling_tools();
         assert_eq!(declared.capabilities(Era::Modern)["sampling"], json!({"tools": {}}));
         let reached =
-            declared.answer(Era::Modern, "sampling/createMessage", with_tools.as_object().cloned()).await;
+            declared.answer(Era::Modern, &Method::CreateMessage, with_tools.as_object().cloned()).await;
         assert_eq!(reached.unwrap_err().message, "Internal error: no model here", "the handler got it");
     }
 
@@ -346,12 +347,12 @@ mod tests {
             .on_elicit(|_| async { serde_json::from_value(json!({"action": "accept"})).unwrap() })
             .on_elicitation_complete(move |id| seen.lock().unwrap().push(id));
         let complete = |id: &str| json!({"elicitationId": id}).as_object().cloned();
-        handlers.notified("notifications/elicitation/complete", complete("never-asked").as_ref());
+        handlers.notified(&Method::ElicitationComplete, complete("never-asked").as_ref());
         let url =
             json!({"mode": "url", "message": "Sign in", "elicitationId": "e1", "url": "https://example.com"});
-        handlers.answer(Era::Legacy, "elicitation/create", url.as_object().cloned()).await.unwrap();
-        handlers.notified("notifications/elicitation/complete", complete("e1").as_ref());
-        handlers.notified("notifications/elicitation/complete", complete("e1").as_ref());
+        handlers.answer(Era::Legacy, &Method::Elicit, url.as_object().cloned()).await.unwrap();
+        handlers.notified(&Method::ElicitationComplete, complete("e1").as_ref());
+        handlers.notified(&Method::ElicitationComplete, complete("e1").as_ref());
         assert_eq!(*told.lock().unwrap(), ["e1"], "unknown and repeated completions are ignored");
     }
 
@@ -364,10 +365,10 @@ mod tests {
         assert_eq!(good.capabilities(Era::Legacy)["roots"], json!({"listChanged": true}));
         assert_eq!(good.capabilities(Era::Modern)["roots"], json!({}), "2026-07-28 has no roots.listChanged");
         assert!(good.tells_root_changes());
-        assert!(good.answer(Era::Legacy, "roots/list", None).await.is_ok());
+        assert!(good.answer(Era::Legacy, &Method::ListRoots, None).await.is_ok());
         let bad =
             ClientHandlers::default().on_roots(move || async move { vec![root("https://example.com/repo")] });
-        let refused = bad.answer(Era::Legacy, "roots/list", None).await.unwrap_err();
+        let refused = bad.answer(Era::Legacy, &Method::ListRoots, None).await.unwrap_err();
         assert!(refused.message.contains("not a file:// URI"), "ROOTS-02: {}", refused.message);
     }
 }

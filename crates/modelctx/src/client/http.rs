@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use bytes::Bytes;
+use modelctx_protocol::Method;
 use modelctx_protocol::headers::{
     LAST_EVENT_ID, MCP_METHOD, MCP_NAME, MCP_PROTOCOL_VERSION, MCP_SESSION_ID, McpParamHeader,
     name_header_for, param_headers_for_call,
@@ -154,7 +155,7 @@ impl HttpLink {
     /// server forgot is opened again and the request retried once.
     pub(crate) async fn request(
         self: &Arc<Self>,
-        method: &str,
+        method: &Method,
         params: Option<JsonObject>,
         timeout: Duration,
     ) -> Result<JsonObject, ClientError> {
@@ -182,13 +183,17 @@ impl HttpLink {
         if outcome.is_ok() {
             guard.id = None;
         }
-        outcome.unwrap_or_else(|_| Err(ClientError::Timeout { method: method.into(), after: timeout }))
+        outcome.unwrap_or_else(|_| Err(ClientError::Timeout { method: method.clone(), after: timeout }))
     }
 
     /// Sends a notification (202 expected).
-    pub(crate) async fn notify(&self, method: &str, params: Option<JsonObject>) -> Result<(), ClientError> {
-        let message = Message::Notification(Notification { method: method.into(), params });
-        let response = self.post(&message, method, None).await?;
+    pub(crate) async fn notify(
+        &self,
+        method: &Method,
+        params: Option<JsonObject>,
+    ) -> Result<(), ClientError> {
+        let message = Message::Notification(Notification { method: method.clone(), params });
+        let response = self.post(&message, None).await?;
         match response.status().as_u16() {
             200..=299 => Ok(()),
             status => Err(ClientError::Http { status, detail: body_text(response).await }),
@@ -204,14 +209,14 @@ impl HttpLink {
     pub(crate) async fn post_request(
         &self,
         id: RequestId,
-        method: &str,
+        method: &Method,
         params: Option<JsonObject>,
     ) -> Result<Posted, ClientError> {
         let message =
-            Message::Request(Request { id: id.clone(), method: method.into(), params: params.clone() });
-        let response = self.post(&message, method, params.as_ref()).await?;
+            Message::Request(Request { id: id.clone(), method: method.clone(), params: params.clone() });
+        let response = self.post(&message, params.as_ref()).await?;
         let status = response.status().as_u16();
-        if method == "initialize"
+        if *method == Method::Initialize
             && let Some(session) = response.headers().get(MCP_SESSION_ID).and_then(|v| v.to_str().ok())
         {
             let mut settled = self.settled();
@@ -238,12 +243,13 @@ impl HttpLink {
         Ok(Posted { status, answer, body, broken: false })
     }
 
+    /// POSTs `message` (`params`: a request's, for the headers that mirror them).
     async fn post(
         &self,
         message: &Message,
-        method: &str,
         params: Option<&JsonObject>,
     ) -> Result<reqwest::Response, ClientError> {
+        let method = message.method();
         let mut request = self
             .http
             .post(self.url.clone())
@@ -254,15 +260,17 @@ impl HttpLink {
             let settled = self.settled();
             let tool = params.and_then(|p| p.get("name")).and_then(|n| n.as_str());
             let param_headers = match (method, tool) {
-                ("tools/call", Some(tool)) => settled.param_headers.get(tool).cloned(),
+                (Some(Method::CallTool), Some(tool)) => settled.param_headers.get(tool).cloned(),
                 _ => None,
             };
             (settled.version, settled.session.clone(), param_headers)
         };
         if let Some(version) = version {
             request = request.header(MCP_PROTOCOL_VERSION, version.to_string());
-            if version.era() == Era::Modern {
-                request = request.header(MCP_METHOD, method);
+            if version.era() == Era::Modern
+                && let Some(method) = method
+            {
+                request = request.header(MCP_METHOD, method.as_str());
                 if let Some(name) = name_header_for(method, params) {
                     request = request.header(MCP_NAME, name);
                 }
@@ -466,7 +474,7 @@ impl HttpLink {
             Ok(result) => Message::Response(Response { id: request.id, result }),
             Err(error) => Message::Error(ErrorResponse { id: Some(request.id), error }),
         };
-        if let Err(e) = self.post(&message, "", None).await {
+        if let Err(e) = self.post(&message, None).await {
             tracing::warn!(error = %e, "answering the server failed");
         }
     }
@@ -482,8 +490,8 @@ impl HttpLink {
             return Err(ClientError::Closed("the server forgot the session".into()));
         };
         tracing::info!(url = %self.url, "the server forgot the session; initializing again");
-        self.post_request(self.fresh_id(), "initialize", Some(params)).await?.into_result()?;
-        self.notify("notifications/initialized", None).await?;
+        self.post_request(self.fresh_id(), &Method::Initialize, Some(params)).await?.into_result()?;
+        self.notify(&Method::Initialized, None).await?;
         self.open_session_stream(SESSION_STREAM_WAIT).await;
         Ok(())
     }
@@ -552,7 +560,7 @@ impl Drop for CancelOnDrop {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
         let link = Arc::clone(&self.link);
         runtime.spawn(async move {
-            if let Err(e) = link.notify("notifications/cancelled", Some(cancellation(&id))).await {
+            if let Err(e) = link.notify(&Method::Cancelled, Some(cancellation(&id))).await {
                 tracing::debug!(error = %e, "the cancellation did not reach the server");
             }
         });

@@ -10,6 +10,7 @@ use std::time::Duration;
 use std::time::Instant;
 
 #[cfg(feature = "http-client")]
+use modelctx_protocol::Method;
 use modelctx_protocol::era::client::http_probe_verdict;
 use modelctx_protocol::era::client::{EraVerdict, ProbeOutcome, stdio_probe_verdict};
 #[cfg(feature = "http-client")]
@@ -41,7 +42,7 @@ pub(super) enum Link {
 impl Link {
     pub(super) async fn request(
         &self,
-        method: &str,
+        method: &Method,
         params: Option<JsonObject>,
         timeout: Duration,
     ) -> Result<JsonObject, ClientError> {
@@ -52,7 +53,11 @@ impl Link {
         }
     }
 
-    pub(super) async fn notify(&self, method: &str, params: Option<JsonObject>) -> Result<(), ClientError> {
+    pub(super) async fn notify(
+        &self,
+        method: &Method,
+        params: Option<JsonObject>,
+    ) -> Result<(), ClientError> {
         match self {
             Self::Stdio(rpc) => rpc.notify(method, params).await,
             #[cfg(feature = "http-client")]
@@ -143,7 +148,7 @@ impl Link {
     ) -> Result<Probed, ClientError> {
         match self {
             Self::Stdio(rpc) => {
-                let probe = rpc.request("server/discover", Some(params), timeout).await;
+                let probe = rpc.request(&Method::Discover, Some(params), timeout).await;
                 let verdict = match &probe {
                     Ok(result) => {
                         stdio_probe_verdict(ProbeOutcome::Result(&Value::Object(result.clone())), &VERSIONS)
@@ -164,7 +169,7 @@ impl Link {
                 http.settle(version);
                 let posted = tokio::time::timeout(
                     timeout,
-                    http.post_request(http.fresh_id(), "server/discover", Some(params)),
+                    http.post_request(http.fresh_id(), &Method::Discover, Some(params)),
                 )
                 .await;
                 let answered = posted.is_ok();

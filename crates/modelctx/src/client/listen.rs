@@ -1,6 +1,7 @@
 //! Subscribed changes as a stream, in both eras.
 
 use futures::Stream;
+use modelctx_protocol::Method;
 use modelctx_protocol::jsonrpc::Notification;
 use modelctx_protocol::{meta, v2026};
 use serde_json::{Value, json};
@@ -44,11 +45,11 @@ impl Wanted {
         {
             return false;
         }
-        match note.method.as_str() {
-            "notifications/tools/list_changed" => self.tools,
-            "notifications/prompts/list_changed" => self.prompts,
-            "notifications/resources/list_changed" => self.resources,
-            "notifications/resources/updated" => {
+        match note.method {
+            Method::ToolListChanged => self.tools,
+            Method::PromptListChanged => self.prompts,
+            Method::ResourceListChanged => self.resources,
+            Method::ResourceUpdated => {
                 let uri = note.params.as_ref().and_then(|p| p.get("uri")).and_then(Value::as_str);
                 uri.is_some_and(|uri| self.uris.iter().any(|wanted| wanted == uri))
             }
@@ -78,11 +79,11 @@ impl Client {
             Dialect::Modern => {
                 let params = json!({"notifications": filter});
                 let params = params.as_object().cloned().unwrap_or_default();
-                let mut call = Box::pin(self.request_within("subscriptions/listen", params, UNBOUNDED));
+                let mut call = Box::pin(self.request_within(&Method::SubscriptionsListen, params, UNBOUNDED));
                 let acknowledged = async {
                     loop {
                         match notes.recv().await {
-                            Ok(note) if note.method == "notifications/subscriptions/acknowledged" => {
+                            Ok(note) if note.method == Method::SubscriptionsAcknowledged => {
                                 return subscription_of(&note).cloned();
                             }
                             Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
@@ -92,7 +93,7 @@ impl Client {
                 };
                 tokio::select! {
                     ended = &mut call => return Err(ended.err().unwrap_or_else(|| ClientError::InvalidResult {
-                        method: "subscriptions/listen".into(),
+                        method: Method::SubscriptionsListen,
                         detail: "the subscription ended before it was acknowledged".into(),
                     })),
                     subscription = acknowledged => {
@@ -100,14 +101,14 @@ impl Client {
                         drop(setup);
                     }
                     () = tokio::time::sleep(self.options.request_timeout) => {
-                        return Err(ClientError::Timeout { method: "subscriptions/listen".into(), after: self.options.request_timeout });
+                        return Err(ClientError::Timeout { method: Method::SubscriptionsListen, after: self.options.request_timeout });
                     }
                 }
                 Some(call)
             }
             Dialect::Legacy => {
                 for uri in filter.resource_subscriptions.iter().flatten() {
-                    self.request("resources/subscribe", json!({"uri": uri})).await?;
+                    self.request(Method::Subscribe, json!({"uri": uri})).await?;
                 }
                 None
             }

@@ -64,6 +64,7 @@ use std::sync::atomic::AtomicU64;
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
+use modelctx_protocol::Method;
 use modelctx_protocol::jsonrpc::Notification;
 use modelctx_protocol::model::{CallToolResult, Tool};
 use modelctx_protocol::types::{
@@ -270,8 +271,10 @@ impl Client {
         self.link.notifications()
     }
 
-    /// Sends any request, with the per-request `_meta` the era needs; returns the raw result.
-    pub async fn request(&self, method: &str, params: Value) -> Result<JsonObject, ClientError> {
+    /// Sends any request (a [`Method`], or its name: `"tools/call"`, an extension's), with
+    /// the per-request `_meta` the era needs; returns the raw result.
+    pub async fn request(&self, method: impl Into<Method>, params: Value) -> Result<JsonObject, ClientError> {
+        let method = method.into();
         let params = match params {
             Value::Object(params) => params,
             Value::Null => JsonObject::new(),
@@ -279,13 +282,13 @@ impl Client {
                 return Err(ClientError::InvalidParams(format!("params must be an object, not {other}")));
             }
         };
-        self.request_within(method, params, self.options.request_timeout).await
+        self.request_within(&method, params, self.options.request_timeout).await
     }
 
     /// A listing page or a read, from the cache while its `ttlMs` lasts and no change
     /// notification has made it stale; fetched (and kept, when the server allows) otherwise.
     /// A result reached through rounds of input is never kept (CACHE-05).
-    async fn cached_request(&self, method: &str, params: Value) -> Result<JsonObject, ClientError> {
+    async fn cached_request(&self, method: &Method, params: Value) -> Result<JsonObject, ClientError> {
         let key = format!("{method} {params}");
         let context = self.authorization_context().await?;
         if let Some(hit) = self.cache.get(&key, context) {
@@ -316,7 +319,7 @@ impl Client {
 
     async fn request_within(
         &self,
-        method: &str,
+        method: &Method,
         params: JsonObject,
         timeout: Duration,
     ) -> Result<JsonObject, ClientError> {
@@ -325,19 +328,19 @@ impl Client {
 
     /// The capability `method` needs that the server did not declare, if any: a client uses
     /// only what was negotiated (LIFE-08). Methods outside the spec's capabilities pass.
-    fn undeclared(&self, method: &str) -> Option<&'static str> {
+    fn undeclared(&self, method: &Method) -> Option<&'static str> {
         let offers = &self.server.capabilities;
         let (needed, declared) = match method {
-            "tools/list" | "tools/call" => ("tools", offers.tools.is_some()),
-            "resources/list" | "resources/templates/list" | "resources/read" => {
+            Method::ListTools | Method::CallTool => ("tools", offers.tools.is_some()),
+            Method::ListResources | Method::ListResourceTemplates | Method::ReadResource => {
                 ("resources", offers.resources.is_some())
             }
-            "resources/subscribe" | "resources/unsubscribe" => {
+            Method::Subscribe | Method::Unsubscribe => {
                 ("resources.subscribe", offers.resources.as_ref().is_some_and(|r| r.subscribe == Some(true)))
             }
-            "prompts/list" | "prompts/get" => ("prompts", offers.prompts.is_some()),
-            "completion/complete" => ("completions", offers.completions.is_some()),
-            "logging/setLevel" => ("logging", offers.logging.is_some()),
+            Method::ListPrompts | Method::GetPrompt => ("prompts", offers.prompts.is_some()),
+            Method::Complete => ("completions", offers.completions.is_some()),
+            Method::SetLevel => ("logging", offers.logging.is_some()),
             _ => return None,
         };
         (!declared).then_some(needed)
@@ -347,7 +350,7 @@ impl Client {
     /// telemetry span.
     async fn request_counting_rounds(
         &self,
-        method: &str,
+        method: &Method,
         mut params: JsonObject,
         timeout: Duration,
     ) -> Result<Answered, ClientError> {
@@ -379,7 +382,7 @@ impl Client {
     /// client does not know makes the result invalid (BASE-08); an absent one means complete.
     async fn request_modern(
         &self,
-        method: &str,
+        method: &Method,
         mut params: JsonObject,
         timeout: Duration,
     ) -> Result<Answered, ClientError> {
@@ -394,13 +397,13 @@ impl Client {
                 // TX-02: a task answers only a tools/call, and only a client that declared
                 // the extension.
                 Some(Value::String(kind))
-                    if kind == "task" && method == "tools/call" && self.options.tasks =>
+                    if kind == "task" && *method == Method::CallTool && self.options.tasks =>
                 {
                     return Ok(Answered { result, rounds });
                 }
                 Some(other) => {
                     return Err(ClientError::InvalidResult {
-                        method: method.into(),
+                        method: method.clone(),
                         detail: format!(
                             "resultType {other} is not one this client knows (complete, input_required)"
                         ),
@@ -411,9 +414,9 @@ impl Client {
             // (a gateway relaying them asks its own client all of them in one round).
             let asked = result.get("inputRequests").and_then(Value::as_object).cloned().unwrap_or_default();
             let answers = asked.into_iter().map(|(key, asked)| async move {
-                let method = asked.get("method").and_then(Value::as_str).unwrap_or_default();
+                let method = Method::from(asked.get("method").and_then(Value::as_str).unwrap_or_default());
                 let asked_params = asked.get("params").and_then(Value::as_object).cloned();
-                let answer = self.options.handlers.answer_input(key.clone(), method, asked_params).await;
+                let answer = self.options.handlers.answer_input(key.clone(), &method, asked_params).await;
                 Ok::<_, ClientError>((key, Value::Object(answer.map_err(ClientError::Rpc)?)))
             });
             let responses: JsonObject =
@@ -425,7 +428,7 @@ impl Client {
             };
         }
         Err(ClientError::InvalidResult {
-            method: method.into(),
+            method: method.clone(),
             detail: format!("the server still asks for input after {} rounds", self.options.max_input_rounds),
         })
     }
@@ -439,7 +442,7 @@ impl Client {
     /// Every tool of the server, following `nextCursor` to the last page.
     pub async fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
         let mut tools = Vec::new();
-        self.paginate("tools/list", |page| {
+        self.paginate(&Method::ListTools, |page| {
             let (page, next_cursor) = self.dialect.tools_page(&self.link, page)?;
             tools.extend(page);
             Ok(next_cursor)
@@ -522,7 +525,7 @@ impl Client {
         match problem {
             None => Ok(()),
             Some(problem) => Err(ClientError::InvalidResult {
-                method: "tools/call".into(),
+                method: Method::CallTool,
                 detail: format!("tool {name}: {problem}"),
             }),
         }
@@ -530,33 +533,34 @@ impl Client {
 
     /// Every resource of the server, following `nextCursor` to the last page.
     pub async fn list_resources(&self) -> Result<Vec<Resource>, ClientError> {
-        self.list_all("resources/list", "resources").await
+        self.list_all(&Method::ListResources, "resources").await
     }
 
     /// Every resource template of the server, following `nextCursor` to the last page.
     pub async fn list_resource_templates(&self) -> Result<Vec<ResourceTemplate>, ClientError> {
-        self.list_all("resources/templates/list", "resourceTemplates").await
+        self.list_all(&Method::ListResourceTemplates, "resourceTemplates").await
     }
 
     /// Every prompt of the server, following `nextCursor` to the last page.
     pub async fn list_prompts(&self) -> Result<Vec<Prompt>, ClientError> {
-        self.list_all("prompts/list", "prompts").await
+        self.list_all(&Method::ListPrompts, "prompts").await
     }
 
     /// Reads resource `uri`; its contents.
     pub async fn read_resource(&self, uri: &str) -> Result<Vec<TextOrBlob>, ClientError> {
-        let mut result = self.cached_request("resources/read", json!({"uri": uri})).await?;
-        member("resources/read", &mut result, "contents")
+        let mut result = self.cached_request(&Method::ReadResource, json!({"uri": uri})).await?;
+        member(&Method::ReadResource, &mut result, "contents")
     }
 
     /// Gets prompt `name` filled with `arguments`; its messages.
     pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<Vec<PromptMessage>, ClientError> {
-        let mut result = self.request("prompts/get", json!({"name": name, "arguments": arguments})).await?;
-        member("prompts/get", &mut result, "messages")
+        let mut result =
+            self.request(Method::GetPrompt, json!({"name": name, "arguments": arguments})).await?;
+        member(&Method::GetPrompt, &mut result, "messages")
     }
 
     /// The items under `key` of every page of `method`.
-    async fn list_all<T: DeserializeOwned>(&self, method: &str, key: &str) -> Result<Vec<T>, ClientError> {
+    async fn list_all<T: DeserializeOwned>(&self, method: &Method, key: &str) -> Result<Vec<T>, ClientError> {
         let mut items = Vec::new();
         self.paginate(method, |mut page| {
             let next = page.get("nextCursor").and_then(Value::as_str).map(str::to_owned);
@@ -571,7 +575,7 @@ impl Client {
     /// `nextCursor`); stops on a repeated cursor or after [`MAX_PAGES`].
     async fn paginate(
         &self,
-        method: &str,
+        method: &Method,
         mut each: impl FnMut(JsonObject) -> Result<Option<String>, ClientError>,
     ) -> Result<(), ClientError> {
         let mut cursor: Option<String> = None;
@@ -581,7 +585,7 @@ impl Client {
             match next {
                 Some(next) if cursor.as_ref() == Some(&next) => {
                     return Err(ClientError::InvalidResult {
-                        method: method.into(),
+                        method: method.clone(),
                         detail: format!("the server returned the cursor {next:?} it was given"),
                     });
                 }
@@ -590,7 +594,7 @@ impl Client {
             }
         }
         Err(ClientError::InvalidResult {
-            method: method.into(),
+            method: method.clone(),
             detail: format!("still more pages after {MAX_PAGES}"),
         })
     }
@@ -602,19 +606,19 @@ impl Client {
     pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult, ClientError> {
         #[cfg(feature = "validation")]
         self.check_arguments(name, &arguments).await?;
-        let result = self.request("tools/call", json!({"name": name, "arguments": arguments})).await?;
+        let result = self.request(Method::CallTool, json!({"name": name, "arguments": arguments})).await?;
         self.tool_result(name, result).await
     }
 
     /// Like [`Client::call_tool`], but a call the server runs as a task is not followed:
     /// its id is returned, for [`Client::get_task`] and [`Client::cancel_task`].
     pub async fn start_tool(&self, name: &str, arguments: Value) -> Result<Started, ClientError> {
-        let result = self.request("tools/call", json!({"name": name, "arguments": arguments})).await?;
+        let result = self.request(Method::CallTool, json!({"name": name, "arguments": arguments})).await?;
         match result.get("resultType").and_then(Value::as_str) {
             Some("task") => match result.get("taskId").and_then(Value::as_str) {
                 Some(id) => Ok(Started::Task(id.to_owned())),
                 None => Err(ClientError::InvalidResult {
-                    method: "tools/call".into(),
+                    method: Method::CallTool,
                     detail: "a task without a taskId".into(),
                 }),
             },
@@ -644,7 +648,7 @@ impl Client {
         if self.era() != Era::Legacy || !self.options.handlers.tells_root_changes() {
             return Ok(false);
         }
-        self.link.notify("notifications/roots/list_changed", None).await?;
+        self.link.notify(&Method::RootsListChanged, None).await?;
         Ok(true)
     }
 
@@ -672,8 +676,8 @@ impl Client {
         if let Some(arguments) = context {
             params["context"] = json!({"arguments": arguments});
         }
-        let mut result = self.request("completion/complete", params).await?;
-        member("completion/complete", &mut result, "completion")
+        let mut result = self.request(Method::Complete, params).await?;
+        member(&Method::Complete, &mut result, "completion")
     }
 
     /// Shuts the connection down: a spawned server gets its stdin closed, then SIGTERM, then

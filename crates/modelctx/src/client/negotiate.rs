@@ -1,5 +1,6 @@
 //! Settling the protocol era with a server (CHECKLIST §10.1).
 
+use modelctx_protocol::Method;
 use modelctx_protocol::era::client::EraVerdict;
 use modelctx_protocol::{Era, JsonObject, ProtocolVersion, meta, v2025, v2026};
 use serde_json::json;
@@ -63,7 +64,7 @@ fn discovered(version: ProtocolVersion, result: JsonObject) -> Result<ServerDesc
         .get("_meta")
         .and_then(|m| m.get(meta::SERVER_INFO))
         .and_then(|info| serde_json::from_value(info.clone()).ok());
-    let result: v2026::DiscoverResult = parse("server/discover", result)?;
+    let result: v2026::DiscoverResult = parse(&Method::Discover, result)?;
     Ok(ServerDescription {
         version,
         capabilities: result.capabilities.into(),
@@ -78,13 +79,14 @@ async fn initialize(link: &Link, options: &ClientOptions) -> Result<ServerDescri
         "capabilities": options.handlers.capabilities(Era::Legacy),
         "clientInfo": options.info,
     });
-    let result = link.request("initialize", params.as_object().cloned(), options.request_timeout).await?;
-    let result: v2025::InitializeResult = parse("initialize", result)?;
+    let result =
+        link.request(&Method::Initialize, params.as_object().cloned(), options.request_timeout).await?;
+    let result: v2025::InitializeResult = parse(&Method::Initialize, result)?;
     let version = ProtocolVersion::parse(&result.protocol_version)
         .filter(|version| version.era() == Era::Legacy)
         .ok_or_else(|| ClientError::Incompatible { supported: vec![result.protocol_version.clone()] })?;
     link.settle(version);
-    link.notify("notifications/initialized", None).await?;
+    link.notify(&Method::Initialized, None).await?;
     link.open_session(options.probe_timeout).await;
     Ok(ServerDescription {
         version,

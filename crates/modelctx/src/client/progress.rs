@@ -3,6 +3,7 @@
 use std::sync::atomic::Ordering;
 
 use modelctx_protocol::JsonObject;
+use modelctx_protocol::Method;
 use modelctx_protocol::jsonrpc::Notification;
 use modelctx_protocol::meta;
 use modelctx_protocol::model::CallToolResult;
@@ -25,7 +26,7 @@ pub struct Progress {
 impl Progress {
     /// The report in `note` if it is progress for `token`.
     fn for_token(note: &Notification, token: &str) -> Option<Self> {
-        let params = note.params.as_ref().filter(|_| note.method == "notifications/progress")?;
+        let params = note.params.as_ref().filter(|_| note.method == Method::Progress)?;
         if params.get("progressToken").and_then(Value::as_str) != Some(token) {
             return None;
         }
@@ -43,7 +44,7 @@ impl Client {
     /// [`ClientOptions::reset_timeout_on_progress`](super::ClientOptions::reset_timeout_on_progress) is set.
     pub async fn request_with_progress(
         &self,
-        method: &str,
+        method: impl Into<Method>,
         params: Value,
         mut on_progress: impl FnMut(Progress) + Send,
     ) -> Result<JsonObject, ClientError> {
@@ -55,7 +56,8 @@ impl Client {
         let mut notes = self.notifications();
         let limit = self.options.request_timeout;
         // The overall limit is kept here, where progress can extend it.
-        let call = self.request_within(method, params, UNBOUNDED);
+        let method = method.into();
+        let call = self.request_within(&method, params, UNBOUNDED);
         tokio::pin!(call);
         let mut deadline = tokio::time::Instant::now() + limit;
         loop {
@@ -80,7 +82,7 @@ impl Client {
                     }
                 }
                 () = tokio::time::sleep_until(deadline) => {
-                    return Err(ClientError::Timeout { method: method.into(), after: limit });
+                    return Err(ClientError::Timeout { method: method.clone(), after: limit });
                 }
             }
         }
@@ -96,7 +98,7 @@ impl Client {
         #[cfg(feature = "validation")]
         self.check_arguments(name, &arguments).await?;
         let params = json!({"name": name, "arguments": arguments});
-        let result = self.request_with_progress("tools/call", params, on_progress).await?;
+        let result = self.request_with_progress(Method::CallTool, params, on_progress).await?;
         self.tool_result(name, result).await
     }
 }

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use futures::StreamExt as _;
 use modelctx_protocol::JsonObject;
+use modelctx_protocol::Method;
 use modelctx_protocol::jsonrpc::{
     ErrorObject, ErrorResponse, Message, Notification, ParseLimits, Request, RequestId, Response,
     parse_message_with,
@@ -87,7 +88,7 @@ impl Drop for CancelOnDrop<'_> {
         if self.rpc.inner.state().pending.remove(&id).is_some() && self.tell {
             let params = json!({"requestId": id, "reason": self.reason});
             let note = Message::Notification(Notification {
-                method: "notifications/cancelled".into(),
+                method: Method::Cancelled,
                 params: params.as_object().cloned(),
             });
             let line = note.to_json();
@@ -143,8 +144,12 @@ impl Rpc {
     }
 
     /// Sends a notification.
-    pub(crate) async fn notify(&self, method: &str, params: Option<JsonObject>) -> Result<(), ClientError> {
-        let note = Message::Notification(Notification { method: method.into(), params });
+    pub(crate) async fn notify(
+        &self,
+        method: &Method,
+        params: Option<JsonObject>,
+    ) -> Result<(), ClientError> {
+        let note = Message::Notification(Notification { method: method.clone(), params });
         self.send_line(note.to_json()).await
     }
 
@@ -162,7 +167,7 @@ impl Rpc {
     /// running out of time, cancels the request on the server.
     pub(crate) async fn request(
         &self,
-        method: &str,
+        method: &Method,
         params: Option<JsonObject>,
         timeout: Duration,
     ) -> Result<JsonObject, ClientError> {
@@ -179,9 +184,9 @@ impl Rpc {
             rpc: self,
             id: Some(id.clone()),
             reason: "the caller stopped waiting",
-            tell: method != "initialize",
+            tell: *method != Method::Initialize,
         };
-        let request = Message::Request(Request { id, method: method.into(), params });
+        let request = Message::Request(Request { id, method: method.clone(), params });
         self.send_line(request.to_json()).await?;
         match tokio::time::timeout(timeout, answer).await {
             Ok(settled) => {
@@ -194,7 +199,7 @@ impl Rpc {
             }
             Err(_) => {
                 guard.reason = "timed out";
-                Err(ClientError::Timeout { method: method.into(), after: timeout })
+                Err(ClientError::Timeout { method: method.clone(), after: timeout })
             }
         }
     }

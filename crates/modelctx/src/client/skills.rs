@@ -14,6 +14,7 @@
 
 use base64::Engine as _;
 use modelctx_protocol::JsonObject;
+use modelctx_protocol::Method;
 use modelctx_protocol::types::TextOrBlob;
 use serde::{Deserialize, Serialize};
 
@@ -55,7 +56,7 @@ pub struct LoadedSkill {
 impl Client {
     /// Every skill of the server (`skills/list`, following `nextCursor`). Reads no file.
     pub async fn list_skills(&self) -> Result<Vec<SkillEntry>, ClientError> {
-        self.list_all("skills/list", "skills").await
+        self.list_all(&Method::ListSkills, "skills").await
     }
 
     /// Loads `entry`: reads its `SKILL.md` and verifies its size, digest and frontmatter
@@ -117,7 +118,7 @@ fn differing_field<'a>(read: &'a JsonObject, listed: &'a JsonObject) -> Option<&
 /// A file that failed verification: an error naming it and why, its content unused.
 fn refused(uri: &str, why: String) -> ClientError {
     ClientError::InvalidResult {
-        method: "resources/read".into(),
+        method: Method::ReadResource,
         detail: format!("{uri} fails skill verification: {why}; it is not used"),
     }
 }

@@ -145,7 +145,7 @@ mod tests {
         assert!(priming.message(&ParseLimits::default()).is_none());
         let note = SseEvent::parse(&take_event(&mut buffer, &mut 0).unwrap());
         let message = note.message(&ParseLimits::default()).unwrap();
-        assert!(matches!(message, Message::Notification(n) if n.method == "n"));
+        assert!(matches!(message, Message::Notification(n) if n.method.as_str() == "n"));
         assert!(take_event(&mut buffer, &mut 0).is_none(), "an incomplete event waits for more");
         assert_eq!(&buffer[..], b"partial");
     }

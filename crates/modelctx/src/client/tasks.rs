@@ -6,6 +6,7 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
+use modelctx_protocol::Method;
 use modelctx_protocol::jsonrpc::ErrorObject;
 use modelctx_protocol::{Era, JsonObject};
 use serde_json::{Value, json};
@@ -30,20 +31,20 @@ impl Client {
     /// A task's current state (`tasks/get`): its status, and its `result`, `error` or
     /// outstanding `inputRequests`.
     pub async fn get_task(&self, task_id: &str) -> Result<JsonObject, ClientError> {
-        self.request("tasks/get", json!({"taskId": task_id})).await
+        self.request(Method::GetTask, json!({"taskId": task_id})).await
     }
 
     /// Asks the server to cancel a task (`tasks/cancel`); cancellation is cooperative, and
     /// the task may still end otherwise.
     pub async fn cancel_task(&self, task_id: &str) -> Result<(), ClientError> {
-        self.request("tasks/cancel", json!({"taskId": task_id})).await.map(drop)
+        self.request(Method::CancelTask, json!({"taskId": task_id})).await.map(drop)
     }
 
     /// Follows the task of a `CreateTaskResult` to its end: the result of a completed task,
     /// the error of a failed one.
     pub(super) async fn follow_task(&self, created: JsonObject) -> Result<JsonObject, ClientError> {
         let invalid =
-            |detail: &str| ClientError::InvalidResult { method: "tools/call".into(), detail: detail.into() };
+            |detail: &str| ClientError::InvalidResult { method: Method::CallTool, detail: detail.into() };
         let id = created
             .get("taskId")
             .and_then(Value::as_str)
@@ -109,16 +110,16 @@ impl Client {
             if answered.contains(&key) {
                 continue;
             }
-            let method = request.get("method").and_then(Value::as_str).unwrap_or_default();
+            let method = Method::from(request.get("method").and_then(Value::as_str).unwrap_or_default());
             let params = request.get("params").and_then(Value::as_object).cloned();
             let answer =
-                self.options.handlers.answer(Era::Modern, method, params).await.map_err(ClientError::Rpc)?;
+                self.options.handlers.answer(Era::Modern, &method, params).await.map_err(ClientError::Rpc)?;
             responses.insert(key.clone(), Value::Object(answer));
             answered.insert(key);
         }
         if responses.is_empty() {
             return Ok(());
         }
-        self.request("tasks/update", json!({"taskId": id, "inputResponses": responses})).await.map(drop)
+        self.request(Method::UpdateTask, json!({"taskId": id, "inputResponses": responses})).await.map(drop)
     }
 }

@@ -7,7 +7,7 @@
 //!
 //! At `DEBUG` under [`TARGET`], like the server's: nothing is paid at `INFO`.
 
-use modelctx_protocol::{JsonObject, ProtocolVersion};
+use modelctx_protocol::{JsonObject, Method, ProtocolVersion};
 
 use super::ClientError;
 use crate::telemetry::{Failure, Measure, OperationTelemetry, Side, Subject, operation_span};
@@ -17,13 +17,13 @@ pub const TARGET: &str = "modelctx::client::request";
 
 /// Starts the telemetry of `method` with `params`, sent at `version`, over all its rounds
 /// of input: nothing at all when neither spans nor metrics are taken.
-pub(super) fn start(method: &str, params: &JsonObject, version: ProtocolVersion) -> OperationTelemetry {
+pub(super) fn start(method: &Method, params: &JsonObject, version: ProtocolVersion) -> OperationTelemetry {
     if !tracing::enabled!(target: TARGET, tracing::Level::DEBUG) && !Measure::wanted() {
         return OperationTelemetry::off();
     }
     let subject = Subject::of(method, Some(params));
     let span = operation_span!(TARGET, "mcp.client", "client", method, subject, version);
-    OperationTelemetry::new(span, Measure::start(Side::Client, method, subject.tool, version))
+    OperationTelemetry::new(span, Measure::start(Side::Client, method.as_str(), subject.tool, version))
 }
 
 /// Writes the span's trace context into the request's `_meta`, for the server to continue

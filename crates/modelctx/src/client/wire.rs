@@ -1,5 +1,6 @@
 //! Shapes on the client's wire: the `_meta` of modern requests, typed results.
 
+use modelctx_protocol::Method;
 use modelctx_protocol::types::LoggingLevel;
 use modelctx_protocol::{JsonObject, ProtocolVersion, meta};
 use serde::de::DeserializeOwned;
@@ -9,18 +10,18 @@ use super::{ClientError, ClientOptions};
 
 /// Member `key` of a result, typed.
 pub(super) fn member<T: DeserializeOwned>(
-    method: &str,
+    method: &Method,
     result: &mut JsonObject,
     key: &str,
 ) -> Result<T, ClientError> {
     let value = result.remove(key).unwrap_or(Value::Null);
     serde_json::from_value(value)
-        .map_err(|e| ClientError::InvalidResult { method: method.into(), detail: format!("{key}: {e}") })
+        .map_err(|e| ClientError::InvalidResult { method: method.clone(), detail: format!("{key}: {e}") })
 }
 
-pub(super) fn parse<T: DeserializeOwned>(method: &str, result: JsonObject) -> Result<T, ClientError> {
+pub(super) fn parse<T: DeserializeOwned>(method: &Method, result: JsonObject) -> Result<T, ClientError> {
     serde_json::from_value(Value::Object(result))
-        .map_err(|e| ClientError::InvalidResult { method: method.into(), detail: e.to_string() })
+        .map_err(|e| ClientError::InvalidResult { method: method.clone(), detail: e.to_string() })
 }
 
 /// The `_meta` object of `params`, made one if it is absent or not an object.

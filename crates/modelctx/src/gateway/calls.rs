@@ -13,10 +13,10 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 
-use modelctx_protocol::JsonObject;
 use modelctx_protocol::jsonrpc::{ErrorObject, Notification};
 use modelctx_protocol::model::CallToolResult;
 use modelctx_protocol::types::LoggingMessageNotificationParams;
+use modelctx_protocol::{JsonObject, Method};
 use serde_json::Value;
 use tokio::sync::{broadcast, mpsc};
 
@@ -125,7 +125,7 @@ async fn next_note(notes: &mut Option<broadcast::Receiver<Notification>>) -> Not
 }
 
 fn log_of(note: &Notification) -> Option<LoggingMessageNotificationParams> {
-    let params = note.params.clone().filter(|_| note.method == "notifications/message")?;
+    let params = note.params.clone().filter(|_| note.method == Method::LoggingMessage)?;
     serde_json::from_value(Value::Object(params)).ok()
 }
 

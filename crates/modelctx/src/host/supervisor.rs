@@ -11,6 +11,7 @@ use tokio::time::Instant;
 
 use super::{HostChange, Listing, ServerState, Shared, Slot};
 use crate::client::{Client, ClientError};
+use modelctx_protocol::Method;
 use modelctx_protocol::jsonrpc::Notification;
 
 /// Why a connection's watch ended.
@@ -226,7 +227,7 @@ const MAX_WATCHED: usize = 256;
 
 /// The URI of a `notifications/resources/updated`.
 fn updated(note: &Notification) -> Option<String> {
-    let params = note.params.as_ref().filter(|_| note.method == "notifications/resources/updated")?;
+    let params = note.params.as_ref().filter(|_| note.method == Method::ResourceUpdated)?;
     params.get("uri").and_then(serde_json::Value::as_str).map(str::to_owned)
 }
 

@@ -10,7 +10,7 @@ use modelctx_protocol::types::{
     Implementation, LoggingLevel, LoggingMessageNotificationParams, ProgressNotificationParams,
 };
 use modelctx_protocol::v2026::CacheScope;
-use modelctx_protocol::{Era, JsonObject, ProtocolVersion};
+use modelctx_protocol::{Era, JsonObject, Method, ProtocolVersion};
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -270,7 +270,7 @@ impl RequestContext {
         }
         let params =
             ProgressNotificationParams { progress_token: token, progress, total, message, meta: None };
-        self.notify("notifications/progress", &params).await;
+        self.notify(Method::Progress, &params).await;
     }
 
     /// Sends a log message for this request when the client asked for this level or lower
@@ -283,7 +283,7 @@ impl RequestContext {
         }
         let params =
             LoggingMessageNotificationParams { level, logger: logger.map(str::to_owned), data, meta: None };
-        self.notify("notifications/message", &params).await;
+        self.notify(Method::LoggingMessage, &params).await;
     }
 
     /// Sets the cache hints of this request's 2026-07-28 result (`ttlMs`, `cacheScope`) in
@@ -332,31 +332,31 @@ impl RequestContext {
             elicitation_id: elicitation_id.to_owned(),
             meta: None,
         };
-        self.notify("notifications/elicitation/complete", &params).await;
+        self.notify(Method::ElicitationComplete, &params).await;
         true
     }
 
-    pub(crate) async fn notify(&self, method: &str, params: &impl serde::Serialize) {
+    pub(crate) async fn notify(&self, method: Method, params: &impl serde::Serialize) {
         if self.is_cancelled() {
             return; // STDIO-08: nothing more for a cancelled request
         }
         if self.task().is_some() && self.era() == Era::Modern {
             // TX-16: a 2026-07-28 task's progress and log messages have nowhere to go. A
             // 2025-11-25 task's go on under the call's own token until it ends (PROG-06).
-            tracing::debug!(method, "a task's notification is dropped");
+            tracing::debug!(%method, "a task's notification is dropped");
             return;
         }
-        if self.inner.sink.send(notification(method, params)).await.is_err() {
-            tracing::debug!(method, "the connection closed before a notification could be sent");
+        if self.inner.sink.send(notification(method.clone(), params)).await.is_err() {
+            tracing::debug!(%method, "the connection closed before a notification could be sent");
         }
     }
 }
 
 /// The notification `method` with `params`.
-pub(crate) fn notification(method: &str, params: &impl serde::Serialize) -> Outgoing {
+pub(crate) fn notification(method: Method, params: &impl serde::Serialize) -> Outgoing {
     let params = match serde_json::to_value(params) {
         Ok(Value::Object(params)) => Some(params),
         _ => Some(JsonObject::new()),
     };
-    Message::Notification(Notification { method: method.to_owned(), params }).into()
+    Message::Notification(Notification { method, params }).into()
 }

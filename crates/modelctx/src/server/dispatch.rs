@@ -5,13 +5,13 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use modelctx_protocol::apps::Visibility;
-use modelctx_protocol::jsonrpc::{ErrorObject, MethodName as _, PreparedResult, Request, RequestMethod};
+use modelctx_protocol::jsonrpc::{ErrorObject, PreparedResult, Request, RequestMethod};
 use modelctx_protocol::model::{self, CallToolResult, ServerCapabilities};
 use modelctx_protocol::types::{
     CompletionReference, ListChangedCapability, Prompt, PromptMessage, Resource, ResourceTemplate,
     ResourcesCapability, TextOrBlob,
 };
-use modelctx_protocol::{Era, JsonObject, ProtocolVersion, meta, v2025, v2026};
+use modelctx_protocol::{Era, JsonObject, Method, ProtocolVersion, meta, v2025, v2026};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -107,8 +107,10 @@ fn answerable(ctx: &RequestContext) -> bool {
     capabilities.elicitation.is_some() || capabilities.sampling.is_some() || capabilities.roots.is_some()
 }
 
-/// The methods whose handlers may ask the client (MRTR-02).
-const MAY_ASK: [&str; 3] = [v2026::CallTool::NAME, v2026::GetPrompt::NAME, v2026::ReadResource::NAME];
+/// Whether the handlers of `method` may ask the client (MRTR-02).
+fn may_ask(method: &Method) -> bool {
+    matches!(method, Method::CallTool | Method::GetPrompt | Method::ReadResource)
+}
 
 /// How a request that may ask the client ended: its result, or (modern) the questions.
 pub(crate) enum Asked<T> {
@@ -116,14 +118,14 @@ pub(crate) enum Asked<T> {
     InputRequired(Box<v2026::InputRequiredResult>),
 }
 
-/// Methods only a legacy session has; a modern request for one gets `-32601` saying so.
-const LEGACY_ONLY: [&str; 5] = [
-    v2025::Initialize::NAME,
-    v2025::Ping::NAME,
-    v2025::SetLevel::NAME,
-    v2025::Subscribe::NAME,
-    v2025::Unsubscribe::NAME,
-];
+/// Whether only a legacy session has `method`; a modern request for one gets `-32601` saying
+/// so.
+fn legacy_only(method: &Method) -> bool {
+    matches!(
+        method,
+        Method::Initialize | Method::Ping | Method::SetLevel | Method::Subscribe | Method::Unsubscribe
+    )
+}
 
 /// Who a legacy session's request comes from, as the transport knows: the session's id and
 /// the principal an authenticator verified.
@@ -193,7 +195,7 @@ impl Server {
             session_id: None,
             principal,
         };
-        let input = if MAY_ASK.contains(&request.method.as_str()) {
+        let input = if may_ask(&request.method) {
             InputChannel::Modern(Arc::new(self.open_round(request, facts.principal.as_deref())?))
         } else {
             InputChannel::None
@@ -232,7 +234,7 @@ impl Server {
     pub(crate) async fn in_round<T>(
         &self,
         ctx: &RequestContext,
-        method: &str,
+        method: &Method,
         digest: Option<String>,
         operation: impl std::future::Future<Output = Result<T, ErrorObject>>,
     ) -> Result<Asked<T>, ErrorObject> {
@@ -305,46 +307,32 @@ impl Server {
             principal: caller.principal,
         };
         // `tasks/result` asks the client the questions of the task it waits for.
-        let asks =
-            MAY_ASK.contains(&request.method.as_str()) || request.method == v2025::GetTaskPayload::NAME;
+        let asks = may_ask(&request.method) || request.method == Method::GetTaskPayload;
         let input = if asks { InputChannel::Legacy(peer) } else { InputChannel::None };
         RequestContext::new(facts, input, tokens, sink, self.clone())
     }
 
-    /// Serves a request the era router accepted (apart from the legacy session requests,
-    /// which [`LegacySession`] serves), through the server's layers. The result is in the
-    /// request's era's shape.
-    pub async fn handle(
-        &self,
-        ctx: RequestContext,
-        method: &str,
-        params: Option<JsonObject>,
-    ) -> Result<JsonObject, ErrorObject> {
-        let request = super::middleware::McpRequest { method: method.to_owned(), params, ctx };
-        self.serve(request).await.map(Answer::into_object)
-    }
-
-    /// [`Server::handle`], with large listings left as the JSON the server keeps of them:
-    /// what the transports write.
+    /// Serves a request through the method table, in its era's shape (the innermost service
+    /// of the layers). Large listings stay the JSON the server keeps of them.
     pub(crate) async fn answer(
         &self,
         ctx: RequestContext,
-        method: &str,
+        method: Method,
         params: Option<JsonObject>,
     ) -> Result<Answer, ErrorObject> {
         // Boxed: the method table's future is the largest part of a request's, and every
         // future around it (layers, time limit, panic guard, the task) moves as it starts; a
         // box keeps what moves to a pointer.
         match ctx.era() {
-            Era::Modern => Box::pin(self.handle_modern(ctx, method, params)).await,
-            Era::Legacy => Box::pin(self.handle_legacy(ctx, method, params)).await,
+            Era::Modern => Box::pin(self.handle_modern(ctx, &method, params)).await,
+            Era::Legacy => Box::pin(self.handle_legacy(ctx, &method, params)).await,
         }
     }
 
     async fn handle_modern(
         &self,
         ctx: RequestContext,
-        method: &str,
+        method: &Method,
         params: Option<JsonObject>,
     ) -> Result<Answer, ErrorObject> {
         let cache = self.options().cache;
@@ -353,7 +341,7 @@ impl Server {
         let server_info = &*self.inner.info_json;
         let complete = v2026::ResultType::Complete;
         Ok(match method {
-            v2026::Discover::NAME => Answer::modern(
+            Method::Discover => Answer::modern(
                 &v2026::DiscoverResult {
                     result_type: complete,
                     supported_versions: self.versions().all().iter().map(ToString::to_string).collect(),
@@ -365,7 +353,7 @@ impl Server {
                 },
                 server_info,
             ),
-            v2026::ListTools::NAME => {
+            Method::ListTools => {
                 let params = params_of::<v2026::ListTools>(params)?;
                 let (tools, next_cursor) = self.tool_page(params.cursor, &ctx)?;
                 let meta = v2026::ResultMetaObject {
@@ -382,7 +370,7 @@ impl Server {
                 });
                 return Ok(Answer::prepared(PreparedResult { result, key: "tools", value: tools }));
             }
-            v2026::CallTool::NAME => {
+            Method::CallTool => {
                 let digest = answerable(&ctx).then(|| state_digest(params.as_ref(), ctx.principal()));
                 let params: ToolCall = parse_params(params)?;
                 if let Some(answer) =
@@ -399,7 +387,7 @@ impl Server {
                     Asked::InputRequired(required) => Answer::serialized(&*required),
                 }
             }
-            v2026::ListResources::NAME => {
+            Method::ListResources => {
                 let params = params_of::<v2026::ListResources>(params)?;
                 let (resources, next_cursor) = self.list_resources(params.cursor.as_deref())?;
                 Answer::modern(
@@ -414,7 +402,7 @@ impl Server {
                     server_info,
                 )
             }
-            v2026::ListResourceTemplates::NAME => {
+            Method::ListResourceTemplates => {
                 let params = params_of::<v2026::ListResourceTemplates>(params)?;
                 let (resource_templates, next_cursor) = self.list_templates(params.cursor.as_deref())?;
                 Answer::modern(
@@ -429,7 +417,7 @@ impl Server {
                     server_info,
                 )
             }
-            v2026::ReadResource::NAME => {
+            Method::ReadResource => {
                 let digest = answerable(&ctx).then(|| state_digest(params.as_ref(), ctx.principal()));
                 let params = params_of::<v2026::ReadResource>(params)?;
                 let read = self.read_resource(ctx.clone(), &params.uri);
@@ -450,7 +438,7 @@ impl Server {
                     Asked::InputRequired(required) => Answer::serialized(&*required),
                 }
             }
-            v2026::ListPrompts::NAME => {
+            Method::ListPrompts => {
                 let params = params_of::<v2026::ListPrompts>(params)?;
                 let (prompts, next_cursor) = self.list_prompts(params.cursor.as_deref())?;
                 Answer::modern(
@@ -465,7 +453,7 @@ impl Server {
                     server_info,
                 )
             }
-            v2026::GetPrompt::NAME => {
+            Method::GetPrompt => {
                 let digest = answerable(&ctx).then(|| state_digest(params.as_ref(), ctx.principal()));
                 let params = params_of::<v2026::GetPrompt>(params)?;
                 let get = self.get_prompt(ctx.clone(), &params.name, params.arguments);
@@ -477,7 +465,7 @@ impl Server {
                     Asked::InputRequired(required) => Answer::serialized(&*required),
                 }
             }
-            v2026::Complete::NAME => {
+            Method::Complete => {
                 let params = params_of::<v2026::Complete>(params)?;
                 let completion =
                     self.complete(ctx, params.reference, params.argument, params.context).await?;
@@ -486,7 +474,7 @@ impl Server {
                     server_info,
                 )
             }
-            v2026::SubscriptionsListen::NAME => {
+            Method::SubscriptionsListen => {
                 Answer::from(self.listen(&ctx, params_of::<v2026::SubscriptionsListen>(params)?).await?)
             }
             task if super::tasks::is_task_method(task) => {
@@ -500,30 +488,30 @@ impl Server {
                 result.insert("cacheScope".into(), serde_json::json!(cache_scope));
                 Answer::from(result)
             }
-            legacy if LEGACY_ONLY.contains(&legacy) => {
+            legacy if legacy_only(legacy) => {
                 return Err(ErrorObject::method_not_found(&format!(
                     "{legacy} (a 2025-11-25 session method; 2026-07-28 requests carry their state in _meta)"
                 )));
             }
-            other => return Err(ErrorObject::method_not_found(other)),
+            other => return Err(ErrorObject::method_not_found(other.as_str())),
         })
     }
 
     async fn handle_legacy(
         &self,
         ctx: RequestContext,
-        method: &str,
+        method: &Method,
         params: Option<JsonObject>,
     ) -> Result<Answer, ErrorObject> {
         Ok(match method {
-            v2025::ListTools::NAME => {
+            Method::ListTools => {
                 let params = params_of::<v2025::ListTools>(params)?;
                 let (tools, next_cursor) = self.tool_page(params.and_then(|p| p.cursor), &ctx)?;
                 let result =
                     to_object(&v2025::ListToolsResult { tools: Vec::new(), next_cursor, meta: None });
                 return Ok(Answer::prepared(PreparedResult { result, key: "tools", value: tools }));
             }
-            v2025::CallTool::NAME => {
+            Method::CallTool => {
                 let params = params_of::<v2025::CallTool>(params)?;
                 if let Some(created) = self.legacy_call_as_task(&ctx, &params).await? {
                     return Ok(Answer::from(created));
@@ -532,13 +520,13 @@ impl Server {
                 let result = v2025::CallToolResult::try_from(result).map_err(ErrorObject::internal)?;
                 Answer::serialized(&result)
             }
-            v2025::ListResources::NAME => {
+            Method::ListResources => {
                 let params = params_of::<v2025::ListResources>(params)?;
                 let (resources, next_cursor) =
                     self.list_resources(params.and_then(|p| p.cursor).as_deref())?;
                 Answer::serialized(&v2025::ListResourcesResult { resources, next_cursor, meta: None })
             }
-            v2025::ListResourceTemplates::NAME => {
+            Method::ListResourceTemplates => {
                 let params = params_of::<v2025::ListResourceTemplates>(params)?;
                 let (resource_templates, next_cursor) =
                     self.list_templates(params.and_then(|p| p.cursor).as_deref())?;
@@ -548,22 +536,22 @@ impl Server {
                     meta: None,
                 })
             }
-            v2025::ReadResource::NAME => {
+            Method::ReadResource => {
                 let params = params_of::<v2025::ReadResource>(params)?;
                 let contents = self.read_resource(ctx, &params.uri).await?;
                 Answer::serialized(&v2025::ReadResourceResult { contents, meta: None })
             }
-            v2025::ListPrompts::NAME => {
+            Method::ListPrompts => {
                 let params = params_of::<v2025::ListPrompts>(params)?;
                 let (prompts, next_cursor) = self.list_prompts(params.and_then(|p| p.cursor).as_deref())?;
                 Answer::serialized(&v2025::ListPromptsResult { prompts, next_cursor, meta: None })
             }
-            v2025::GetPrompt::NAME => {
+            Method::GetPrompt => {
                 let params = params_of::<v2025::GetPrompt>(params)?;
                 let (description, messages) = self.get_prompt(ctx, &params.name, params.arguments).await?;
                 Answer::serialized(&v2025::GetPromptResult { description, messages, meta: None })
             }
-            v2025::Complete::NAME => {
+            Method::Complete => {
                 let params = params_of::<v2025::Complete>(params)?;
                 let completion =
                     self.complete(ctx, params.reference, params.argument, params.context).await?;
@@ -576,12 +564,12 @@ impl Server {
             task if super::tasks::is_legacy_task_method(task) => {
                 Answer::from(self.legacy_task_method(&ctx, method, params).await?)
             }
-            other => return Err(ErrorObject::method_not_found(other)),
+            other => return Err(ErrorObject::method_not_found(other.as_str())),
         })
     }
 
-    fn require(&self, offered: bool, method: &str) -> Result<(), ErrorObject> {
-        if offered { Ok(()) } else { Err(ErrorObject::method_not_found(method)) }
+    fn require(&self, offered: bool, method: Method) -> Result<(), ErrorObject> {
+        if offered { Ok(()) } else { Err(ErrorObject::method_not_found(method.as_str())) }
     }
 
     /// A page of tools as the caller's era and capabilities see them, as JSON: serialised from
@@ -600,7 +588,7 @@ impl Server {
             return Ok(page);
         }
         let registry = self.read_registry();
-        self.require(!registry.tools.is_empty(), v2026::ListTools::NAME)?;
+        self.require(!registry.tools.is_empty(), Method::ListTools)?;
         let tools: Vec<&super::tool::RegisteredTool> = registry
             .tools
             .values()
@@ -632,7 +620,7 @@ impl Server {
     }
 
     fn list_resources(&self, cursor: Option<&str>) -> Result<(Vec<Resource>, Option<String>), ErrorObject> {
-        self.require(self.offers_resources(), v2026::ListResources::NAME)?;
+        self.require(self.offers_resources(), Method::ListResources)?;
         let resources: Vec<Resource> =
             self.read_registry().resources.values().map(|r| r.resource.clone()).collect();
         page(&resources, |r| r.uri.as_str(), cursor, self.options().page_size)
@@ -642,7 +630,7 @@ impl Server {
         &self,
         cursor: Option<&str>,
     ) -> Result<(Vec<ResourceTemplate>, Option<String>), ErrorObject> {
-        self.require(self.offers_resources(), v2026::ListResourceTemplates::NAME)?;
+        self.require(self.offers_resources(), Method::ListResourceTemplates)?;
         let templates: Vec<ResourceTemplate> =
             self.read_registry().templates.values().map(|t| t.def.template.clone()).collect();
         page(&templates, |t| t.uri_template.as_str(), cursor, self.options().page_size)
@@ -650,7 +638,7 @@ impl Server {
 
     /// Reads a fixed resource, or the first template (in URI-template order) that matches.
     async fn read_resource(&self, ctx: RequestContext, uri: &str) -> Result<Vec<TextOrBlob>, ErrorObject> {
-        self.require(self.offers_resources(), v2026::ReadResource::NAME)?;
+        self.require(self.offers_resources(), Method::ReadResource)?;
         let era = ctx.era();
         let found = {
             let registry = self.read_registry();
@@ -669,7 +657,7 @@ impl Server {
 
     fn list_prompts(&self, cursor: Option<&str>) -> Result<(Vec<Prompt>, Option<String>), ErrorObject> {
         let prompts: Vec<Prompt> = self.read_registry().prompts.values().map(|p| p.prompt.clone()).collect();
-        self.require(!prompts.is_empty(), v2026::ListPrompts::NAME)?;
+        self.require(!prompts.is_empty(), Method::ListPrompts)?;
         page(&prompts, |p| p.name.as_str(), cursor, self.options().page_size)
     }
 
@@ -682,7 +670,7 @@ impl Server {
         let prompt = self.read_registry().prompts.get(name).cloned();
         let Some(prompt) = prompt else {
             let offered = !self.read_registry().prompts.is_empty();
-            self.require(offered, v2026::GetPrompt::NAME)?;
+            self.require(offered, Method::GetPrompt)?;
             return Err(ErrorObject::invalid_params(format!("unknown prompt {name:?}")));
         };
         let messages = prompt.get(ctx, arguments.unwrap_or_default()).await?;
@@ -698,7 +686,7 @@ impl Server {
     ) -> Result<modelctx_protocol::types::Completion, ErrorObject> {
         let completer = {
             let registry = self.read_registry();
-            self.require(registry.has_completions(), v2026::Complete::NAME)?;
+            self.require(registry.has_completions(), Method::Complete)?;
             let completers = match &reference {
                 CompletionReference::Prompt(p) => registry.prompts.get(&p.name).map(|p| &p.completers),
                 CompletionReference::ResourceTemplate(t) => {

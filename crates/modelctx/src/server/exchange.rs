@@ -20,8 +20,8 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use futures::FutureExt;
-use modelctx_protocol::jsonrpc::{ErrorCode, ErrorObject, Message, MethodName as _, Request, RequestId};
-use modelctx_protocol::{JsonObject, v2025, v2026};
+use modelctx_protocol::jsonrpc::{ErrorCode, ErrorObject, Message, Request, RequestId};
+use modelctx_protocol::{JsonObject, Method, v2025};
 use tokio::sync::{Semaphore, mpsc};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
@@ -41,10 +41,6 @@ use super::{Limits, Server, Tokens};
 
 /// How a request ended: its answer, or `None` when it was cancelled (and gets no response).
 pub(crate) type Outcome = Option<Result<Answer, ErrorObject>>;
-
-/// The method that is a subscription: it mostly waits, so it holds no permit and has no time
-/// limit, and it is bounded by [`Limits::max_subscriptions`] instead of the queue.
-const LISTEN: &str = v2026::SubscriptionsListen::NAME;
 
 /// Everything one endpoint's requests share.
 pub(crate) struct Lifecycle {
@@ -212,7 +208,9 @@ impl Exchange {
                 request.id
             ))));
         }
-        let subscription = request.method == LISTEN;
+        // A subscription mostly waits: it holds no permit and has no time limit, and it is
+        // bounded by [`Limits::max_subscriptions`] instead of the queue.
+        let subscription = request.method == Method::SubscriptionsListen;
         let (counter, bound) = if subscription {
             (&self.inner.subscriptions, limits.max_subscriptions)
         } else {
@@ -384,7 +382,7 @@ impl Admission {
             };
             Ok(answered.unwrap_or_else(|panic| {
                 let why = panic_message(&*panic);
-                tracing::error!(method, panic = why, "a request handler panicked");
+                tracing::error!(%method, panic = why, "a request handler panicked");
                 Err(ErrorObject::internal(format!("the handler of {method} panicked: {why}")))
             }))
         };

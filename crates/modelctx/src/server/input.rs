@@ -14,7 +14,6 @@
 //! client did not declare fails: a modern request is then answered `-32021` naming the
 //! capability (META-05, MRTR-06).
 
-use modelctx_protocol::jsonrpc::MethodName as _;
 use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
@@ -30,7 +29,7 @@ use modelctx_protocol::v2026::{
     CreateMessageRequestParams, CreateMessageResult, ElicitResult, InputRequest, InputRequests,
     ListRootsResult,
 };
-use modelctx_protocol::{JsonObject, v2025};
+use modelctx_protocol::{JsonObject, Method, v2025};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
@@ -168,11 +167,11 @@ pub(crate) type PendingAnswers =
 
 impl LegacyPeer {
     /// Sends `method` with `params` to the client and returns its result as it came.
-    pub(crate) async fn raw_request(&self, method: &str, params: Value) -> Result<JsonObject, InputError> {
+    pub(crate) async fn raw_request(&self, method: Method, params: Value) -> Result<JsonObject, InputError> {
         self.request(method, params).await
     }
 
-    async fn request<T: DeserializeOwned>(&self, method: &str, params: Value) -> Result<T, InputError> {
+    async fn request<T: DeserializeOwned>(&self, method: Method, params: Value) -> Result<T, InputError> {
         let id = RequestId::String(format!("modelctx-{}", self.next_id.fetch_add(1, Ordering::Relaxed)));
         let (tx, rx) = oneshot::channel();
         self.pending.lock().expect("pending lock").insert(id.clone(), tx);
@@ -180,7 +179,7 @@ impl LegacyPeer {
             Value::Object(params) => Some(params),
             _ => None,
         };
-        let request = Message::Request(Request { id: id.clone(), method: method.to_owned(), params });
+        let request = Message::Request(Request { id: id.clone(), method, params });
         if self.outbox.send(request.into()).await.is_err() {
             self.pending.lock().expect("pending lock").remove(&id);
             return Err(InputError::Closed);
@@ -196,10 +195,7 @@ impl LegacyPeer {
             Err(_) => {
                 // Tell the client to stop working on it (2025-11-25 cancellation goes both ways).
                 let params = json!({"requestId": id, "reason": "timed out"}).as_object().cloned();
-                let cancel = modelctx_protocol::jsonrpc::Notification {
-                    method: v2025::Cancelled::NAME.into(),
-                    params,
-                };
+                let cancel = modelctx_protocol::jsonrpc::Notification { method: Method::Cancelled, params };
                 let _ = self.outbox.send(cancel.into()).await;
                 Err(InputError::TimedOut)
             }
@@ -338,7 +334,7 @@ impl Question<'_> {
                     .map_err(|e| InputError::Malformed(e.to_string()))?;
                 let params =
                     serde_json::to_value(params).map_err(|e| InputError::Malformed(e.to_string()))?;
-                peer.request("elicitation/create", params).await
+                peer.request(Method::Elicit, params).await
             }
         }
     }
@@ -372,7 +368,7 @@ impl Question<'_> {
                 self.capability(need)?;
                 let params = serde_json::to_value(model::legacy_create_message(params))
                     .map_err(|e| InputError::Malformed(e.to_string()))?;
-                peer.request("sampling/createMessage", params).await
+                peer.request(Method::CreateMessage, params).await
             }
         }
     }
@@ -399,7 +395,7 @@ impl Question<'_> {
             }
             InputChannel::Legacy(peer) => {
                 self.capability(Need::Roots)?;
-                peer.request("roots/list", json!({})).await?
+                peer.request(Method::ListRoots, json!({})).await?
             }
         };
         Ok(result.roots)

@@ -2,13 +2,11 @@
 //! of changes, opted into by filter (SUB-01..SUB-09).
 
 use modelctx_protocol::jsonrpc::ErrorObject;
-use modelctx_protocol::jsonrpc::MethodName as _;
-use modelctx_protocol::v2026;
 use modelctx_protocol::v2026::{
     ResultType, SubscriptionFilter, SubscriptionsAcknowledgedNotificationParams,
     SubscriptionsListenRequestParams, SubscriptionsListenResult, SubscriptionsListenResultMetaObject,
 };
-use modelctx_protocol::{JsonObject, meta, tasks};
+use modelctx_protocol::{JsonObject, Method, meta, tasks};
 use serde_json::json;
 use tokio::sync::broadcast::error::RecvError;
 
@@ -79,7 +77,7 @@ impl Server {
             notifications: honoured.clone(),
             meta: Some(serde_json::from_value(tag.clone()).expect("a notification _meta")),
         };
-        ctx.notify(v2026::SubscriptionsAcknowledged::NAME, &ack).await;
+        ctx.notify(Method::SubscriptionsAcknowledged, &ack).await;
         // What is still to be told, coalesced: a listener that reads slowly gets each kind of
         // change once, however often it happened, and the server never waits on it.
         let mut backlog = Backlog::default();
@@ -100,7 +98,7 @@ impl Server {
                         let (method, subject) = backlog.pop().expect("not empty");
                         let params = match subject {
                             // The whole task, as tasks/get would show it now.
-                            Some(id) if method == tasks::TaskStatusChanged::NAME => {
+                            Some(id) if method == Method::TaskStatus => {
                                 let Ok(task) = self.inner.tasks.get(&id, owner.as_deref(), &self.inner.announcer).await else { continue };
                                 let mut params = task.notification();
                                 params.insert("_meta".into(), tag.clone());
@@ -147,7 +145,7 @@ impl Server {
 /// updates by URI, in the order they first happened.
 #[derive(Default)]
 struct Backlog {
-    pending: std::collections::VecDeque<(&'static str, Option<String>)>,
+    pending: std::collections::VecDeque<(Method, Option<String>)>,
 }
 
 impl Backlog {
@@ -159,11 +157,11 @@ impl Backlog {
         self.pending.len()
     }
 
-    fn pop(&mut self) -> Option<(&'static str, Option<String>)> {
+    fn pop(&mut self) -> Option<(Method, Option<String>)> {
         self.pending.pop_front()
     }
 
-    fn push(&mut self, method: &'static str, uri: Option<String>) {
+    fn push(&mut self, method: Method, uri: Option<String>) {
         if !self.pending.iter().any(|(m, u)| *m == method && *u == uri) {
             self.pending.push_back((method, uri));
         }
@@ -173,21 +171,21 @@ impl Backlog {
     fn add(&mut self, honoured: &SubscriptionFilter, event: ServerEvent) {
         match event {
             ServerEvent::ToolsChanged if honoured.tools_list_changed.is_some() => {
-                self.push(v2026::ToolListChanged::NAME, None)
+                self.push(Method::ToolListChanged, None)
             }
             ServerEvent::PromptsChanged if honoured.prompts_list_changed.is_some() => {
-                self.push(v2026::PromptListChanged::NAME, None)
+                self.push(Method::PromptListChanged, None)
             }
             ServerEvent::ResourcesChanged if honoured.resources_list_changed.is_some() => {
-                self.push(v2026::ResourceListChanged::NAME, None)
+                self.push(Method::ResourceListChanged, None)
             }
             ServerEvent::ResourceUpdated(uri)
                 if honoured.resource_subscriptions.iter().flatten().any(|s| covers(s, &uri)) =>
             {
-                self.push(v2026::ResourceUpdated::NAME, Some(uri))
+                self.push(Method::ResourceUpdated, Some(uri))
             }
             ServerEvent::TaskChanged(id) if honoured.task_ids.iter().flatten().any(|t| *t == id) => {
-                self.push(tasks::TaskStatusChanged::NAME, Some(id))
+                self.push(Method::TaskStatus, Some(id))
             }
             _ => {}
         }
@@ -199,10 +197,10 @@ impl Backlog {
             self.add(honoured, event);
         }
         for uri in honoured.resource_subscriptions.iter().flatten() {
-            self.push(v2026::ResourceUpdated::NAME, Some(uri.clone()));
+            self.push(Method::ResourceUpdated, Some(uri.clone()));
         }
         for id in honoured.task_ids.iter().flatten() {
-            self.push(tasks::TaskStatusChanged::NAME, Some(id.clone()));
+            self.push(Method::TaskStatus, Some(id.clone()));
         }
     }
 }
@@ -210,7 +208,7 @@ impl Backlog {
 /// Tells the client the server ends subscription `id` (SUB-07: `notifications/cancelled`
 /// referencing the `subscriptions/listen` request — the one use of it a server may make).
 async fn tear_down(ctx: &RequestContext, id: &modelctx_protocol::jsonrpc::RequestId, reason: &str) {
-    ctx.notify(v2026::Cancelled::NAME, &json!({"requestId": id, "reason": reason})).await;
+    ctx.notify(Method::Cancelled, &json!({"requestId": id, "reason": reason})).await;
 }
 
 #[cfg(test)]
@@ -234,8 +232,8 @@ mod tests {
             backlog.add(&honoured, ServerEvent::ResourceUpdated("test://b".into()));
         }
         assert_eq!(backlog.len(), 2, "prompts and test://b were not asked for");
-        assert_eq!(backlog.pop(), Some((v2026::ToolListChanged::NAME, None)));
-        assert_eq!(backlog.pop(), Some((v2026::ResourceUpdated::NAME, Some("test://a/1".into()))));
+        assert_eq!(backlog.pop(), Some((Method::ToolListChanged, None)));
+        assert_eq!(backlog.pop(), Some((Method::ResourceUpdated, Some("test://a/1".into()))));
         assert!(backlog.is_empty());
     }
 }

@@ -53,10 +53,10 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 
-use modelctx_protocol::JsonObject;
 use modelctx_protocol::era::ServerVersions;
 use modelctx_protocol::model::Tool;
 use modelctx_protocol::types::Implementation;
+use modelctx_protocol::{JsonObject, Method};
 use tokio::sync::broadcast;
 
 pub use answer::Answer;
@@ -249,9 +249,8 @@ impl Server {
     /// Takes a notification of a 2025-11-25 session (`session_id` over HTTP) that concerns
     /// the server rather than the session's state: `notifications/roots/list_changed` runs
     /// the [`ServerBuilder::on_roots_changed`] hook.
-    pub(crate) fn on_session_notification(&self, method: &str, session_id: Option<&str>) {
-        use modelctx_protocol::jsonrpc::MethodName as _;
-        if method != modelctx_protocol::v2025::RootsListChanged::NAME {
+    pub(crate) fn on_session_notification(&self, method: &Method, session_id: Option<&str>) {
+        if *method != Method::RootsListChanged {
             return;
         }
         if let Some(hook) = &self.inner.roots_changed {

@@ -12,8 +12,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, KeyInit, Mac};
-use modelctx_protocol::JsonObject;
 use modelctx_protocol::jsonrpc::ErrorObject;
+use modelctx_protocol::{JsonObject, Method};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -204,9 +204,9 @@ fn refused(why: &str) -> ErrorObject {
 
 impl StateKeys {
     /// Seals the answers so far for a request of `method` with this params digest.
-    pub(crate) fn seal(&self, method: &str, digest: String, answers: JsonObject) -> String {
+    pub(crate) fn seal(&self, method: &Method, digest: String, answers: JsonObject) -> String {
         let expiry = now_ms().saturating_add(self.lifetime.as_millis() as u64);
-        let payload = Payload { m: method.to_owned(), d: digest, e: expiry, a: answers };
+        let payload = Payload { m: method.as_str().to_owned(), d: digest, e: expiry, a: answers };
         let payload = URL_SAFE_NO_PAD.encode(serde_json::to_vec(&payload).expect("a payload serialises"));
         let ring = self.keys.read().unwrap_or_else(PoisonError::into_inner);
         let tag = URL_SAFE_NO_PAD.encode(ring.current.tag(&payload).finalize().into_bytes());
@@ -214,7 +214,7 @@ impl StateKeys {
     }
 
     /// Verifies and opens a state: the tag, the key id, the expiry, the method and the params.
-    pub(crate) fn open(&self, state: &str, method: &str, digest: &str) -> Result<JsonObject, ErrorObject> {
+    pub(crate) fn open(&self, state: &str, method: &Method, digest: &str) -> Result<JsonObject, ErrorObject> {
         let mut parts = state.splitn(3, '.');
         let (Some(payload), Some(key_id), Some(tag)) = (parts.next(), parts.next(), parts.next()) else {
             return Err(refused("is malformed"));
@@ -236,7 +236,7 @@ impl StateKeys {
         if payload.e < now_ms() {
             return Err(refused("has expired"));
         }
-        if payload.m != method || payload.d != digest {
+        if payload.m != method.as_str() || payload.d != digest {
             return Err(refused("belongs to another request"));
         }
         Ok(payload.a)
@@ -260,56 +260,63 @@ mod tests {
     #[test]
     fn mrtr_08_state_round_trips_and_refuses_tampering() {
         let keys = test_keys(Duration::from_secs(60));
-        let state = keys.seal("tools/call", "d".into(), answers());
-        assert_eq!(keys.open(&state, "tools/call", "d").unwrap(), answers());
+        let state = keys.seal(&Method::CallTool, "d".into(), answers());
+        assert_eq!(keys.open(&state, &Method::CallTool, "d").unwrap(), answers());
         let mut tampered = state.clone().into_bytes();
         tampered[3] ^= 1;
         let tampered = String::from_utf8(tampered).unwrap();
-        assert!(keys.open(&tampered, "tools/call", "d").unwrap_err().message.contains("requestState"));
+        assert!(keys.open(&tampered, &Method::CallTool, "d").unwrap_err().message.contains("requestState"));
         let other_key =
             StateKeys::new(StateKey::new("k1", [8u8; 32]).unwrap(), vec![], Duration::from_secs(60));
         assert!(
-            other_key.open(&state, "tools/call", "d").unwrap_err().message.contains("failed verification")
+            other_key
+                .open(&state, &Method::CallTool, "d")
+                .unwrap_err()
+                .message
+                .contains("failed verification")
         );
     }
 
     #[test]
     fn mrtr_09_state_is_bound_to_method_params_and_expiry() {
         let keys = test_keys(Duration::from_secs(60));
-        let state = keys.seal("tools/call", "d".into(), answers());
-        assert!(keys.open(&state, "prompts/get", "d").unwrap_err().message.contains("another request"));
-        assert!(keys.open(&state, "tools/call", "e").unwrap_err().message.contains("another request"));
-        let expired = test_keys(Duration::ZERO).seal("tools/call", "d".into(), answers());
+        let state = keys.seal(&Method::CallTool, "d".into(), answers());
+        assert!(keys.open(&state, &Method::GetPrompt, "d").unwrap_err().message.contains("another request"));
+        assert!(keys.open(&state, &Method::CallTool, "e").unwrap_err().message.contains("another request"));
+        let expired = test_keys(Duration::ZERO).seal(&Method::CallTool, "d".into(), answers());
         std::thread::sleep(Duration::from_millis(5));
-        assert!(keys.open(&expired, "tools/call", "d").unwrap_err().message.contains("expired"));
+        assert!(keys.open(&expired, &Method::CallTool, "d").unwrap_err().message.contains("expired"));
     }
 
     #[test]
     fn rotated_keys_still_open_old_states() {
         let old = StateKey::new("old", [1u8; 32]).unwrap();
-        let sealed =
-            StateKeys::new(old.clone(), vec![], Duration::from_secs(60)).seal("m", "d".into(), answers());
+        let sealed = StateKeys::new(old.clone(), vec![], Duration::from_secs(60)).seal(
+            &Method::from("m"),
+            "d".into(),
+            answers(),
+        );
         let rotated =
             StateKeys::new(StateKey::new("new", [2u8; 32]).unwrap(), vec![old], Duration::from_secs(60));
-        assert!(rotated.open(&sealed, "m", "d").is_ok());
+        assert!(rotated.open(&sealed, &Method::from("m"), "d").is_ok());
     }
 
     #[test]
     fn a_rotation_through_a_clone_seals_with_the_next_key_and_keeps_as_many_as_asked() {
         let keys = StateKeys::new(StateKey::new("k1", [1u8; 32]).unwrap(), vec![], Duration::from_secs(60));
-        let first = keys.seal("m", "d".into(), answers());
+        let first = keys.seal(&Method::from("m"), "d".into(), answers());
         let shared = keys.clone();
         shared.rotate(StateKey::new("k2", [2u8; 32]).unwrap(), 1);
         assert_eq!(keys.current_id(), "k2", "clones share their keys");
-        assert!(keys.seal("m", "d".into(), answers()).contains(".k2."));
-        assert!(keys.open(&first, "m", "d").is_ok(), "the retired key still opens");
+        assert!(keys.seal(&Method::from("m"), "d".into(), answers()).contains(".k2."));
+        assert!(keys.open(&first, &Method::from("m"), "d").is_ok(), "the retired key still opens");
         shared.rotate(StateKey::new("k2", [9u8; 32]).unwrap(), 1);
         assert!(
-            keys.open(&keys.seal("m", "d".into(), answers()), "m", "d").is_ok(),
+            keys.open(&keys.seal(&Method::from("m"), "d".into(), answers()), &Method::from("m"), "d").is_ok(),
             "the same id: no change"
         );
         shared.rotate(StateKey::new("k3", [3u8; 32]).unwrap(), 1);
-        assert!(keys.open(&first, "m", "d").is_err(), "only one retired key is kept");
+        assert!(keys.open(&first, &Method::from("m"), "d").is_err(), "only one retired key is kept");
     }
 
     #[test]

@@ -3,10 +3,10 @@
 
 use std::collections::BTreeSet;
 
-use modelctx_protocol::jsonrpc::{ErrorObject, MethodName as _, Notification};
+use modelctx_protocol::jsonrpc::{ErrorObject, Notification};
 use modelctx_protocol::model::ClientCapabilities;
 use modelctx_protocol::types::{Implementation, LoggingLevel};
-use modelctx_protocol::{JsonObject, ProtocolVersion, v2025};
+use modelctx_protocol::{JsonObject, Method, ProtocolVersion, v2025};
 
 use super::dispatch::{params_of, to_object};
 use super::{Server, ServerEvent, covers};
@@ -62,32 +62,29 @@ impl LegacySession {
     /// The methods [`LegacySession::handle`] serves: the ones that read or change the
     /// session. Asking first spares other requests (a `tools/call` with a large argument) a
     /// copy of their params.
-    pub fn serves(method: &str) -> bool {
-        matches!(
-            method,
-            v2025::Ping::NAME | v2025::SetLevel::NAME | v2025::Subscribe::NAME | v2025::Unsubscribe::NAME
-        )
+    pub fn serves(method: &Method) -> bool {
+        matches!(method, Method::Ping | Method::SetLevel | Method::Subscribe | Method::Unsubscribe)
     }
 
     /// Serves a request that reads or changes the session; `None` when `method` is not one.
     pub fn handle(
         &mut self,
         server: &Server,
-        method: &str,
+        method: &Method,
         params: Option<JsonObject>,
     ) -> Option<Result<JsonObject, ErrorObject>> {
         let empty = || Ok(to_object(&v2025::EmptyResult::default()));
         Some(match method {
-            v2025::Ping::NAME => empty(),
-            v2025::SetLevel::NAME => params_of::<v2025::SetLevel>(params)
+            Method::Ping => empty(),
+            Method::SetLevel => params_of::<v2025::SetLevel>(params)
                 .map(|p| {
                     self.log_level = Some(p.level);
                 })
                 .and_then(|()| empty()),
-            v2025::Subscribe::NAME | v2025::Unsubscribe::NAME if !server.offers_resources() => {
-                Err(ErrorObject::method_not_found(method))
+            Method::Subscribe | Method::Unsubscribe if !server.offers_resources() => {
+                Err(ErrorObject::method_not_found(method.as_str()))
             }
-            v2025::Subscribe::NAME => params_of::<v2025::Subscribe>(params).and_then(|p| {
+            Method::Subscribe => params_of::<v2025::Subscribe>(params).and_then(|p| {
                 let bound = server.options().limits.max_subscriptions;
                 if self.subscriptions.len() >= bound && !self.subscriptions.contains(&p.uri) {
                     return Err(ErrorObject::internal(format!(
@@ -97,7 +94,7 @@ impl LegacySession {
                 self.subscriptions.insert(p.uri);
                 empty()
             }),
-            v2025::Unsubscribe::NAME => params_of::<v2025::Unsubscribe>(params).and_then(|p| {
+            Method::Unsubscribe => params_of::<v2025::Unsubscribe>(params).and_then(|p| {
                 self.subscriptions.remove(&p.uri);
                 empty()
             }),
@@ -109,26 +106,26 @@ impl LegacySession {
     /// of it: list changes always, resource updates only for subscribed URIs (RES-12).
     pub fn notification_for(&self, event: &ServerEvent) -> Option<Notification> {
         let (method, params) = match event {
-            ServerEvent::ToolsChanged => ("notifications/tools/list_changed", None),
-            ServerEvent::PromptsChanged => ("notifications/prompts/list_changed", None),
-            ServerEvent::ResourcesChanged => ("notifications/resources/list_changed", None),
+            ServerEvent::ToolsChanged => (Method::ToolListChanged, None),
+            ServerEvent::PromptsChanged => (Method::PromptListChanged, None),
+            ServerEvent::ResourcesChanged => (Method::ResourceListChanged, None),
             ServerEvent::ResourceUpdated(uri) => {
                 if !self.subscriptions.iter().any(|s| covers(s, uri)) {
                     return None;
                 }
                 let mut params = JsonObject::new();
                 params.insert("uri".into(), uri.clone().into());
-                ("notifications/resources/updated", Some(params))
+                (Method::ResourceUpdated, Some(params))
             }
             // Tasks are a 2026-07-28 extension: a legacy session hears nothing of them.
             ServerEvent::TaskChanged(_) => return None,
         };
-        Some(Notification { method: method.into(), params })
+        Some(Notification { method, params })
     }
 
     /// Takes a client notification that concerns the session.
-    pub fn notification(&mut self, method: &str) {
-        if method == "notifications/initialized" {
+    pub fn notification(&mut self, method: &Method) {
+        if *method == Method::Initialized {
             self.initialized = true;
         }
     }

@@ -13,15 +13,15 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::Arc;
 
-use modelctx_protocol::JsonObject;
 use modelctx_protocol::jsonrpc::ErrorObject;
 use modelctx_protocol::types::{Resource, TextOrBlob};
+use modelctx_protocol::{JsonObject, Method};
 use serde_json::{Value, json};
 
 use super::{ResourceDef, ResourceRequest, blob_contents, text_contents};
 
 /// The extension's identifier.
-pub const EXTENSION_ID: &str = "io.modelcontextprotocol/skills";
+pub use modelctx_protocol::skills::EXTENSION_ID;
 
 /// The URI scheme of skills.
 pub const SCHEME: &str = "skill://";
@@ -34,11 +34,6 @@ pub const MAX_BYTES: usize = 16 * 1024 * 1024;
 
 /// The MIME type of a directory in `resources/directory/read`.
 const DIRECTORY: &str = "inode/directory";
-
-/// The methods of the extension.
-const LIST: &str = "skills/list";
-const GET: &str = "skills/get";
-const DIRECTORY_READ: &str = "resources/directory/read";
 
 /// Why a skill was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -280,11 +275,11 @@ pub(crate) struct Skills {
 }
 
 /// Whether `method` is one of the extension's.
-pub(crate) fn is_skill_method(method: &str) -> bool {
-    matches!(method, LIST | GET | DIRECTORY_READ)
+pub(crate) fn is_skill_method(method: &Method) -> bool {
+    matches!(method, Method::ListSkills | Method::GetSkill | Method::ReadDirectory)
 }
 
-fn uri_param(params: &JsonObject, method: &str) -> Result<String, ErrorObject> {
+fn uri_param(params: &JsonObject, method: &Method) -> Result<String, ErrorObject> {
     params
         .get("uri")
         .and_then(Value::as_str)
@@ -320,16 +315,16 @@ impl Skills {
     /// (the caller adds the era's), `-32601` when the server has no skills.
     pub(crate) fn serve(
         &self,
-        method: &str,
+        method: &Method,
         params: Option<JsonObject>,
         page_size: usize,
     ) -> Result<JsonObject, ErrorObject> {
         if self.is_empty() {
-            return Err(ErrorObject::method_not_found(method));
+            return Err(ErrorObject::method_not_found(method.as_str()));
         }
         let params = params.unwrap_or_default();
         let result = match method {
-            LIST => {
+            Method::ListSkills => {
                 let entries: Vec<(String, Value)> =
                     self.skills.iter().map(|(uri, skill)| (uri.clone(), skill.entry())).collect();
                 let cursor = params.get("cursor").and_then(Value::as_str);
@@ -342,7 +337,7 @@ impl Skills {
                 }
                 result
             }
-            GET => {
+            Method::GetSkill => {
                 let uri = uri_param(&params, method)?;
                 let skill = self.skills.get(&uri).ok_or_else(|| {
                     ErrorObject::invalid_params(format!("no skill at {uri} (skills/list lists them)"))
@@ -440,7 +435,7 @@ mod tests {
         assert_eq!(skills.directory("skill://pdf-processing/SKILL.md").unwrap_err().code.0, -32602);
         assert_eq!(
             skills
-                .serve(GET, json!({"uri": "skill://nope/SKILL.md"}).as_object().cloned(), 10)
+                .serve(&Method::GetSkill, json!({"uri": "skill://nope/SKILL.md"}).as_object().cloned(), 10)
                 .unwrap_err()
                 .code
                 .0,

@@ -10,8 +10,8 @@
 //! The span is at `DEBUG` level under the target [`TARGET`], so a subscriber that logs at
 //! `INFO` pays nothing for it; an exporter enables it with a filter of its own.
 
-use modelctx_protocol::JsonObject;
 use modelctx_protocol::jsonrpc::ErrorObject;
+use modelctx_protocol::{JsonObject, Method};
 
 use super::{Answer, RequestContext};
 use crate::telemetry::{Failure, Measure, OperationTelemetry, Side, Subject, operation_span};
@@ -21,14 +21,18 @@ pub const TARGET: &str = "modelctx::server::request";
 
 /// Starts the telemetry of a request as it is admitted: nothing at all (not even a look at
 /// the params) when neither spans nor metrics are taken.
-pub(crate) fn start(ctx: &RequestContext, method: &str, params: Option<&JsonObject>) -> OperationTelemetry {
+pub(crate) fn start(
+    ctx: &RequestContext,
+    method: &Method,
+    params: Option<&JsonObject>,
+) -> OperationTelemetry {
     if !tracing::enabled!(target: TARGET, tracing::Level::DEBUG) && !Measure::wanted() {
         return OperationTelemetry::off();
     }
     let subject = Subject::of(method, params);
     OperationTelemetry::new(
         request_span(ctx, method, &subject, params),
-        Measure::start(Side::Server, method, subject.tool, ctx.protocol_version()),
+        Measure::start(Side::Server, method.as_str(), subject.tool, ctx.protocol_version()),
     )
 }
 
@@ -45,7 +49,7 @@ pub(crate) fn failure(answered: Option<&Result<Answer, ErrorObject>>) -> Option<
 #[cfg_attr(not(feature = "otel"), allow(unused_variables))]
 fn request_span(
     ctx: &RequestContext,
-    method: &str,
+    method: &Method,
     subject: &Subject<'_>,
     params: Option<&JsonObject>,
 ) -> tracing::Span {

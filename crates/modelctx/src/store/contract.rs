@@ -8,6 +8,7 @@
 use std::time::Duration;
 
 use futures::StreamExt as _;
+use modelctx_protocol::Method;
 use serde_json::json;
 
 use super::{Bus, OnceStore};
@@ -87,8 +88,7 @@ pub async fn task_store(store: &dyn TaskStore) {
     // Twenty questions asked at once: each gets its own key, none is lost.
     let id = task.id();
     let asks = (0..20).map(|_| {
-        let ask =
-            |task: &mut TaskRecord| task.ask("elicit", None, json!({"method": "elicitation/create"})).is_ok();
+        let ask = |task: &mut TaskRecord| task.ask("elicit", None, json!({"method": Method::Elicit})).is_ok();
         async move { store.modify(id, &ask).await.unwrap().expect("the task is there") }
     });
     futures::future::join_all(asks).await;

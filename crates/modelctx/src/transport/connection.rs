@@ -7,14 +7,12 @@
 //! itself, in arrival order; every other request runs in its own task under the
 //! [`Exchange`]'s lifecycle, so the reader never waits on a handler.
 
-use modelctx_protocol::jsonrpc::MethodName as _;
-use modelctx_protocol::v2026;
 use std::future::Future;
 
 use futures::{Stream, StreamExt};
 use modelctx_protocol::era::{self, PeerState, Route, Transport};
 use modelctx_protocol::jsonrpc::{ErrorObject, ErrorResponse, Message, Notification, ParseFailure, Request};
-use modelctx_protocol::{JsonObject, ProtocolVersion};
+use modelctx_protocol::{JsonObject, Method, ProtocolVersion};
 use tokio::sync::{broadcast, mpsc};
 use tokio_util::sync::CancellationToken;
 
@@ -146,14 +144,14 @@ impl Connection {
     }
 
     fn on_notification(&mut self, notification: Notification) {
-        match notification.method.as_str() {
-            v2026::Cancelled::NAME => drop(self.exchange.cancel(notification.params)),
+        match notification.method {
+            Method::Cancelled => drop(self.exchange.cancel(notification.params)),
             method => match &mut self.session {
                 Some(session) => {
-                    session.notification(method);
-                    self.server.on_session_notification(method, None);
+                    session.notification(&method);
+                    self.server.on_session_notification(&method, None);
                 }
-                None => tracing::debug!(method, "ignoring a notification"),
+                None => tracing::debug!(%method, "ignoring a notification"),
             },
         }
     }

@@ -2,6 +2,7 @@
 //! (CHECKLIST §10.1), headers (HTTP-23..28), SSE answers with notifications, and a legacy
 //! session the server forgot.
 
+use modelctx_protocol::Method;
 use std::time::Duration;
 
 use modelctx::client::{Client, ClientOptions, EraMode};
@@ -93,7 +94,7 @@ async fn ver_http_falls_back_to_a_legacy_session_and_streams_notifications() {
         let result = client.request("tools/call", params).await.unwrap();
         assert_eq!(result["content"][0]["text"], "done");
         let progress = notes.try_recv().expect("progress arrived on the request's stream");
-        assert_eq!(progress.method, "notifications/progress");
+        assert_eq!(progress.method, Method::Progress);
     }
 }
 
@@ -157,11 +158,7 @@ async fn an_old_http_sse_server_is_the_last_fallback() {
     let params = json!({"name": "slow", "arguments": {}, "_meta": {"progressToken": "p"}});
     let result = client.request("tools/call", params).await.unwrap();
     assert_eq!(result["content"][0]["text"], "done");
-    assert_eq!(
-        notes.try_recv().unwrap().method,
-        "notifications/progress",
-        "notifications arrive on the stream"
-    );
+    assert_eq!(notes.try_recv().unwrap().method, Method::Progress, "notifications arrive on the stream");
 }
 
 #[tokio::test]
@@ -734,6 +731,6 @@ async fn h2c_is_served_beside_http_1_1_and_spoken_by_the_client_when_asked() {
         let params = json!({"name": "slow", "arguments": {}, "_meta": {"progressToken": "p"}});
         let result = client.request("tools/call", params).await.unwrap();
         assert_eq!(result["content"][0]["text"], "done", "{era:?}");
-        assert_eq!(notes.try_recv().expect("progress streamed over h2").method, "notifications/progress");
+        assert_eq!(notes.try_recv().expect("progress streamed over h2").method, Method::Progress);
     }
 }

@@ -1,6 +1,7 @@
 //! The client's subscriptions (`Client::listen`) against our server in process: the changes a
 //! filter asks for, in both eras, and each subscription's own notifications (SUB-05).
 
+use modelctx_protocol::Method;
 use std::time::Duration;
 
 use crate::common::client::{connect, options};
@@ -33,11 +34,11 @@ async fn listen_streams_the_changes_asked_for_in_both_eras() {
         futures::pin_mut!(changes);
         served.add_tool(ToolDef::new("added", || async { "new" })).unwrap();
         let next = tokio::time::timeout(Duration::from_secs(5), changes.next()).await.unwrap().unwrap();
-        assert_eq!(next.method, "notifications/tools/list_changed", "{:?}", client.era());
+        assert_eq!(next.method, Method::ToolListChanged, "{:?}", client.era());
         served.resource_updated("test://elsewhere");
         served.resource_updated("test://note");
         let next = tokio::time::timeout(Duration::from_secs(5), changes.next()).await.unwrap().unwrap();
-        assert_eq!(next.method, "notifications/resources/updated");
+        assert_eq!(next.method, Method::ResourceUpdated);
         assert_eq!(next.params.unwrap()["uri"], "test://note", "only the subscribed URI");
     }
 }
@@ -62,7 +63,7 @@ async fn sub_05_each_subscription_hears_only_its_own_notifications() {
     served.add_tool(ToolDef::new("added", || async { "new" })).unwrap();
     for changes in [&mut first, &mut second] {
         let next = tokio::time::timeout(Duration::from_secs(5), changes.next()).await.unwrap().unwrap();
-        assert_eq!(next.method, "notifications/tools/list_changed");
+        assert_eq!(next.method, Method::ToolListChanged);
         let again = tokio::time::timeout(Duration::from_millis(300), changes.next()).await;
         assert!(again.is_err(), "the other subscription's copy reached this one too: {again:?}");
     }

@@ -33,7 +33,7 @@ fn server() -> Server {
 async fn next_method(client: &TestClient) -> String {
     loop {
         match client.next_notification(WAIT).await.expect("a notification in time") {
-            Message::Notification(n) => return n.method,
+            Message::Notification(n) => return n.method.to_string(),
             _ => continue,
         }
     }

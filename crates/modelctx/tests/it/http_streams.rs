@@ -4,6 +4,7 @@
 //! `retry` (HTTP-46), what a GET stream carries (HTTP-51), one stream per message (HTTP-52),
 //! and elicitation answers bound to the session and user that were asked (ELIC-18).
 
+use modelctx_protocol::Method;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -376,7 +377,7 @@ async fn http_46_a_client_polls_its_session_stream_after_the_servers_retry() {
     loop {
         let note =
             tokio::time::timeout(WAIT, notes.recv()).await.expect("heard on the polled stream").unwrap();
-        if note.method == "notifications/tools/list_changed" {
+        if note.method == Method::ToolListChanged {
             break;
         }
     }

@@ -1,6 +1,7 @@
 //! Asking the client from a handler, in both eras: modern multi-round-trip requests with a
 //! sealed `requestState` (MRTR-*), and live server-to-client requests on legacy sessions.
 
+use modelctx_protocol::Method;
 use std::time::Duration;
 
 use modelctx::server::{
@@ -363,7 +364,11 @@ async fn next_server_request(client: &TestClient) -> (RequestId, String, Value) 
     loop {
         match client.next_notification(WAIT).await.expect("a server request in time") {
             Message::Request(request) => {
-                return (request.id, request.method, Value::Object(request.params.unwrap_or_default()));
+                return (
+                    request.id,
+                    request.method.to_string(),
+                    Value::Object(request.params.unwrap_or_default()),
+                );
             }
             _ => continue,
         }
@@ -548,7 +553,7 @@ async fn elic_14_16_url_elicitation_required_and_its_completion_reach_the_initia
     client.send_line(&json!({"jsonrpc": "2.0", "id": id, "result": {"action": "accept"}}).to_string()).await;
     let complete = loop {
         match client.next_notification(WAIT).await.expect("the completion in time") {
-            Message::Notification(n) if n.method == "notifications/elicitation/complete" => break n,
+            Message::Notification(n) if n.method == Method::ElicitationComplete => break n,
             _ => continue,
         }
     };
@@ -602,7 +607,7 @@ async fn legacy_questions_time_out_and_are_cancelled_at_the_client() {
     assert!(result["content"][0]["text"].as_str().unwrap().contains("in time"), "{result:?}");
     let cancel = loop {
         match client.next_notification(WAIT).await.expect("a cancellation") {
-            Message::Notification(n) if n.method == "notifications/cancelled" => break n,
+            Message::Notification(n) if n.method == Method::Cancelled => break n,
             _ => continue,
         }
     };

@@ -3,6 +3,7 @@
 //! `tasks/result`, `tasks/list`, `tasks/cancel`, and a task's question asked on the stream
 //! of `tasks/result`.
 
+use modelctx_protocol::Method;
 use std::time::Duration;
 
 use crate::common::{WAIT, builder, within};
@@ -146,7 +147,7 @@ async fn t25_08_a_tasks_question_is_asked_on_the_stream_of_tasks_result_tied_to_
             _ => continue,
         }
     };
-    assert_eq!(question.method, "elicitation/create");
+    assert_eq!(question.method, Method::Elicit);
     let params = Value::Object(question.params.unwrap_or_default());
     assert_eq!(params["_meta"][RELATED]["taskId"], id, "T25-08/14: tied to the task");
     let answer = json!({"jsonrpc": "2.0", "id": question.id, "result": {"action": "accept", "content": {"name": "Ada"}}});
@@ -226,9 +227,7 @@ async fn prog_06_a_tasks_progress_keeps_the_calls_token_until_it_ends() {
         .await
         .into_iter()
         .filter_map(|message| match message {
-            Message::Notification(note) if note.method == "notifications/progress" => {
-                note.params.map(Value::Object)
-            }
+            Message::Notification(note) if note.method == Method::Progress => note.params.map(Value::Object),
             _ => None,
         })
         .collect();

@@ -7,6 +7,7 @@ use modelctx::server::{
     ResourceDef, ResourceError, ResourceRequest, ResourceTemplateDef, Server, blob_contents, text_contents,
 };
 use modelctx::testing::TestClient;
+use modelctx_protocol::Method;
 use modelctx_protocol::jsonrpc::Notification;
 use serde_json::{Value, json};
 
@@ -183,7 +184,7 @@ async fn res_12_resources_updated_reaches_the_session_only_while_subscribed() {
     subscribe("test://readme").await;
     server.resource_updated("test://readme");
     let notification = next_notification(&client).await;
-    assert_eq!(notification.method, "notifications/resources/updated");
+    assert_eq!(notification.method, Method::ResourceUpdated);
     assert_eq!(updated(notification), "test://readme");
 
     // Changes to a resource nobody subscribed to are not announced: the next notification

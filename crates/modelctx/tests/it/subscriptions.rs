@@ -1,6 +1,7 @@
 //! `subscriptions/listen` (2026-07-28): acknowledgement, opt-in filters, tagging,
 //! cancellation and graceful close (SUB-*, META-08).
 
+use modelctx_protocol::Method;
 use std::time::Duration;
 
 use modelctx::server::{PromptDef, ResourceDef, Server, ToolDef};
@@ -27,7 +28,7 @@ fn server() -> Server {
 async fn next(client: &TestClient, method: &str) -> Value {
     loop {
         match client.next_notification(WAIT).await {
-            Some(Message::Notification(n)) if n.method == method => {
+            Some(Message::Notification(n)) if n.method.as_str() == method => {
                 return Value::Object(n.params.unwrap_or_default());
             }
             Some(_) => continue,
@@ -75,7 +76,7 @@ async fn sub_01_only_requested_changes_arrive_tagged_with_the_subscription_id() 
     assert_eq!(updated["_meta"]["io.modelcontextprotocol/subscriptionId"], json!(pending.id()), "META-08");
     let seen = client.take_notifications().await;
     assert!(
-        seen.iter().all(|m| m.method() != Some("notifications/tools/list_changed")),
+        seen.iter().all(|m| m.method() != Some(&Method::ToolListChanged)),
         "SUB-01: nothing that was not asked for: {seen:?}"
     );
 }
@@ -96,7 +97,7 @@ async fn sub_09_logs_and_progress_never_ride_a_listen_stream() {
     let seen = client.take_notifications().await;
     let carried: Vec<_> = seen
         .iter()
-        .filter(|m| matches!(m.method(), Some("notifications/message" | "notifications/progress")))
+        .filter(|m| matches!(m.method(), Some(&Method::LoggingMessage | &Method::Progress)))
         .collect();
     assert_eq!(carried.len(), 2, "the request's log and progress arrived: {seen:?}");
     for message in carried {
@@ -151,13 +152,7 @@ async fn cancelling_a_subscription_ends_it_without_a_response() {
     server.add_tool(ToolDef::new("late", || async { "late" })).unwrap();
     tokio::time::sleep(Duration::from_millis(50)).await;
     assert!(pending.try_response().is_none());
-    assert!(
-        client
-            .take_notifications()
-            .await
-            .iter()
-            .all(|m| m.method() != Some("notifications/tools/list_changed"))
-    );
+    assert!(client.take_notifications().await.iter().all(|m| m.method() != Some(&Method::ToolListChanged)));
 }
 
 #[tokio::test]

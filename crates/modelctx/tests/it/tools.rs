@@ -1,6 +1,7 @@
 //! Tools: listing, generated schemas, argument validation, structured output, errors,
 //! extractors, registration checks and changes at run time.
 
+use modelctx_protocol::Method;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -417,14 +418,14 @@ async fn tool_04_add_and_remove_tool_at_run_time_change_the_list_and_notify_sess
     let legacy = Era::Legacy.connect(server.clone()).await;
 
     server.add_tool(ToolDef::new("second", || async { "2" })).unwrap();
-    assert_eq!(next_notification(&legacy).await.method, "notifications/tools/list_changed");
+    assert_eq!(next_notification(&legacy).await.method, Method::ToolListChanged);
     for (era, client) in [(Era::Modern, &modern), (Era::Legacy, &legacy)] {
         assert_eq!(names(&era.ok(client, "tools/list", json!({})).await), ["first", "second"], "{era:?}");
         assert_eq!(first_text(&era.ok(client, "tools/call", json!({"name": "second"})).await), "2");
     }
 
     assert!(server.remove_tool("first"));
-    assert_eq!(next_notification(&legacy).await.method, "notifications/tools/list_changed");
+    assert_eq!(next_notification(&legacy).await.method, Method::ToolListChanged);
     for (era, client) in [(Era::Modern, &modern), (Era::Legacy, &legacy)] {
         assert_eq!(names(&era.ok(client, "tools/list", json!({})).await), ["second"], "{era:?}");
         assert_eq!(era.err(client, "tools/call", json!({"name": "first"})).await.code.0, -32602);
@@ -438,7 +439,7 @@ async fn tool_04_add_and_remove_tool_at_run_time_change_the_list_and_notify_sess
     assert_eq!(server.tool_names(), ["second"]);
     assert_eq!(events.try_recv(), Err(broadcast::error::TryRecvError::Empty), "no-ops publish nothing");
     server.add_tool(ToolDef::new("third", || async { "3" })).unwrap();
-    assert_eq!(next_notification(&legacy).await.method, "notifications/tools/list_changed");
+    assert_eq!(next_notification(&legacy).await.method, Method::ToolListChanged);
     assert_eq!(legacy.take_notifications().await, Vec::new());
     assert_eq!(server.tool_names(), ["second", "third"]);
     assert_eq!(events.try_recv(), Ok(ServerEvent::ToolsChanged));

@@ -3,8 +3,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use modelctx_protocol::Era;
 use modelctx_protocol::jsonrpc::{ErrorObject, RequestId};
+use modelctx_protocol::{Era, Method};
 use tower::Layer;
 
 use super::McpRequest;
@@ -28,8 +28,8 @@ pub enum AuditOutcome {
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct AuditRecord {
-    /// The JSON-RPC method.
-    pub method: String,
+    /// The request's method.
+    pub method: Method,
     /// The tool, prompt or resource URI the request was about ([`McpRequest::target`]).
     pub target: Option<String>,
     /// The request's id.

@@ -28,7 +28,7 @@
 //! let server = Server::builder("demo", "1.0")
 //!     .tool(search)
 //!     .layer(TimeoutLayer::new(Duration::from_secs(30)))
-//!     .layer(Audit::new(|record| tracing::info!(method = record.method, outcome = ?record.outcome)))
+//!     .layer(Audit::new(|record| tracing::info!(method = %record.method, outcome = ?record.outcome)))
 //!     .build()
 //!     .expect("valid definitions");
 //! # drop(server);
@@ -48,8 +48,7 @@ pub use rate_limit::{RateBudget, RateLimit};
 pub use tower;
 
 use modelctx_protocol::jsonrpc::ErrorObject;
-use modelctx_protocol::jsonrpc::MethodName as _;
-use modelctx_protocol::{JsonObject, v2026};
+use modelctx_protocol::{JsonObject, Method};
 use tower::util::BoxCloneSyncService;
 use tower::{BoxError, Layer, Service, ServiceExt};
 
@@ -58,8 +57,9 @@ use crate::telemetry::Subject;
 
 /// A request on its way to the method table: what a layer sees.
 pub struct McpRequest {
-    /// The JSON-RPC method (`tools/call`, `resources/read`, …).
-    pub method: String,
+    /// The method, read once from the message: a layer matches on it
+    /// (`Method::CallTool`, `Method::ReadResource`, …; an extension's is `Method::Other`).
+    pub method: Method,
     /// The params, `_meta` included.
     pub params: Option<JsonObject>,
     /// The request's context: its era, version, client, cancellation.
@@ -71,7 +71,7 @@ impl McpRequest {
     /// the URI of a `resources/read`; `None` for other methods.
     pub fn target(&self) -> Option<&str> {
         let subject = Subject::of(&self.method, self.params.as_ref());
-        let uri = subject.uri.filter(|_| self.method == v2026::ReadResource::NAME);
+        let uri = subject.uri.filter(|_| self.method == Method::ReadResource);
         subject.tool.or(subject.prompt).or(uri)
     }
 }
@@ -186,7 +186,7 @@ pub(crate) fn method_table() -> McpService {
     BoxCloneSyncService::new(tower::service_fn(|request: McpRequest| async move {
         let McpRequest { method, params, ctx } = request;
         let server = ctx.server().clone();
-        server.answer(ctx, &method, params).await
+        server.answer(ctx, method, params).await
     }))
 }
 
@@ -214,7 +214,7 @@ impl Server {
             Some(service) => service.oneshot(request).await,
             None => {
                 let McpRequest { method, params, ctx } = request;
-                self.answer(ctx, &method, params).await
+                self.answer(ctx, method, params).await
             }
         }
     }
@@ -222,17 +222,15 @@ impl Server {
     /// The scopes a caller needs for a request of `method` with `params`: those of the tool,
     /// prompt or resource it is about (none for other methods, or an unknown target).
     #[cfg(feature = "http-server")]
-    pub(crate) fn required_scopes(&self, method: &str, params: Option<&JsonObject>) -> Vec<String> {
+    pub(crate) fn required_scopes(&self, method: &Method, params: Option<&JsonObject>) -> Vec<String> {
         let subject = Subject::of(method, params);
         let registry = self.read_registry();
         let guard = match method {
-            v2026::CallTool::NAME => {
-                subject.tool.and_then(|name| registry.tools.get(name)).map(|t| &t.layers)
-            }
-            v2026::GetPrompt::NAME => {
+            Method::CallTool => subject.tool.and_then(|name| registry.tools.get(name)).map(|t| &t.layers),
+            Method::GetPrompt => {
                 subject.prompt.and_then(|name| registry.prompts.get(name)).map(|p| &p.layers)
             }
-            v2026::ReadResource::NAME => {
+            Method::ReadResource => {
                 subject.uri.and_then(|uri| registry.find_resource(uri)).map(|found| found.2)
             }
             _ => None,
@@ -248,9 +246,9 @@ impl Server {
         }
         let target = request.target()?;
         let registry = self.read_registry();
-        match request.method.as_str() {
-            v2026::CallTool::NAME => registry.tools.get(target)?.layers.service(),
-            v2026::GetPrompt::NAME => registry.prompts.get(target)?.layers.service(),
+        match request.method {
+            Method::CallTool => registry.tools.get(target)?.layers.service(),
+            Method::GetPrompt => registry.prompts.get(target)?.layers.service(),
             _ => registry.find_resource(target)?.2.service(),
         }
     }

@@ -115,7 +115,7 @@ impl Guard for RateBudget {
         };
         let Err(not_until) = verdict else { return Ok(()) };
         let wait = not_until.wait_time_from(DefaultClock::default().now());
-        let what = request.target().unwrap_or(&request.method);
+        let what = request.target().unwrap_or(request.method.as_str());
         let retry_after_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX).max(1);
         Err(ErrorObject::internal(format!(
             "rate limit: {what} allows {} requests per {:?}{scope}; retry in {:.1}s",

@@ -8,9 +8,9 @@
 //! stream of a `tasks/result` request, as a live request tagged with the task
 //! (`io.modelcontextprotocol/related-task`, T25-08/14); its answer goes back to the work.
 
-use modelctx_protocol::jsonrpc::{ErrorCode, ErrorObject, MethodName as _};
+use modelctx_protocol::jsonrpc::{ErrorCode, ErrorObject};
 use modelctx_protocol::meta::RELATED_TASK;
-use modelctx_protocol::{Era, JsonObject, v2025};
+use modelctx_protocol::{Era, JsonObject, Method, v2025};
 use serde_json::{Value, json};
 use tokio::sync::broadcast::error::RecvError;
 
@@ -21,11 +21,8 @@ use crate::server::input::InputChannel;
 use crate::server::{RequestContext, Server, ServerEvent};
 
 /// The legacy methods of tasks.
-pub(crate) fn is_legacy_task_method(method: &str) -> bool {
-    matches!(
-        method,
-        v2025::GetTask::NAME | v2025::GetTaskPayload::NAME | v2025::CancelTask::NAME | v2025::ListTasks::NAME
-    )
+pub(crate) fn is_legacy_task_method(method: &Method) -> bool {
+    matches!(method, Method::GetTask | Method::GetTaskPayload | Method::CancelTask | Method::ListTasks)
 }
 
 /// The `_meta` that ties a message to task `id`.
@@ -103,13 +100,13 @@ impl Server {
     pub(crate) async fn legacy_task_method(
         &self,
         ctx: &RequestContext,
-        method: &str,
+        method: &Method,
         params: Option<JsonObject>,
     ) -> Result<JsonObject, ErrorObject> {
         let owner = owner(ctx);
         let announcer = &self.inner.announcer;
         let tasks = &self.inner.tasks;
-        if method == v2025::ListTasks::NAME {
+        if *method == Method::ListTasks {
             let cursor = params.as_ref().and_then(|p| p.get("cursor")).and_then(Value::as_str);
             let after = cursor.map(crate::server::pagination::decode).transpose()?;
             let page_size = self.options().page_size.max(1);
@@ -131,8 +128,8 @@ impl Server {
         let task = tasks.get(id, owner.as_deref(), announcer).await?;
         let flat = |task: &TaskRecord| to_object(&v2025::GetTaskResult { task: task.legacy(), meta: None });
         match method {
-            v2025::GetTask::NAME => Ok(flat(&task)),
-            v2025::CancelTask::NAME => {
+            Method::GetTask => Ok(flat(&task)),
+            Method::CancelTask => {
                 if task.terminal() {
                     return Err(ErrorObject::invalid_params(format!(
                         "task {id:?} has already ended ({}); an ended task cannot be cancelled",
@@ -203,7 +200,7 @@ impl Server {
         let InputChannel::Legacy(peer) = ctx.input() else {
             return Err(ErrorObject::internal("tasks/result has no way to ask the client here"));
         };
-        let method = question.get("method").and_then(Value::as_str).unwrap_or_default();
+        let method = Method::from(question.get("method").and_then(Value::as_str).unwrap_or_default());
         let mut params = question.get("params").cloned().unwrap_or_else(|| json!({}));
         if let (Some(params), Value::Object(tag)) = (params.as_object_mut(), related(id)) {
             match params.get_mut("_meta").and_then(Value::as_object_mut) {
@@ -211,7 +208,7 @@ impl Server {
                 None => drop(params.insert("_meta".into(), Value::Object(tag))),
             }
         }
-        let answer = peer.raw_request(method, params).await.map_err(|e| {
+        let answer = peer.raw_request(method.clone(), params).await.map_err(|e| {
             ErrorObject::internal(format!(
                 "the task's question ({method}) got no answer: {e}; ask for the result again"
             ))

@@ -306,9 +306,10 @@ impl TaskRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use modelctx_protocol::Method;
 
     fn roots() -> Value {
-        json!({"method": "roots/list"})
+        json!({"method": Method::ListRoots})
     }
 
     #[test]

@@ -8,10 +8,10 @@ use std::time::Duration;
 
 use futures::FutureExt as _;
 use futures::future::BoxFuture;
-use modelctx_protocol::jsonrpc::{ErrorObject, MethodName as _};
+use modelctx_protocol::jsonrpc::ErrorObject;
 use modelctx_protocol::model::CallToolResult;
-use modelctx_protocol::tasks::{self, CancelTask, GetTask, UpdateTask};
-use modelctx_protocol::{Era, JsonObject, v2025, v2026};
+use modelctx_protocol::tasks;
+use modelctx_protocol::{Era, JsonObject, Method, v2025};
 use serde_json::{Value, json};
 
 use super::{Running, TaskRecord, TaskSupport};
@@ -103,7 +103,7 @@ impl Server {
         let work = if in_handler {
             ctx.allow_task();
             let detachable = Detachable { work: Some(work), ctx: ctx.clone() };
-            match self.in_round(ctx, v2026::CallTool::NAME, digest, detachable).await? {
+            match self.in_round(ctx, &Method::CallTool, digest, detachable).await? {
                 Asked::Done(Detached::Start(work)) => work,
                 Asked::Done(Detached::Finished(result)) => {
                     return Ok(Some(to_object(&result.into_modern(Some(self.info().clone())))));
@@ -189,7 +189,7 @@ impl Server {
     pub(crate) async fn task_method(
         &self,
         ctx: &RequestContext,
-        method: &str,
+        method: &Method,
         params: Option<JsonObject>,
     ) -> Result<JsonObject, ErrorObject> {
         if !ctx.client_capabilities().has_extension(tasks::EXTENSION_ID) {
@@ -203,8 +203,8 @@ impl Server {
         let task = self.inner.tasks.get(id, owner(ctx).as_deref(), announcer).await?;
         let ack = || json!({"resultType": "complete"}).as_object().cloned().unwrap_or_default();
         match method {
-            GetTask::NAME => Ok(task.detailed()),
-            UpdateTask::NAME => {
+            Method::GetTask => Ok(task.detailed()),
+            Method::UpdateTask => {
                 // Read as plain JSON: answers to keys that are not outstanding are passed
                 // over before any is read as an answer (TX-12).
                 let Some(responses) = params.get("inputResponses").and_then(Value::as_object) else {
@@ -218,16 +218,16 @@ impl Server {
                     .await?;
                 Ok(ack())
             }
-            CancelTask::NAME => {
+            Method::CancelTask => {
                 self.inner.tasks.cancel(id, announcer).await?;
                 Ok(ack())
             }
-            other => Err(ErrorObject::method_not_found(other)),
+            other => Err(ErrorObject::method_not_found(other.as_str())),
         }
     }
 }
 
 /// Whether `method` is one of the extension's.
-pub(crate) fn is_task_method(method: &str) -> bool {
-    matches!(method, GetTask::NAME | UpdateTask::NAME | CancelTask::NAME)
+pub(crate) fn is_task_method(method: &Method) -> bool {
+    matches!(method, Method::GetTask | Method::UpdateTask | Method::CancelTask)
 }

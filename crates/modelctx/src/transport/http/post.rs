@@ -1,7 +1,5 @@
 //! POST: one JSON-RPC message, routed by era.
 
-use modelctx_protocol::jsonrpc::MethodName as _;
-use modelctx_protocol::v2026;
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -11,7 +9,7 @@ use modelctx_protocol::headers::{MCP_METHOD, MCP_NAME, MCP_PROTOCOL_VERSION, MCP
 use modelctx_protocol::jsonrpc::{
     ErrorObject, Message, Notification, Request, RequestId, Response as Answer, parse_message_with,
 };
-use modelctx_protocol::{Era, ProtocolVersion};
+use modelctx_protocol::{Era, Method, ProtocolVersion};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -132,7 +130,7 @@ async fn initialize(
 /// For `tools/call`, the `Mcp-Param-*` headers must mirror the annotated arguments
 /// (HTTP-30, HTTP-33, HTTP-34): a mismatch is `-32020` with 400.
 fn check_param_headers(shared: &Shared, headers: &HeaderMap, request: &Request) -> Result<(), ErrorObject> {
-    if request.method != v2026::CallTool::NAME {
+    if request.method != Method::CallTool {
         return Ok(());
     }
     let params = request.params.as_ref();
@@ -238,7 +236,7 @@ async fn legacy(
 }
 
 async fn on_notification(shared: &Shared, session: &Session, notification: &Notification) {
-    if notification.method == v2026::Cancelled::NAME {
+    if notification.method == Method::Cancelled {
         if !session.exchange.cancel(notification.params.clone()) {
             let message = Message::Notification(notification.clone());
             relay::forward(shared.lifecycle.server(), session, &message).await;

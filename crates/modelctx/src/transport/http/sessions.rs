@@ -206,7 +206,7 @@ impl Sessions {
         &self,
         session: &Session,
         server: &crate::server::Server,
-        method: &str,
+        method: &modelctx_protocol::Method,
         params: Option<modelctx_protocol::JsonObject>,
     ) -> Option<Result<modelctx_protocol::JsonObject, ErrorObject>> {
         let _writing = session.writing.lock().await;

@@ -112,7 +112,7 @@ pub fn params_of(messages: &[Message], method: &str) -> Vec<Value> {
     messages
         .iter()
         .filter_map(|m| match m {
-            Message::Notification(n) if n.method == method => {
+            Message::Notification(n) if n.method.as_str() == method => {
                 Some(n.params.clone().map_or(Value::Null, Value::Object))
             }
             _ => None,
