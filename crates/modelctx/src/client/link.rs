@@ -10,14 +10,13 @@ use std::time::Duration;
 use std::time::Instant;
 
 #[cfg(feature = "http-client")]
-use modelctx_protocol::Method;
 use modelctx_protocol::era::client::http_probe_verdict;
 use modelctx_protocol::era::client::{EraVerdict, ProbeOutcome, stdio_probe_verdict};
 #[cfg(feature = "http-client")]
 use modelctx_protocol::headers::validate_x_mcp_headers;
 use modelctx_protocol::jsonrpc::Notification;
 use modelctx_protocol::model::Tool;
-use modelctx_protocol::{JsonObject, ProtocolVersion};
+use modelctx_protocol::{JsonObject, Method, ProtocolVersion};
 use serde_json::Value;
 use tokio::sync::broadcast;
 

@@ -42,6 +42,9 @@ use super::{Limits, Server, Tokens};
 /// How a request ended: its answer, or `None` when it was cancelled (and gets no response).
 pub(crate) type Outcome = Option<Result<Answer, ErrorObject>>;
 
+/// The client's answer to a request of the server: its result or its error.
+pub(crate) type ClientAnswer = Result<JsonObject, ErrorObject>;
+
 /// Everything one endpoint's requests share.
 pub(crate) struct Lifecycle {
     server: Server,
@@ -146,7 +149,6 @@ impl Refusal {
     }
 
     /// The HTTP status of the answer: 503 when the server is busy (try again later).
-    #[cfg(feature = "http-server")]
     pub(crate) fn http_status(&self) -> u16 {
         match self {
             Self::DuplicateId(_) => 200,
@@ -291,18 +293,18 @@ impl Exchange {
         }
     }
 
-    /// Hands the client's answer to the server's own request waiting for it; `false` when
-    /// none waits here (late, unknown, or another instance's).
-    pub(crate) fn deliver(&self, id: RequestId, outcome: Result<JsonObject, ErrorObject>) -> bool {
+    /// Hands the client's answer to the server's own request waiting for it; gives the
+    /// answer back when none waits here (late, unknown, or another instance's).
+    pub(crate) fn deliver(&self, id: RequestId, outcome: ClientAnswer) -> Option<(RequestId, ClientAnswer)> {
         let waiter = self.inner.answers.lock().unwrap_or_else(PoisonError::into_inner).remove(&id);
         match waiter {
             Some(waiter) => {
                 let _ = waiter.send(outcome);
-                true
+                None
             }
             None => {
                 tracing::debug!(%id, "an answer to no request waiting here (late, or unknown)");
-                false
+                Some((id, outcome))
             }
         }
     }

@@ -123,10 +123,13 @@ impl LegacySession {
         Some(Notification { method, params })
     }
 
-    /// Takes a client notification that concerns the session.
-    pub fn notification(&mut self, method: &Method) {
-        if *method == Method::Initialized {
+    /// Takes a client notification that concerns the session; `true` when it changed the
+    /// session.
+    pub fn notification(&mut self, method: &Method) -> bool {
+        let opens = *method == Method::Initialized && !self.initialized;
+        if opens {
             self.initialized = true;
         }
+        opens
     }
 }

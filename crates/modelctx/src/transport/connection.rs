@@ -1,41 +1,46 @@
 //! One connection of messages — stdio, an HTTP+SSE session, the in-process test client: the
-//! reader that routes each message, and the hand-off of requests to the lifecycle.
+//! reader that carries out what the front desk ([`super::desk`]) decides for each message.
 //!
 //! It runs on a stream of [`Inbound`] messages and a sink of [`Message`]s; framing (newline
 //! JSON, SSE events) is the adapters' job. Ordering policy: the reader handles notifications
 //! and session requests (`initialize`, `ping`, `logging/setLevel`, `resources/subscribe`)
 //! itself, in arrival order; every other request runs in its own task under the
-//! [`Exchange`]'s lifecycle, so the reader never waits on a handler.
+//! [`Exchange`]'s lifecycle, so the reader never waits on a handler. The connection holds its
+//! peer's legacy session, and hears of server changes for it.
 
 use std::future::Future;
 
 use futures::{Stream, StreamExt};
-use modelctx_protocol::era::{self, PeerState, Route, Transport};
-use modelctx_protocol::jsonrpc::{ErrorObject, ErrorResponse, Message, Notification, ParseFailure, Request};
-use modelctx_protocol::{JsonObject, Method, ProtocolVersion};
+use modelctx_protocol::JsonObject;
+use modelctx_protocol::era::{PeerState, Transport};
+use modelctx_protocol::jsonrpc::{ErrorObject, ErrorResponse, Message, ParseFailure, Request, RequestId};
 use tokio::sync::{broadcast, mpsc};
 use tokio_util::sync::CancellationToken;
 
+use super::desk::{self, Action, Call, Desk, Refused, Ticket};
 use crate::server::dispatch::Caller;
-use crate::server::exchange::{Admission, Exchange, Lifecycle, response};
+use crate::server::exchange::{Exchange, Lifecycle, response};
 use crate::server::middleware::McpRequest;
 use crate::server::outgoing::Outgoing;
-use crate::server::{LegacySession, RequestContext, Server, ServerEvent};
+use crate::server::{LegacySession, Server, ServerEvent};
 
 /// One message as the adapter read it, or why it could not be read (answered with the error).
 pub(crate) type Inbound = Result<Message, ParseFailure>;
 
 /// Serves the messages of `input` on `exchange`, writing to `outbox`, until the input ends or
-/// `shutdown` completes. Requests still running are the caller's to drain or end.
+/// `shutdown` completes. `session_id` names the connection where the transport gives it one
+/// (HTTP+SSE); a connection that is an endpoint of its own (stdio) has none. Requests still
+/// running are the caller's to drain or end.
 pub(crate) async fn serve_messages(
     exchange: Exchange,
+    session_id: Option<String>,
     input: impl Stream<Item = Inbound>,
     outbox: mpsc::Sender<Outgoing>,
     shutdown: impl Future<Output = ()>,
 ) {
     let server = exchange.lifecycle().server().clone();
     let mut events = server.events();
-    let mut connection = Connection { server, session: None, exchange, outbox };
+    let mut connection = Connection { server, session: None, session_id, exchange, outbox };
     tokio::pin!(input, shutdown);
     loop {
         tokio::select! {
@@ -60,7 +65,7 @@ pub(crate) async fn serve_endpoint(
 ) {
     let lifecycle = Lifecycle::new(server);
     let exchange = lifecycle.exchange();
-    serve_messages(exchange.clone(), input, outbox, shutdown).await;
+    serve_messages(exchange.clone(), None, input, outbox, shutdown).await;
     lifecycle.close();
     exchange.drain().await;
 }
@@ -68,6 +73,8 @@ pub(crate) async fn serve_endpoint(
 struct Connection {
     server: Server,
     session: Option<LegacySession>,
+    /// The connection's id, where the transport gives it one.
+    session_id: Option<String>,
     exchange: Exchange,
     outbox: mpsc::Sender<Outgoing>,
 }
@@ -79,12 +86,16 @@ impl Connection {
         }
     }
 
-    async fn reply(
-        &self,
-        id: modelctx_protocol::jsonrpc::RequestId,
-        result: Result<JsonObject, ErrorObject>,
-    ) {
+    async fn reply(&self, id: RequestId, result: Result<JsonObject, ErrorObject>) {
         self.send(response(id, result.map(crate::server::Answer::from))).await;
+    }
+
+    /// Answers a refusal; a refused notification or response gets no answer (JSON-RPC).
+    async fn refuse(&self, refused: Refused) {
+        match refused.id {
+            Some(id) => self.send(Message::Error(ErrorResponse { id: Some(id), error: refused.error })).await,
+            None => tracing::debug!(error = %refused.error, "dropping a refused notification or response"),
+        }
     }
 
     fn peer(&self) -> PeerState {
@@ -98,110 +109,44 @@ impl Connection {
                 return self.send(Message::Error(ErrorResponse { id, error })).await;
             }
         };
-        let route = era::route(&message, &Transport::Stdio, &self.peer(), self.server.versions());
-        match (route, message) {
-            (Route::Reject(rejection), message) => {
-                if let Message::Request(_) = message {
-                    self.send(Message::Error(ErrorResponse { id: rejection.id, error: rejection.error }))
-                        .await;
-                } else {
-                    tracing::debug!(error = %rejection.error, "dropping a refused notification or response");
+        match desk::receive(&self.server, message, &Transport::Stdio, self.peer()) {
+            Action::Refuse(refused) => self.refuse(refused).await,
+            Action::Ignore(reason) => tracing::debug!(reason, "ignoring a message"),
+            Action::Open { id, session, result } => {
+                self.session = Some(*session);
+                self.reply(id, Ok(result)).await;
+            }
+            Action::Session(request) => {
+                let Some(session) = &mut self.session else { return };
+                if let Some(result) = session.handle(&self.server, &request.method, request.params) {
+                    self.reply(request.id, result).await;
                 }
             }
-            (Route::Ignore(reason), _) => tracing::debug!(reason, "ignoring a message"),
-            (Route::Initialize(version), Message::Request(request)) => {
-                self.initialize(version, request).await
-            }
-            (Route::Legacy(_) | Route::Modern(_), Message::Notification(notification)) => {
-                self.on_notification(notification)
-            }
-            (Route::Legacy(_), Message::Request(request)) => self.legacy_request(request).await,
-            (Route::Modern(version), Message::Request(request)) => {
-                self.modern_request(version, request).await
-            }
-            (Route::Legacy(_), Message::Response(answer)) => {
-                self.exchange.deliver(answer.id, Ok(answer.result));
-            }
-            (Route::Legacy(_), Message::Error(error)) => match error.id {
-                Some(id) => drop(self.exchange.deliver(id, Err(error.error))),
-                None => tracing::warn!(error = %error.error, "the client sent an error without an id"),
-            },
-            (_, Message::Response(_) | Message::Error(_)) => {
-                tracing::debug!("a response that answers no request of this server");
-            }
-            (Route::Initialize(_), _) => unreachable!("only requests are routed to Initialize"),
-        }
-    }
-
-    async fn initialize(&mut self, version: ProtocolVersion, request: Request) {
-        match LegacySession::initialize(&self.server, version, request.params) {
-            Ok((session, result)) => {
-                self.session = Some(session);
-                self.reply(request.id, Ok(result)).await;
-            }
-            Err(error) => self.reply(request.id, Err(error)).await,
-        }
-    }
-
-    fn on_notification(&mut self, notification: Notification) {
-        match notification.method {
-            Method::Cancelled => drop(self.exchange.cancel(notification.params)),
-            method => match &mut self.session {
-                Some(session) => {
-                    session.notification(&method);
-                    self.server.on_session_notification(&method, None);
+            Action::Call(call) => self.call(call).await,
+            Action::Note(method) => {
+                if let Some(session) = &mut self.session {
+                    desk::note(&self.server, session, &method, self.session_id.as_deref());
                 }
-                None => tracing::debug!(%method, "ignoring a notification"),
-            },
-        }
-    }
-
-    /// Lets `request` in, or answers the refusal.
-    async fn admit(&self, request: &Request) -> Option<Admission> {
-        match self.exchange.admit(request) {
-            Ok(admission) => Some(admission),
-            Err(refusal) => {
-                self.reply(request.id.clone(), Err(refusal.into_error())).await;
-                None
             }
+            Action::Cancel(params) => drop(self.exchange.cancel(params)),
+            Action::Deliver { id, outcome } => drop(self.exchange.deliver(id, outcome)),
         }
     }
 
-    async fn legacy_request(&mut self, request: Request) {
-        let Some(session) = &mut self.session else { return };
-        if LegacySession::serves(&request.method)
-            && let Some(result) = session.handle(&self.server, &request.method, request.params.clone())
-        {
-            return self.reply(request.id, result).await;
-        }
-        let Some(admission) = self.admit(&request).await else { return };
-        let Some(session) = &self.session else { return };
-        let peer = self.exchange.legacy_peer(self.outbox.clone());
-        let tokens = admission.tokens(CancellationToken::new());
-        let ctx = self.server.legacy_context(
-            &request,
-            session,
-            Caller::default(),
-            peer,
-            tokens,
-            self.outbox.clone(),
-        );
-        self.spawn(admission, ctx, request);
-    }
-
-    async fn modern_request(&mut self, version: ProtocolVersion, request: Request) {
-        let Some(admission) = self.admit(&request).await else { return };
-        let tokens = admission.tokens(CancellationToken::new());
-        match self.server.modern_context(&request, version, None, tokens, self.outbox.clone()) {
-            Ok(ctx) => self.spawn(admission, ctx, request),
-            Err(error) => {
-                drop(admission);
-                self.reply(request.id, Err(error)).await;
-            }
-        }
-    }
-
-    fn spawn(&self, admission: Admission, ctx: RequestContext, request: Request) {
+    /// Lets `call` in and runs it in a task of its own, which writes its answer; or answers
+    /// the refusal.
+    async fn call(&self, call: Call) {
+        let desk = Desk {
+            exchange: &self.exchange,
+            session: self.session.as_ref(),
+            caller: Caller { session_id: self.session_id.as_deref(), principal: None },
+            sink: self.outbox.clone(),
+            release: CancellationToken::new(),
+        };
+        let Ticket { admission, ctx, request } = match desk::check_in(&self.server, call, desk) {
+            Ok(ticket) => ticket,
+            Err(refused) => return self.refuse(refused).await,
+        };
         let outbox = self.outbox.clone();
         // Boxed, for the reason `Admission::spawn` gives.
         self.exchange.spawn(Box::pin(async move {

@@ -270,7 +270,7 @@ async fn run_session(
             () = gone.cancelled() => {}
         }
     };
-    serve_messages(exchange.clone(), input, outbox, ended).await;
+    serve_messages(exchange.clone(), Some(id.clone()), input, outbox, ended).await;
     // From now on its POSTs are 404.
     shared.sessions().remove(&id);
     if gone.is_cancelled() {

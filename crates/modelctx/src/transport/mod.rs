@@ -35,6 +35,8 @@ use service_via_handle;
 
 #[cfg(feature = "server")]
 pub(crate) mod connection;
+#[cfg(feature = "server")]
+pub(crate) mod desk;
 pub(crate) mod framing;
 #[cfg(feature = "http-server")]
 pub mod http;

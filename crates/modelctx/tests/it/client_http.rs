@@ -570,57 +570,6 @@ async fn http_17_a_broken_modern_response_stream_is_sent_again_with_a_new_id() {
     assert_eq!(sent, 2, "the first send and one more");
 }
 
-/// ROOTS-03, server side: `notifications/roots/list_changed` from a 2025-11-25 client runs the
-/// server's `on_roots_changed` hook, with the session's id over HTTP and none over stdio.
-#[tokio::test]
-async fn roots_03_the_server_hears_that_a_legacy_clients_roots_changed() {
-    use modelctx::client::ClientHandlers;
-    use tokio::sync::mpsc;
-
-    let (told, mut heard) = mpsc::unbounded_channel::<Option<String>>();
-    let server = || {
-        let told = told.clone();
-        Server::builder("roots-test", "1")
-            .tool(ToolDef::new("hello", || async { "hello" }))
-            .on_roots_changed(move |session| {
-                let told = told.clone();
-                async move {
-                    let _ = told.send(session);
-                }
-            })
-            .build()
-            .unwrap()
-    };
-    let legacy = || {
-        let handlers = ClientHandlers::default()
-            .on_roots(|| async { vec![serde_json::from_value(json!({"uri": "file:///work"})).unwrap()] })
-            .roots_list_changed();
-        ClientOptions { mode: EraMode::Legacy, handlers, ..options() }
-    };
-
-    let (url, _stop) = serve(server(), HttpOptions::default()).await;
-    let client = Client::connect_http(&url, Default::default(), legacy()).await.unwrap();
-    assert!(client.roots_changed().await.unwrap());
-    let session =
-        tokio::time::timeout(Duration::from_secs(5), heard.recv()).await.expect("the hook ran").unwrap();
-    assert!(session.is_some_and(|id| !id.is_empty()), "over HTTP the hook is told the session");
-
-    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
-    let (server_read, server_write) = tokio::io::split(server_end);
-    tokio::spawn(modelctx::transport::serve_connection(
-        server(),
-        server_read,
-        server_write,
-        std::future::pending(),
-    ));
-    let (read, write) = tokio::io::split(client_end);
-    let client = Client::connect(read, write, legacy()).await.unwrap();
-    assert!(client.roots_changed().await.unwrap());
-    let session =
-        tokio::time::timeout(Duration::from_secs(5), heard.recv()).await.expect("the hook ran").unwrap();
-    assert_eq!(session, None, "over stdio the connection is the session");
-}
-
 /// BASE-04: a client never reuses a request id within a session: every request it POSTs in
 /// a 2025-11-25 session — the handshake, listings, calls, one that times out — has an id of
 /// its own.

@@ -1,15 +1,17 @@
-//! POST: one JSON-RPC message, routed by era.
+//! POST: one JSON-RPC message, carried out as the front desk ([`crate::transport::desk`])
+//! decides, and answered with JSON or an SSE stream.
 
 use std::sync::Arc;
 
 use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, Response, StatusCode};
-use modelctx_protocol::era::{self, HttpRequestFacts, PeerState, Route, Transport, dispatch_error_status};
+use modelctx_protocol::era::{HttpRequestFacts, PeerState, Transport, dispatch_error_status};
 use modelctx_protocol::headers::{MCP_METHOD, MCP_NAME, MCP_PROTOCOL_VERSION, MCP_SESSION_ID};
 use modelctx_protocol::jsonrpc::{
-    ErrorObject, Message, Notification, Request, RequestId, Response as Answer, parse_message_with,
+    ErrorObject, ErrorResponse, Message, Notification, Request, RequestId, Response as JsonRpcResponse,
+    parse_message_with,
 };
-use modelctx_protocol::{Era, Method, ProtocolVersion};
+use modelctx_protocol::{Era, JsonObject, Method};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -20,9 +22,10 @@ use super::relay;
 use super::sessions::{Session, store_failure};
 use super::{Denial, McpBody, Shared};
 use crate::server::dispatch::Caller;
-use crate::server::exchange::{Admission, Outcome, Refusal, response};
+use crate::server::exchange::{Outcome, response};
 use crate::server::outgoing::Outgoing;
-use crate::server::{LegacySession, Principal, RequestContext};
+use crate::server::{Answer, LegacySession, Principal};
+use crate::transport::desk::{self, Action, Call, Desk, Ticket};
 
 /// Messages a request's handler sends while it runs (progress, logs, server-to-client
 /// requests) before its stream opens.
@@ -46,7 +49,8 @@ pub(super) async fn handle(
     bytes: &Bytes,
     principal: Option<Arc<Principal>>,
 ) -> Response<McpBody> {
-    let message = match parse_message_with(bytes, &shared.lifecycle.server().options().limits.parse) {
+    let server = shared.lifecycle.server();
+    let message = match parse_message_with(bytes, &server.options().limits.parse) {
         Ok(message) => message,
         Err(failure) => return error_response(StatusCode::BAD_REQUEST.as_u16(), failure.id, failure.error),
     };
@@ -67,25 +71,19 @@ pub(super) async fn handle(
         mcp_method: header(headers, MCP_METHOD),
         mcp_name: header(headers, MCP_NAME),
     };
-    let route = era::route(&message, &Transport::Http(facts), &peer, shared.lifecycle.server().versions());
-    match (route, message, session) {
-        (Route::Reject(rejection), _, _) => error_response(rejection.status, rejection.id, rejection.error),
-        (Route::Ignore(_), _, _) => empty(StatusCode::ACCEPTED),
-        (Route::Initialize(version), Message::Request(request), _) => {
-            initialize(shared, version, request, principal.as_deref()).await
+    let session = session.ok();
+    match desk::receive(server, message, &Transport::Http(facts), peer) {
+        Action::Refuse(refused) => error_response(refused.status, refused.id, refused.error),
+        Action::Ignore(_) => empty(StatusCode::ACCEPTED),
+        Action::Open { id, session, result } => {
+            open(shared, id, *session, result, principal.as_deref()).await
         }
-        (Route::Modern(version), Message::Request(request), _) => {
-            modern(shared, headers, version, request, principal).await
-        }
-        // 2026-07-28 defines no client notifications over HTTP (cancellation is closing the
-        // stream): accepted and ignored.
-        (Route::Modern(_), _, _) => empty(StatusCode::ACCEPTED),
-        (Route::Legacy(_), message, Ok(session)) => {
-            legacy(shared, headers, session, message, principal).await
-        }
-        (Route::Legacy(_) | Route::Initialize(_), _, _) => {
-            error_response(400, None, ErrorObject::invalid_request("this message needs a session"))
-        }
+        Action::Call(call) => admit(shared, headers, call, session, principal).await,
+        // The desk routes the rest only with a session (`PeerState::Session`).
+        action => match session {
+            Some(session) => in_session(shared, &session, action).await,
+            None => error_response(400, None, ErrorObject::invalid_request("this message needs a session")),
+        },
     }
 }
 
@@ -99,31 +97,72 @@ fn lacking_scopes(shared: &Shared, message: &Message, principal: Option<&Princip
     (!needed.iter().all(held)).then(|| authenticator.insufficient_scope(&needed))
 }
 
-async fn initialize(
+/// Keeps the session `initialize` opened, owned by its opener, and answers with its id.
+async fn open(
     shared: &Shared,
-    version: ProtocolVersion,
-    request: Request,
+    id: RequestId,
+    mut state: LegacySession,
+    result: JsonObject,
     principal: Option<&Principal>,
 ) -> Response<McpBody> {
-    let (mut state, result) =
-        match LegacySession::initialize(shared.lifecycle.server(), version, request.params) {
-            Ok(opened) => opened,
-            Err(error) => return error_response(200, Some(request.id), error),
-        };
     // The session is its opener's alone (AUTH-59: each request is authenticated, and a
     // session id is no credential).
     state.owner = principal.map(Principal::key);
     // No room for the session, or its store is down: try later (503).
-    let created = shared.sessions.create(state).await.map(|session| (session, result));
-    match created {
-        Ok((session, result)) => {
-            let mut response =
-                json_response(200, &Message::Response(Answer { id: request.id, result }).into());
+    match shared.sessions.create(state).await {
+        Ok(session) => {
+            let mut response = json_response(200, &Message::Response(JsonRpcResponse { id, result }).into());
             let id = HeaderValue::from_str(&session.id).expect("session ids are visible ASCII");
             response.headers_mut().insert(MCP_SESSION_ID, id);
             response
         }
-        Err(error) => error_response(503, Some(request.id), error),
+        Err(error) => error_response(503, Some(id), error),
+    }
+}
+
+/// Carries out what the desk decided for a message of `session` other than a call.
+async fn in_session(shared: &Shared, session: &Session, action: Action) -> Response<McpBody> {
+    let server = shared.lifecycle.server();
+    match action {
+        Action::Session(request) => {
+            let served = shared.sessions.serve_own(session, server, &request.method, request.params);
+            match served.await {
+                Some(result) => json_response(200, &response(request.id, result.map(Answer::from))),
+                None => empty(StatusCode::ACCEPTED),
+            }
+        }
+        Action::Note(method) => {
+            let changed = {
+                let mut state = session.state();
+                desk::note(server, &mut state, &method, Some(&session.id)).then(|| state.clone())
+            };
+            if let Some(after) = changed
+                && let Err(e) = shared.sessions.save(session, after).await
+            {
+                tracing::warn!(error = %e.message, "a session change could not be stored");
+            }
+            empty(StatusCode::ACCEPTED)
+        }
+        Action::Cancel(params) => {
+            if !session.exchange.cancel(params.clone()) {
+                let message = Message::Notification(Notification { method: Method::Cancelled, params });
+                relay::forward(server, session, &message).await;
+            }
+            empty(StatusCode::ACCEPTED)
+        }
+        Action::Deliver { id, outcome } => {
+            if let Some((id, outcome)) = session.exchange.deliver(id, outcome) {
+                let message = match outcome {
+                    Ok(result) => Message::Response(JsonRpcResponse { id, result }),
+                    Err(error) => Message::Error(ErrorResponse { id: Some(id), error }),
+                };
+                relay::forward(server, session, &message).await;
+            }
+            empty(StatusCode::ACCEPTED)
+        }
+        Action::Refuse(_) | Action::Ignore(_) | Action::Open { .. } | Action::Call(_) => {
+            unreachable!("handled before the session is needed")
+        }
     }
 }
 
@@ -140,117 +179,46 @@ fn check_param_headers(shared: &Shared, headers: &HeaderMap, request: &Request) 
     modelctx_protocol::headers::check_param_headers(&param_headers, arguments, |name| header(headers, name))
 }
 
-async fn modern(
+/// Lets a call in (a 2026-07-28 request on the endpoint's stateless exchange, a legacy one on
+/// its session's) and runs it: its answer is JSON, or an SSE stream when it sends messages
+/// first or (legacy) the client accepts one.
+async fn admit(
     shared: &Arc<Shared>,
     headers: &HeaderMap,
-    version: ProtocolVersion,
-    request: Request,
+    call: Call,
+    session: Option<Arc<Session>>,
     principal: Option<Arc<Principal>>,
 ) -> Response<McpBody> {
-    if let Err(error) = check_param_headers(shared, headers, &request) {
-        return error_response(400, Some(request.id), error);
+    let era = call.era();
+    if era == Era::Modern
+        && let Err(error) = check_param_headers(shared, headers, &call.request)
+    {
+        return error_response(400, Some(call.request.id), error);
     }
-    let admission = match shared.stateless.admit(&request) {
-        Ok(admission) => admission,
-        Err(refusal) => return refused(request.id, refusal),
-    };
     let (sink, messages) = mpsc::channel(STREAM_BUFFER);
-    let tokens = admission.tokens(CancellationToken::new());
-    match shared.lifecycle.server().modern_context(&request, version, principal, tokens, sink) {
-        Ok(ctx) => {
-            let call = Call { ctx, request, messages, admission };
-            run(call, Era::Modern).await
+    let release = CancellationToken::new();
+    let legacy = session.as_ref().filter(|_| era == Era::Legacy);
+    let checked_in = {
+        // A legacy request's context is read under its session's lock, not copied.
+        let state = legacy.map(|session| session.state());
+        let desk = Desk {
+            exchange: legacy.map_or(&shared.stateless, |session| &session.exchange),
+            session: state.as_deref(),
+            caller: Caller { session_id: legacy.map(|session| session.id.as_str()), principal },
+            sink,
+            release: release.clone(),
+        };
+        desk::check_in(shared.lifecycle.server(), call, desk)
+    };
+    let ticket = match checked_in {
+        Ok(ticket) => ticket,
+        Err(refused) => return error_response(refused.status, refused.id, refused.error),
+    };
+    match legacy {
+        Some(session) if accepts_sse(headers) => {
+            logged_stream(shared, ticket, messages, session.clone(), release)
         }
-        Err(error) => error_response(400, Some(request.id), error),
-    }
-}
-
-/// The answer to a request the lifecycle did not let in.
-fn refused(id: RequestId, refusal: Refusal) -> Response<McpBody> {
-    error_response(refusal.http_status(), Some(id), refusal.into_error())
-}
-
-async fn legacy(
-    shared: &Arc<Shared>,
-    headers: &HeaderMap,
-    session: Arc<Session>,
-    message: Message,
-    principal: Option<Arc<Principal>>,
-) -> Response<McpBody> {
-    match message {
-        Message::Request(request) => {
-            if LegacySession::serves(&request.method) {
-                let server = shared.lifecycle.server();
-                let served =
-                    shared.sessions.serve_own(&session, server, &request.method, request.params.clone());
-                if let Some(result) = served.await {
-                    return json_response(
-                        200,
-                        &response(request.id, result.map(crate::server::Answer::from)),
-                    );
-                }
-            }
-            let admission = match session.exchange.admit(&request) {
-                Ok(admission) => admission,
-                Err(refusal) => return refused(request.id, refusal),
-            };
-            let (sink, messages) = mpsc::channel(STREAM_BUFFER);
-            let peer = session.exchange.legacy_peer(sink.clone());
-            let release = CancellationToken::new();
-            let tokens = admission.tokens(release.clone());
-            // Read under the session's lock, not copied.
-            let ctx = shared.lifecycle.server().legacy_context(
-                &request,
-                &session.state(),
-                Caller { session_id: Some(&session.id), principal },
-                peer,
-                tokens,
-                sink,
-            );
-            let call = Call { ctx, request, messages, admission };
-            if accepts_sse(headers) {
-                logged_stream(shared, call, session, release)
-            } else {
-                run(call, Era::Legacy).await
-            }
-        }
-        Message::Notification(notification) => {
-            on_notification(shared, &session, &notification).await;
-            empty(StatusCode::ACCEPTED)
-        }
-        Message::Response(answer) => {
-            if !session.exchange.deliver(answer.id.clone(), Ok(answer.result.clone())) {
-                relay::forward(shared.lifecycle.server(), &session, &Message::Response(answer)).await;
-            }
-            empty(StatusCode::ACCEPTED)
-        }
-        Message::Error(error) => {
-            if let Some(id) = error.id.clone()
-                && !session.exchange.deliver(id, Err(error.error.clone()))
-            {
-                relay::forward(shared.lifecycle.server(), &session, &Message::Error(error)).await;
-            }
-            empty(StatusCode::ACCEPTED)
-        }
-    }
-}
-
-async fn on_notification(shared: &Shared, session: &Session, notification: &Notification) {
-    if notification.method == Method::Cancelled {
-        if !session.exchange.cancel(notification.params.clone()) {
-            let message = Message::Notification(notification.clone());
-            relay::forward(shared.lifecycle.server(), session, &message).await;
-        }
-    } else {
-        shared.lifecycle.server().on_session_notification(&notification.method, Some(&session.id));
-        let before = session.state().clone();
-        session.state().notification(&notification.method);
-        let after = session.state().clone();
-        if after != before
-            && let Err(e) = shared.sessions.save(session, after).await
-        {
-            tracing::warn!(error = %e.message, "a session change could not be stored");
-        }
+        _ => run(ticket, messages, era).await,
     }
 }
 
@@ -269,11 +237,12 @@ const RETRY_MS: u32 = 1000;
 /// stream (`RequestContext::release_stream`).
 fn logged_stream(
     shared: &Arc<Shared>,
-    call: Call,
+    ticket: Ticket,
+    mut messages: mpsc::Receiver<Outgoing>,
     session: Arc<Session>,
     release: CancellationToken,
 ) -> Response<McpBody> {
-    let Call { ctx, request, mut messages, admission } = call;
+    let Ticket { admission, ctx, request } = ticket;
     let id = request.id.clone();
     let mut handler = admission.spawn(ctx, request);
     let (live, frames) = mpsc::channel(LIVE_BUFFER);
@@ -315,24 +284,15 @@ fn logged_stream(
     sse_frames(vec![priming], Some(frames), 0)
 }
 
-/// A request ready to run: its context, the message, the receiving end of its sink, and its
-/// admission.
-struct Call {
-    ctx: RequestContext,
-    request: Request,
-    messages: mpsc::Receiver<Outgoing>,
-    admission: Admission,
-}
-
 /// Runs the handler. If it finishes before sending anything, the answer is plain JSON; if
 /// it sends a notification or a server-to-client request first, the answer becomes an SSE
 /// stream that carries those and then the final response. Closing the stream cancels it.
-async fn run(call: Call, era: Era) -> Response<McpBody> {
-    let token = call.admission.token().clone();
+async fn run(ticket: Ticket, messages: mpsc::Receiver<Outgoing>, era: Era) -> Response<McpBody> {
+    let token = ticket.admission.token().clone();
     // A modern client going away while the answer is awaited cancels the request (HTTP-16);
     // a legacy one cancels explicitly (HTTP-48).
     let watch = (era == Era::Modern).then(|| token.clone().drop_guard());
-    let answer = answer(call, era, token).await;
+    let answer = answer(ticket, messages, era, token).await;
     if let Some(watch) = watch {
         watch.disarm();
     }
@@ -340,8 +300,13 @@ async fn run(call: Call, era: Era) -> Response<McpBody> {
 }
 
 /// [`run`]'s answer: JSON, or an SSE stream that cancels `token` when it is dropped.
-async fn answer(call: Call, era: Era, token: CancellationToken) -> Response<McpBody> {
-    let Call { ctx, request, mut messages, admission } = call;
+async fn answer(
+    ticket: Ticket,
+    mut messages: mpsc::Receiver<Outgoing>,
+    era: Era,
+    token: CancellationToken,
+) -> Response<McpBody> {
+    let Ticket { admission, ctx, request } = ticket;
     let id = request.id.clone();
     let mut handler = admission.spawn(ctx, request);
     enum Start {

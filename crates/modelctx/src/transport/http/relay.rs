@@ -71,11 +71,11 @@ fn apply(server: &Server, local: &LocalSessions, relayed: &str) {
     };
     match parse_message(message.as_bytes()) {
         Ok(Message::Response(answer)) => {
-            session.exchange.deliver(answer.id, Ok(answer.result));
+            drop(session.exchange.deliver(answer.id, Ok(answer.result)));
         }
         Ok(Message::Error(error)) => {
             if let Some(id) = error.id {
-                session.exchange.deliver(id, Err(error.error));
+                drop(session.exchange.deliver(id, Err(error.error)));
             }
         }
         Ok(Message::Notification(notification)) => {

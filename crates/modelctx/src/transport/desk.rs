@@ -1,0 +1,204 @@
+//! The front desk: what each message asks for, decided once for every transport.
+//!
+//! Sans-IO. [`receive`] takes a parsed message, the facts of the transport it came on and the
+//! legacy session the transport holds for its peer, and returns the one [`Action`] the
+//! transport carries out with its own I/O; [`check_in`] turns an [`Action::Call`] into a
+//! request admitted to the lifecycle with its context, or the refusal to answer; [`note`]
+//! applies a session's notification. The transports are framing over it: `connection` (stdio,
+//! HTTP+SSE, the in-process test client) reads lines or POSTed messages and writes to one
+//! outbox; `http::post` (Streamable HTTP) reads a POST body and answers with JSON or an SSE
+//! stream.
+//!
+//! Where transports differ, the difference is a fact of the transport, named here:
+//! - **Streamable HTTP answers every POST**: a refused notification or response gets its HTTP
+//!   status and the error; elsewhere only requests are answered (JSON-RPC).
+//! - **A 2026-07-28 request over Streamable HTTP is a stream of its own**: its id is not
+//!   tracked (two clients may use the same one) and closing its stream cancels it, so a
+//!   client notification there (`notifications/cancelled` included) has nothing to act on.
+//! - **Streamable HTTP sessions live in a store that instances share**: a change to a session
+//!   is saved, and a cancellation or an answer for a request not in flight here goes on to the
+//!   instance that runs it.
+
+use modelctx_protocol::era::{self, PeerState, Route, Transport};
+use modelctx_protocol::jsonrpc::{ErrorObject, Message, Request, RequestId};
+use modelctx_protocol::{JsonObject, Method, ProtocolVersion};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::server::dispatch::Caller;
+use crate::server::exchange::{Admission, Exchange};
+use crate::server::outgoing::Outgoing;
+use crate::server::{LegacySession, RequestContext, Server};
+
+/// What one message asks of the transport it came on.
+pub(crate) enum Action {
+    /// Answer at once with an error: the message was refused.
+    Refuse(Refused),
+    /// Nothing to do; the reason is for the log.
+    Ignore(&'static str),
+    /// `initialize` was accepted: the transport keeps `session` for its peer and answers
+    /// request `id` with `result`.
+    Open { id: RequestId, session: Box<LegacySession>, result: JsonObject },
+    /// A request the legacy session answers itself, in arrival order (`ping`,
+    /// `logging/setLevel`, `resources/subscribe`, `resources/unsubscribe`).
+    Session(Request),
+    /// A request to run through the lifecycle ([`check_in`]).
+    Call(Call),
+    /// A notification about the legacy session or the server (`notifications/initialized`,
+    /// `notifications/roots/list_changed`): [`note`].
+    Note(Method),
+    /// `notifications/cancelled` of a legacy session, or of a connection of its own, with its
+    /// params.
+    Cancel(Option<JsonObject>),
+    /// The client's answer to a request of the server.
+    Deliver { id: RequestId, outcome: Result<JsonObject, ErrorObject> },
+}
+
+/// A refusal: the error, the id to answer (`None` for a notification or a response, which
+/// only Streamable HTTP answers) and the HTTP status.
+#[derive(Debug)]
+pub(crate) struct Refused {
+    pub(crate) id: Option<RequestId>,
+    pub(crate) error: ErrorObject,
+    #[cfg_attr(
+        not(feature = "http-server"),
+        expect(dead_code, reason = "only Streamable HTTP answers with a status")
+    )]
+    pub(crate) status: u16,
+}
+
+/// A request the router accepted, with its era.
+pub(crate) struct Call {
+    pub(crate) request: Request,
+    /// The version of a 2026-07-28 request; `None` for a request of the legacy session.
+    pub(crate) modern: Option<ProtocolVersion>,
+}
+
+impl Call {
+    /// The era whose rules the request follows.
+    #[cfg(feature = "http-server")]
+    pub(crate) fn era(&self) -> modelctx_protocol::Era {
+        if self.modern.is_some() { modelctx_protocol::Era::Modern } else { modelctx_protocol::Era::Legacy }
+    }
+}
+
+/// Decides what `message`, arrived on `transport`, asks for. `session` is the legacy session
+/// the transport holds for the peer: on stdio, the connection's; over HTTP, the one
+/// `Mcp-Session-Id` names (`peer` says whether it names one that is gone).
+pub(crate) fn receive(
+    server: &Server,
+    message: Message,
+    transport: &Transport<'_>,
+    peer: PeerState,
+) -> Action {
+    let own_stream = matches!(transport, Transport::Http(_));
+    match (era::route(&message, transport, &peer, server.versions()), message) {
+        (Route::Reject(rejection), _) => {
+            Action::Refuse(Refused { id: rejection.id, error: rejection.error, status: rejection.status })
+        }
+        (Route::Ignore(reason), _) => Action::Ignore(reason),
+        (Route::Initialize(version), Message::Request(request)) => {
+            match LegacySession::initialize(server, version, request.params) {
+                Ok((session, result)) => Action::Open { id: request.id, session: Box::new(session), result },
+                Err(error) => Action::Refuse(Refused { id: Some(request.id), error, status: 200 }),
+            }
+        }
+        (Route::Modern(version), Message::Request(request)) => {
+            Action::Call(Call { request, modern: Some(version) })
+        }
+        (Route::Modern(_), Message::Notification(_)) if own_stream => {
+            Action::Ignore("2026-07-28 over Streamable HTTP: a request is cancelled by closing its stream")
+        }
+        (Route::Modern(_), Message::Notification(notification)) => match notification.method {
+            Method::Cancelled => Action::Cancel(notification.params),
+            _ => Action::Ignore("a 2026-07-28 client notification outside a session"),
+        },
+        (Route::Modern(_), _) => Action::Ignore("a response that answers no request of this server"),
+        (Route::Legacy(_), message) if !matches!(peer, PeerState::Session(_)) => {
+            let id = match &message {
+                Message::Request(request) => Some(request.id.clone()),
+                _ => None,
+            };
+            let error = ErrorObject::invalid_request("this message needs a session");
+            Action::Refuse(Refused { id, error, status: 400 })
+        }
+        (Route::Legacy(_), Message::Request(request)) if LegacySession::serves(&request.method) => {
+            Action::Session(request)
+        }
+        (Route::Legacy(_), Message::Request(request)) => Action::Call(Call { request, modern: None }),
+        (Route::Legacy(_), Message::Notification(notification)) => match notification.method {
+            Method::Cancelled => Action::Cancel(notification.params),
+            method => Action::Note(method),
+        },
+        (Route::Legacy(_), Message::Response(answer)) => {
+            Action::Deliver { id: answer.id, outcome: Ok(answer.result) }
+        }
+        (Route::Legacy(_), Message::Error(error)) => match error.id {
+            Some(id) => Action::Deliver { id, outcome: Err(error.error) },
+            None => Action::Ignore("the client sent an error without an id"),
+        },
+        (Route::Initialize(_), _) => Action::Ignore("only requests are routed to initialize"),
+    }
+}
+
+/// A request let in, with its context: ready to run.
+pub(crate) struct Ticket {
+    pub(crate) admission: Admission,
+    pub(crate) ctx: RequestContext,
+    pub(crate) request: Request,
+}
+
+/// Where a call's messages go and who makes it, as the transport knows.
+pub(crate) struct Desk<'a> {
+    /// The peer whose in-flight table the request joins.
+    pub(crate) exchange: &'a Exchange,
+    /// The legacy session a legacy request belongs to.
+    pub(crate) session: Option<&'a LegacySession>,
+    /// The session's id and the verified principal.
+    pub(crate) caller: Caller<'a>,
+    /// Where the handler's notifications and questions go.
+    pub(crate) sink: mpsc::Sender<Outgoing>,
+    /// Tripped by the handler to release its response stream (Streamable HTTP).
+    pub(crate) release: CancellationToken,
+}
+
+/// Lets `call` in on `desk.exchange` and makes its context, or says why not: the id is in
+/// flight, the queue or the subscriptions are full, the `_meta` of a 2026-07-28 request is
+/// malformed, or a legacy request came without its session.
+pub(crate) fn check_in(server: &Server, call: Call, desk: Desk<'_>) -> Result<Ticket, Refused> {
+    let Call { request, modern } = call;
+    let refused = |error, status| Refused { id: Some(request.id.clone()), error, status };
+    let admission = match desk.exchange.admit(&request) {
+        Ok(admission) => admission,
+        Err(refusal) => {
+            let status = refusal.http_status();
+            return Err(refused(refusal.into_error(), status));
+        }
+    };
+    let tokens = admission.tokens(desk.release);
+    let ctx = match (modern, desk.session) {
+        (Some(version), _) => server
+            .modern_context(&request, version, desk.caller.principal, tokens, desk.sink)
+            .map_err(|error| refused(error, 400))?,
+        (None, Some(session)) => {
+            let peer = desk.exchange.legacy_peer(desk.sink.clone());
+            server.legacy_context(&request, session, desk.caller, peer, tokens, desk.sink)
+        }
+        (None, None) => {
+            return Err(refused(ErrorObject::invalid_request("this message needs a session"), 400));
+        }
+    };
+    Ok(Ticket { admission, ctx, request })
+}
+
+/// Applies a legacy session's notification `method` to `session` and tells the server
+/// (`notifications/roots/list_changed` runs its hook); `true` when the session changed.
+pub(crate) fn note(
+    server: &Server,
+    session: &mut LegacySession,
+    method: &Method,
+    session_id: Option<&str>,
+) -> bool {
+    server.on_session_notification(method, session_id);
+    session.notification(method)
+}
