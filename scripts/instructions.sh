@@ -3,9 +3,14 @@
 # else the machine is doing, so it can gate regressions where timings cannot.
 #
 # For each case, `modelctx bench` (not under valgrind) sends N1 and then N2 `tools/call echo`
-# requests (2026-07-28, one in flight) to `modelctx serve bench` running under callgrind; the
+# requests (2026-07-28, one in flight) to the bench server running under callgrind; the
 # count per request is (I(N2) - I(N1)) / (N2 - N1), so start-up and shutdown cancel out.
 # Cases: stdio, and Streamable HTTP on 127.0.0.1.
+#
+# The server is `modelctx-bench` (crates/modelctx-servers): the bench server as `modelctx serve
+# bench` serves it — the same library path, checks, runtime, logging and allocator — in a
+# binary that compiles a third of the tool's crates, so its optimized build is short. The
+# driver is the debug `modelctx` the tests built (its speed does not enter the count).
 #
 #   scripts/instructions.sh            measure and compare with bench/instructions.json: fail if a
 #                                      count grew more than 10 % over the recorded one
@@ -22,15 +27,18 @@ if ! command -v valgrind >/dev/null; then
 fi
 # Optimised without the whole-program pass (the `optimized` profile): the request path's
 # instructions, in a third of the release build's time.
-cargo build --profile optimized --locked -p modelctx-cli
-MODELCTX=$PWD/target/optimized/modelctx
+cargo build --profile optimized --locked -p modelctx-servers --no-default-features --features bench-binary \
+    --bin modelctx-bench
+SERVER=$PWD/target/optimized/modelctx-bench
+scripts/build.sh
+MODELCTX=$PWD/target/debug/modelctx
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # count CASE N: the instructions the server executed answering N requests (and starting up)
 count() {
     local case=$1 n=$2 log=$work/$1-$2.log
-    local server=(valgrind --tool=callgrind --callgrind-out-file=/dev/null --log-file="$log" "$MODELCTX" serve bench)
+    local server=(valgrind --tool=callgrind --callgrind-out-file=/dev/null --log-file="$log" "$SERVER")
     local transport=()
     if [[ $case == http ]]; then
         server+=(--http 127.0.0.1:0)

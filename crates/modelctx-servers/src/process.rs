@@ -10,6 +10,25 @@ pub fn small_pages() {
     let _ = rustix::thread::disable_transparent_huge_pages(true);
 }
 
+/// Log lines at `info` and above on stderr, or what `RUST_LOG` says in the `target=level,level`
+/// form; a `RUST_LOG` that does not parse is reported (as `binary`'s) and the default kept.
+pub fn init_logging(binary: &str) {
+    use tracing_subscriber::filter::{LevelFilter, Targets};
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
+    let filter = match std::env::var("RUST_LOG") {
+        Err(_) => Targets::new().with_default(LevelFilter::INFO),
+        Ok(value) => value.parse::<Targets>().unwrap_or_else(|e| {
+            eprintln!("{binary}: RUST_LOG={value:?} is not TARGET=LEVEL,LEVEL ({e}); logging at info");
+            Targets::new().with_default(LevelFilter::INFO)
+        }),
+    };
+    let _ = tracing_subscriber::registry()
+        .with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr))
+        .with(filter)
+        .try_init();
+}
+
 /// Ends a serving `runtime` without waiting for the thread that may still sit in `read(2)` on
 /// stdin, and turns how serving ended into the exit status: 0, or 1 with the error logged.
 pub fn finish(runtime: tokio::runtime::Runtime, outcome: std::io::Result<()>) -> std::process::ExitCode {

@@ -10,7 +10,6 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use tracing_subscriber::filter::{LevelFilter, Targets};
 
 /// The `everything` server of modelctx on stdio: one JSON-RPC message per line in, one per line
 /// out, until stdin ends. Logs go to stderr (RUST_LOG=debug for more, RUST_LOG=off for none).
@@ -18,30 +17,10 @@ use tracing_subscriber::filter::{LevelFilter, Targets};
 #[command(name = "modelctx-everything", version)]
 struct Args {}
 
-/// Log lines at `info` and above on stderr, or what `RUST_LOG` says in the `target=level,level`
-/// form; a `RUST_LOG` that does not parse is reported and the default kept.
-fn init_logging() {
-    let filter = match std::env::var("RUST_LOG") {
-        Err(_) => Targets::new().with_default(LevelFilter::INFO),
-        Ok(value) => value.parse::<Targets>().unwrap_or_else(|e| {
-            eprintln!(
-                "modelctx-everything: RUST_LOG={value:?} is not TARGET=LEVEL,LEVEL ({e}); logging at info"
-            );
-            Targets::new().with_default(LevelFilter::INFO)
-        }),
-    };
-    use tracing_subscriber::layer::SubscriberExt as _;
-    use tracing_subscriber::util::SubscriberInitExt as _;
-    let _ = tracing_subscriber::registry()
-        .with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr))
-        .with(filter)
-        .try_init();
-}
-
 fn main() -> ExitCode {
     modelctx_servers::process::small_pages();
     Args::parse();
-    init_logging();
+    modelctx_servers::process::init_logging("modelctx-everything");
     let server = match modelctx_servers::everything::builder().build() {
         Ok(server) => server,
         Err(e) => {
