@@ -104,7 +104,16 @@ impl Measure {
     #[cfg_attr(not(feature = "otel"), allow(unused_variables))]
     pub(crate) fn start(side: Side, method: &str, tool: Option<&str>, version: impl Display) -> Self {
         #[cfg(feature = "otel")]
-        return Self(crate::otel::metrics::Operation::start(side, method, tool, version));
+        {
+            use crate::otel::metrics;
+            let histogram = match side {
+                #[cfg(feature = "server")]
+                Side::Server => metrics::server_operations(),
+                #[cfg(feature = "client")]
+                Side::Client => metrics::client_operations(),
+            };
+            Self(metrics::Operation::start(histogram, method, tool, version))
+        }
         #[cfg(not(feature = "otel"))]
         Self()
     }

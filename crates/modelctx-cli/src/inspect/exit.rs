@@ -28,17 +28,16 @@ pub enum Failure {
 
 impl From<ClientError> for Failure {
     fn from(error: ClientError) -> Self {
-        match error {
-            ClientError::Rpc(error) => {
-                Self::Refused(format!("the server answered {}: {}", error.code.0, error.message))
-            }
-            ClientError::InvalidResult { .. } => Self::Refused(error.to_string()),
-            ClientError::InvalidParams(why) => Self::Usage(why),
-            ClientError::Auth(_) => Self::Refused(error.to_string()),
-            ClientError::Http { status: 401, .. } => Self::Refused(format!(
+        if error.is_rpc() || error.is_invalid_result() || error.is_auth() {
+            Self::Refused(error.to_string())
+        } else if error.is_invalid_params() || error.undeclared_capability().is_some() {
+            Self::Usage(error.to_string())
+        } else if error.http_status() == Some(401) {
+            Self::Refused(format!(
                 "{error}: the server wants authorization; run `modelctx login URL` or give --bearer"
-            )),
-            other => Self::Unreachable(other.to_string()),
+            ))
+        } else {
+            Self::Unreachable(error.to_string())
         }
     }
 }

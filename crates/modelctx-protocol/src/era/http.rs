@@ -1,7 +1,7 @@
 //! CHECKLIST §10.3: one server, both eras, one Streamable HTTP endpoint.
 
 use super::checks::{body_version, check_request_meta, missing_meta, negotiate_initialize};
-use super::{PeerState, Rejection, Route, ServerVersions};
+use super::{PeerState, Refused, Route, ServerVersions};
 use crate::Method;
 use crate::headers;
 use crate::jsonrpc::{ErrorObject, Message, Request};
@@ -61,7 +61,7 @@ pub enum StreamRoute {
     /// DELETE: end the session.
     EndSession,
     /// Refuse with this status and id-less error body.
-    Reject(Rejection),
+    Reject(Refused),
 }
 
 const BAD_REQUEST: u16 = 400;
@@ -86,7 +86,7 @@ pub fn route_http_stream(
     peer: &PeerState,
     versions: &ServerVersions,
 ) -> StreamRoute {
-    let reject = |status, error| StreamRoute::Reject(Rejection { status, error, id: None });
+    let reject = |status, error| StreamRoute::Reject(Refused { status, error, id: None });
     if !origin_allowed {
         return reject(403, origin_rejection());
     }
@@ -120,7 +120,7 @@ pub(super) fn route_post(
     peer: &PeerState,
     versions: &ServerVersions,
 ) -> Route {
-    let reject = |status, error| Route::Reject(Rejection::new(status, error, message));
+    let reject = |status, error| Route::Reject(Refused::new(status, error, message));
     // 1. Origin first, in both eras.
     if !facts.origin_allowed {
         return reject(403, origin_rejection());

@@ -52,7 +52,7 @@ pub enum Route {
     /// An `initialize` request: open a legacy session at this negotiated version.
     Initialize(ProtocolVersion),
     /// Refuse the message; answer with the rejection's error if it was a request.
-    Reject(Rejection),
+    Reject(Refused),
     /// Drop the message: it is a response or error that no request of ours awaits.
     Ignore(&'static str),
 }
@@ -72,10 +72,10 @@ impl Route {
         matches!(self, Self::Modern(_))
     }
 
-    /// The rejection, if the message is refused.
-    pub fn rejection(&self) -> Option<&Rejection> {
+    /// The refusal, if the message is refused.
+    pub fn refused(&self) -> Option<&Refused> {
         match self {
-            Self::Reject(rejection) => Some(rejection),
+            Self::Reject(refused) => Some(refused),
             _ => None,
         }
     }
@@ -83,8 +83,9 @@ impl Route {
 
 /// A refused message: the JSON-RPC error to answer with, and the HTTP status to use.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Rejection {
-    /// HTTP status (400, 403, 404, 405); stdio ignores it.
+pub struct Refused {
+    /// HTTP status (400, 403, 404, 405 from the router; a server's own refusals may use
+    /// others); stdio ignores it.
     pub status: u16,
     /// The error object.
     pub error: ErrorObject,
@@ -93,7 +94,7 @@ pub struct Rejection {
     pub id: Option<RequestId>,
 }
 
-impl Rejection {
+impl Refused {
     fn new(status: u16, error: ErrorObject, message: &Message) -> Self {
         let id = match message {
             Message::Request(request) => Some(request.id.clone()),

@@ -1,7 +1,7 @@
 //! CHECKLIST §10.2: one server, both eras, one stdio stream.
 
 use super::checks::{check_request_meta, is_modern_body, negotiate_initialize, no_era};
-use super::{PeerState, Rejection, Route, ServerVersions};
+use super::{PeerState, Refused, Route, ServerVersions};
 use crate::Method;
 use crate::jsonrpc::{ErrorObject, Message};
 
@@ -9,7 +9,7 @@ use crate::jsonrpc::{ErrorObject, Message};
 const NO_STATUS: u16 = 400;
 
 pub(super) fn route(message: &Message, peer: &PeerState, versions: &ServerVersions) -> Route {
-    let reject = |error: ErrorObject| Route::Reject(Rejection::new(NO_STATUS, error, message));
+    let reject = |error: ErrorObject| Route::Reject(Refused::new(NO_STATUS, error, message));
     let session = match peer {
         PeerState::Session(version) => Some(*version),
         PeerState::NoSession | PeerState::UnknownSession => None,

@@ -54,7 +54,7 @@ fn modern_headers<'a>(method: &'a str, name: Option<&'a str>) -> HttpRequestFact
 }
 
 fn rejected(route: &Route) -> (u16, ErrorCode) {
-    let rejection = route.rejection().unwrap_or_else(|| panic!("expected a rejection, got {route:?}"));
+    let rejection = route.refused().unwrap_or_else(|| panic!("expected a rejection, got {route:?}"));
     (rejection.status, rejection.error.code)
 }
 
@@ -84,7 +84,7 @@ fn s10_1_unsupported_version_legacy_answers_its_own_modern_rejects_with_32022() 
     let facts =
         HttpRequestFacts { protocol_version: Some("2027-01-01"), ..modern_headers("tools/list", None) };
     let route = http(&request, facts, PeerState::NoSession);
-    let rejection = route.rejection().expect("rejected");
+    let rejection = route.refused().expect("rejected");
     assert_eq!((rejection.status, rejection.error.code), (400, ErrorCode::UNSUPPORTED_PROTOCOL_VERSION));
     let data = rejection.error.data.as_ref().expect("data");
     assert_eq!(data["requested"], "2027-01-01");
@@ -123,7 +123,7 @@ fn s10_1_missing_version_info_meta_32602_header_32020_old_session_assumes_header
         "io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}));
     let route = stdio(&no_caps, PeerState::NoSession);
     assert_eq!(rejected(&route), (400, ErrorCode::INVALID_PARAMS));
-    assert!(route.rejection().unwrap().error.message.contains("clientCapabilities"));
+    assert!(route.refused().unwrap().error.message.contains("clientCapabilities"));
     let no_header = HttpRequestFacts { protocol_version: None, ..modern_headers("tools/list", None) };
     assert_eq!(
         rejected(&http(&modern_request("tools/list", json!({})), no_header, PeerState::NoSession)),
@@ -188,7 +188,7 @@ fn s10_1_modern_only_server_names_its_versions_when_sent_initialize() {
     let versions = ServerVersions::modern_only();
     for transport in [Transport::Stdio, Transport::Http(HttpRequestFacts::allowed())] {
         let route = route(&initialize("2025-11-25"), &transport, &PeerState::NoSession, &versions);
-        let rejection = route.rejection().expect("rejected");
+        let rejection = route.refused().expect("rejected");
         assert_eq!(rejection.error.code, ErrorCode::UNSUPPORTED_PROTOCOL_VERSION);
         assert_eq!(rejection.error.data.as_ref().unwrap()["supported"], json!(["2026-07-28"]));
     }
@@ -293,8 +293,8 @@ fn s10_2_step1_everything_else_in_a_session_is_legacy() {
 fn s10_2_step1_without_a_session_modern_rules_apply() {
     let route = stdio(&legacy_request("tools/list"), PeerState::NoSession);
     assert_eq!(rejected(&route).1, ErrorCode::INVALID_PARAMS);
-    assert!(route.rejection().unwrap().error.message.contains("missing required _meta"));
-    assert_eq!(route.rejection().unwrap().id, Some(2.into()));
+    assert!(route.refused().unwrap().error.message.contains("missing required _meta"));
+    assert_eq!(route.refused().unwrap().id, Some(2.into()));
     // notifications/cancelled from a modern client is a modern notification.
     let cancel =
         message(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}));
@@ -572,9 +572,9 @@ mod properties {
             };
             let routed = http(&message, facts, peer);
             if !origin_allowed {
-                prop_assert_eq!(routed.rejection().map(|r| r.status), Some(403), "{:?}", routed);
+                prop_assert_eq!(routed.refused().map(|r| r.status), Some(403), "{:?}", routed);
             }
-            if let Some(rejection) = routed.rejection() {
+            if let Some(rejection) = routed.refused() {
                 prop_assert!((400..500).contains(&rejection.status), "{:?}", rejection);
             }
         }

@@ -10,9 +10,9 @@
 //! use modelctx::protocol::types::Implementation;
 //!
 //! let url = "https://mcp.example.com/mcp";
-//! let browser = LoopbackBrowser::bind().await.map_err(|e| modelctx::client::ClientError::InvalidParams(e.to_string()))?;
+//! let browser = LoopbackBrowser::bind().await.map_err(|e| modelctx::client::ClientError::invalid_params(e.to_string()))?;
 //! let oauth = OAuth::new(url, OAuthOptions::authorization_code(Arc::new(browser)))
-//!     .map_err(|e| modelctx::client::ClientError::InvalidParams(e.to_string()))?;
+//!     .map_err(|e| modelctx::client::ClientError::invalid_params(e.to_string()))?;
 //! let mut options = ClientOptions::new(Implementation::new("my-host", "1.0"));
 //! options.auth = Some(Arc::new(oauth));
 //! let client = Client::connect_http(url, Default::default(), options).await?;

@@ -555,7 +555,7 @@ impl HttpAuth for OAuth {
         Box::pin(async move {
             let mut state = self.state.lock().await;
             if !state.loaded {
-                self.load(&mut state).await.map_err(|e| ClientError::Auth(e.to_string()))?;
+                self.load(&mut state).await.map_err(|e| ClientError::auth(e.to_string()))?;
             }
             self.refresh_if_expiring(&mut state).await;
             let Some(current) = &state.current else { return Ok(()) };
@@ -566,9 +566,9 @@ impl HttpAuth for OAuth {
             if let Some(key) = bound {
                 let proof = key
                     .proof(request.method().as_str(), request.url(), Some(token), state.rs_nonce.as_deref())
-                    .map_err(|e| ClientError::Auth(e.to_string()))?;
+                    .map_err(|e| ClientError::auth(e.to_string()))?;
                 let proof = reqwest::header::HeaderValue::try_from(proof)
-                    .map_err(|_| ClientError::Auth("a DPoP proof a header cannot carry".into()))?;
+                    .map_err(|_| ClientError::auth("a DPoP proof a header cannot carry"))?;
                 request.headers_mut().insert("DPoP", proof);
             }
             Ok(())
@@ -576,6 +576,6 @@ impl HttpAuth for OAuth {
     }
 
     fn refused<'a>(&'a self, refusal: Refusal<'a>) -> BoxFuture<'a, Result<bool, ClientError>> {
-        Box::pin(async move { self.on_refusal(refusal).await.map_err(|e| ClientError::Auth(e.to_string())) })
+        Box::pin(async move { self.on_refusal(refusal).await.map_err(|e| ClientError::auth(e.to_string())) })
     }
 }

@@ -73,9 +73,8 @@ impl HttpAuth for StaticBearer {
 /// The `Authorization` header value that carries `token` with `scheme` (`Bearer`, `DPoP`),
 /// marked sensitive so that no log shows it.
 pub fn authorization_value(scheme: &str, token: &str) -> Result<HeaderValue, ClientError> {
-    let mut value = HeaderValue::try_from(format!("{scheme} {token}")).map_err(|_| {
-        ClientError::InvalidParams("the access token has characters a header cannot carry".into())
-    })?;
+    let mut value = HeaderValue::try_from(format!("{scheme} {token}"))
+        .map_err(|_| ClientError::invalid_params("the access token has characters a header cannot carry"))?;
     value.set_sensitive(true);
     Ok(value)
 }

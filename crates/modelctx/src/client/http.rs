@@ -183,7 +183,7 @@ impl HttpLink {
         if outcome.is_ok() {
             guard.id = None;
         }
-        outcome.unwrap_or_else(|_| Err(ClientError::Timeout { method: method.clone(), after: timeout }))
+        outcome.unwrap_or_else(|_| Err(ClientError::timeout(method.clone(), timeout)))
     }
 
     /// Sends a notification (202 expected).
@@ -196,7 +196,7 @@ impl HttpLink {
         let response = self.post(&message, None).await?;
         match response.status().as_u16() {
             200..=299 => Ok(()),
-            status => Err(ClientError::Http { status, detail: body_text(response).await }),
+            status => Err(ClientError::http(status, body_text(response).await)),
         }
     }
 
@@ -323,7 +323,7 @@ impl HttpLink {
                 return Ok(response);
             }
         }
-        Err(ClientError::Auth(format!(
+        Err(ClientError::auth(format!(
             "{what} {} was refused {} times with fresh credentials",
             self.url,
             MAX_AUTH_RETRIES + 1
@@ -352,14 +352,12 @@ impl HttpLink {
                 return Ok(None);
             }
             let Some(last) = cursor.last_event_id.clone() else {
-                return Err(ClientError::Closed(
-                    "the server ended the response stream without an answer".into(),
-                ));
+                return Err(ClientError::closed("the server ended the response stream without an answer"));
             };
             tokio::time::sleep(cursor.retry).await;
             response = self.get_stream(Some(&last)).await?;
         }
-        Err(ClientError::Closed(format!("the answer stream ended {RECONNECTS} times without the answer")))
+        Err(ClientError::closed(format!("the answer stream ended {RECONNECTS} times without the answer")))
     }
 
     /// Reads one stream until the answer to `id` (`Some`) or its end (`None`).
@@ -464,7 +462,7 @@ impl HttpLink {
         let response = self.send(request, "GET (event stream)").await?;
         match response.status().as_u16() {
             200..=299 => Ok(response),
-            status => Err(ClientError::Http { status, detail: body_text(response).await }),
+            status => Err(ClientError::http(status, body_text(response).await)),
         }
     }
 
@@ -487,7 +485,7 @@ impl HttpLink {
             settled.initialize.clone()
         };
         let Some(params) = params else {
-            return Err(ClientError::Closed("the server forgot the session".into()));
+            return Err(ClientError::closed("the server forgot the session"));
         };
         tracing::info!(url = %self.url, "the server forgot the session; initializing again");
         self.post_request(self.fresh_id(), &Method::Initialize, Some(params)).await?.into_result()?;
@@ -501,17 +499,14 @@ impl Posted {
     /// The result, or an error naming the status and what the server said.
     pub(crate) fn into_result(self) -> Result<JsonObject, ClientError> {
         if self.broken {
-            return Err(ClientError::Closed(
-                "the response stream broke before the answer, each time it was sent".into(),
+            return Err(ClientError::closed(
+                "the response stream broke before the answer, each time it was sent",
             ));
         }
         match self.answer {
             Some(Ok(result)) if (200..300).contains(&self.status) => Ok(result),
-            Some(Err(error)) => Err(ClientError::Rpc(error)),
-            _ => Err(ClientError::Http {
-                status: self.status,
-                detail: String::from_utf8_lossy(&self.body).into_owned(),
-            }),
+            Some(Err(error)) => Err(ClientError::rpc(error)),
+            _ => Err(ClientError::http(self.status, String::from_utf8_lossy(&self.body).into_owned())),
         }
     }
 }
@@ -580,10 +575,9 @@ async fn read_capped(response: reqwest::Response, limit: usize) -> Result<Bytes,
         let chunk =
             chunk.map_err(|e| ClientError::transport(format!("reading the answer failed: {e}"), e))?;
         if body.len() + chunk.len() > limit {
-            return Err(ClientError::InvalidResult {
-                method: "(any)".into(),
-                detail: format!("the server's answer is longer than the limit of {limit} bytes"),
-            });
+            return Err(ClientError::malformed(format!(
+                "the server's answer is longer than the limit of {limit} bytes"
+            )));
         }
         body.extend_from_slice(&chunk);
     }

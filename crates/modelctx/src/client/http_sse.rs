@@ -38,26 +38,22 @@ pub(super) async fn open(
         .is_some_and(|v| v.starts_with("text/event-stream"));
     if !response.status().is_success() || !is_stream {
         let status = response.status().as_u16();
-        return Err(ClientError::Http { status, detail: "no HTTP+SSE event stream here either".into() });
+        return Err(ClientError::http(status, "no HTTP+SSE event stream here either"));
     }
     let mut events = SseReader::new(response, limits);
     let endpoint = loop {
         let Some(event) = events.next().await else {
-            return Err(ClientError::Closed("the event stream ended before its endpoint event".into()));
+            return Err(ClientError::closed("the event stream ended before its endpoint event"));
         };
         if event.event.as_deref() == Some("endpoint") {
-            let endpoint = url.join(event.data.trim()).map_err(|e| ClientError::InvalidResult {
-                method: "endpoint".into(),
-                detail: format!("{:?}: {e}", event.data),
-            })?;
+            let endpoint = url
+                .join(event.data.trim())
+                .map_err(|e| ClientError::malformed(format!("the endpoint event {:?}: {e}", event.data)))?;
             // Every POST carries this client's headers (a bearer token): never to another origin.
             if endpoint.origin() != url.origin() {
-                return Err(ClientError::InvalidResult {
-                    method: "endpoint".into(),
-                    detail: format!(
-                        "{endpoint} is not on the origin of the event stream {url}; its messages would carry this client's headers there"
-                    ),
-                });
+                return Err(ClientError::malformed(format!(
+                    "the endpoint event: {endpoint} is not on the origin of the event stream {url}; its messages would carry this client's headers there"
+                )));
             }
             break endpoint;
         }

@@ -21,9 +21,9 @@ use serde_json::Value;
 use tokio::sync::broadcast;
 
 use super::ClientError;
+use super::error::Kind;
 #[cfg(feature = "http-client")]
 use super::http::HttpLink;
-use super::negotiate::VERSIONS;
 use super::rpc::Rpc;
 
 /// The transport under a client.
@@ -136,13 +136,15 @@ impl Link {
         }
     }
 
-    /// Sends the `server/discover` probe at `version` and reads the verdict (CHECKLIST
-    /// §10.1), with the result when there is one. `answered` says whether the verdict came
-    /// from the server's answer, not from the probe's time running out.
+    /// Sends the `server/discover` probe at `version` and reads the verdict for a client that
+    /// speaks the `known` versions (CHECKLIST §10.1), with the result when there is one.
+    /// `answered` says whether the verdict came from the server's answer, not from the probe's
+    /// time running out.
     pub(super) async fn probe(
         &self,
         params: JsonObject,
         version: ProtocolVersion,
+        known: &[ProtocolVersion],
         timeout: Duration,
     ) -> Result<Probed, ClientError> {
         match self {
@@ -150,17 +152,15 @@ impl Link {
                 let probe = rpc.request(&Method::Discover, Some(params), timeout).await;
                 let verdict = match &probe {
                     Ok(result) => {
-                        stdio_probe_verdict(ProbeOutcome::Result(&Value::Object(result.clone())), &VERSIONS)
+                        stdio_probe_verdict(ProbeOutcome::Result(&Value::Object(result.clone())), known)
                     }
-                    Err(ClientError::Rpc(error)) => {
-                        stdio_probe_verdict(ProbeOutcome::Error(error), &VERSIONS)
-                    }
-                    Err(ClientError::Timeout { .. }) => {
-                        stdio_probe_verdict(ProbeOutcome::TimedOut, &VERSIONS)
-                    }
-                    Err(other) => return Err(other.clone()),
+                    Err(error) => match error.kind() {
+                        Kind::Rpc(error) => stdio_probe_verdict(ProbeOutcome::Error(error), known),
+                        Kind::Timeout { .. } => stdio_probe_verdict(ProbeOutcome::TimedOut, known),
+                        _ => return Err(error.clone()),
+                    },
                 };
-                let answered = !matches!(probe, Err(ClientError::Timeout { .. }));
+                let answered = !probe.as_ref().is_err_and(ClientError::is_timeout);
                 Ok(Probed { verdict, result: probe.ok(), answered })
             }
             #[cfg(feature = "http-client")]
@@ -178,20 +178,20 @@ impl Link {
                         let posted = posted?;
                         // Refused authorization says nothing of the era: it is the error.
                         if matches!(posted.status, 401 | 403) {
-                            return Err(ClientError::Http {
-                                status: posted.status,
-                                detail: String::from_utf8_lossy(&posted.body).into_owned(),
-                            });
+                            return Err(ClientError::http(
+                                posted.status,
+                                String::from_utf8_lossy(&posted.body).into_owned(),
+                            ));
                         }
                         match posted.answer {
                             Some(Ok(result)) if (200..300).contains(&posted.status) => {
                                 let value = Value::Object(result.clone());
-                                (stdio_probe_verdict(ProbeOutcome::Result(&value), &VERSIONS), Some(result))
+                                (stdio_probe_verdict(ProbeOutcome::Result(&value), known), Some(result))
                             }
                             Some(Err(error)) if posted.body.is_empty() => {
-                                (stdio_probe_verdict(ProbeOutcome::Error(&error), &VERSIONS), None)
+                                (stdio_probe_verdict(ProbeOutcome::Error(&error), known), None)
                             }
-                            _ => (http_probe_verdict(posted.status, &posted.body, &VERSIONS), None),
+                            _ => (http_probe_verdict(posted.status, &posted.body, known), None),
                         }
                     }
                 };

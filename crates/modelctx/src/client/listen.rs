@@ -92,16 +92,13 @@ impl Client {
                     }
                 };
                 tokio::select! {
-                    ended = &mut call => return Err(ended.err().unwrap_or_else(|| ClientError::InvalidResult {
-                        method: Method::SubscriptionsListen,
-                        detail: "the subscription ended before it was acknowledged".into(),
-                    })),
+                    ended = &mut call => return Err(ended.err().unwrap_or_else(|| ClientError::invalid_result(Method::SubscriptionsListen, "the subscription ended before it was acknowledged"))),
                     subscription = acknowledged => {
                         wanted.subscription = subscription;
                         drop(setup);
                     }
                     () = tokio::time::sleep(self.options.request_timeout) => {
-                        return Err(ClientError::Timeout { method: Method::SubscriptionsListen, after: self.options.request_timeout });
+                        return Err(ClientError::timeout(Method::SubscriptionsListen, self.options.request_timeout));
                     }
                 }
                 Some(call)

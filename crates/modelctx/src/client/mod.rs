@@ -70,6 +70,7 @@ use modelctx_protocol::model::{CallToolResult, Tool};
 use modelctx_protocol::types::{
     Completion, LoggingLevel, Prompt, PromptMessage, Resource, ResourceTemplate, TextOrBlob,
 };
+use modelctx_protocol::v2026::ResultType;
 use modelctx_protocol::{Era, JsonObject};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -81,6 +82,7 @@ use tokio_util::sync::DropGuard;
 #[cfg(feature = "http-client")]
 pub use auth::{HttpAuth, Refusal, StaticBearer, authorization_value};
 pub use behalf::{OnBehalf, on_behalf};
+pub(crate) use error::Kind as ClientErrorKind;
 pub use error::{Cause, ClientError};
 pub use handlers::{ClientHandlers, input_key};
 pub use options::{ClientOptions, EraMode, ServerDescription};
@@ -97,7 +99,7 @@ use negotiate::negotiate;
 use rpc::Rpc;
 use stdio::Process;
 use tracing::Instrument as _;
-use wire::{member, with_meta};
+use wire::{member, result_type, with_meta};
 
 #[cfg(feature = "validation")]
 use crate::schema::Validator;
@@ -182,12 +184,15 @@ impl Client {
         options: ClientOptions,
     ) -> Result<Self, ClientError> {
         let url = reqwest::Url::parse(url)
-            .map_err(|e| ClientError::InvalidParams(format!("the URL {url:?}: {e}")))?;
+            .map_err(|e| ClientError::invalid_params(format!("the URL {url:?}: {e}")))?;
         let link = Link::Http(Arc::new(HttpLink::new(url.clone(), headers.clone(), &options)?));
         match Self::open(link, options.clone(), None).await {
             // Neither era answers a POST here: an old server of the deprecated HTTP+SSE
             // transport, the last fallback.
-            Err(ClientError::Http { status: 400 | 404 | 405, .. }) if options.mode != EraMode::Modern => {
+            Err(error)
+                if matches!(error.http_status(), Some(400 | 404 | 405))
+                    && options.mode != EraMode::Modern =>
+            {
                 Self::connect_http_sse(url, headers, options).await
             }
             other => other,
@@ -279,7 +284,7 @@ impl Client {
             Value::Object(params) => params,
             Value::Null => JsonObject::new(),
             other => {
-                return Err(ClientError::InvalidParams(format!("params must be an object, not {other}")));
+                return Err(ClientError::invalid_params(format!("params must be an object, not {other}")));
             }
         };
         self.request_within(&method, params, self.options.request_timeout).await
@@ -355,9 +360,7 @@ impl Client {
         timeout: Duration,
     ) -> Result<Answered, ClientError> {
         if let Some(capability) = self.undeclared(method) {
-            return Err(ClientError::InvalidParams(format!(
-                "the server did not declare the `{capability}` capability, so {method} is not sent (LIFE-08)"
-            )));
+            return Err(ClientError::undeclared(capability, method.clone()));
         }
         let telemetry = telemetry::start(method, &params, self.server.version);
         telemetry::inject(&telemetry, &mut params);
@@ -390,24 +393,22 @@ impl Client {
             let log_level = *self.log_level.lock().unwrap_or_else(PoisonError::into_inner);
             let request = with_meta(params.clone(), self.server.version, &self.options, log_level);
             let result = self.link.request(method, Some(request), timeout).await?;
-            match result.get("resultType") {
-                None => return Ok(Answered { result, rounds }),
-                Some(Value::String(kind)) if kind == "complete" => return Ok(Answered { result, rounds }),
-                Some(Value::String(kind)) if kind == "input_required" => {}
+            match result_type(&result) {
+                ResultType::Complete => return Ok(Answered { result, rounds }),
+                ResultType::InputRequired => {}
                 // TX-02: a task answers only a tools/call, and only a client that declared
                 // the extension.
-                Some(Value::String(kind))
-                    if kind == "task" && *method == Method::CallTool && self.options.tasks =>
-                {
+                ResultType::Task if *method == Method::CallTool && self.options.tasks => {
                     return Ok(Answered { result, rounds });
                 }
-                Some(other) => {
-                    return Err(ClientError::InvalidResult {
-                        method: method.clone(),
-                        detail: format!(
-                            "resultType {other} is not one this client knows (complete, input_required)"
+                other => {
+                    return Err(ClientError::invalid_result(
+                        method.clone(),
+                        format!(
+                            "resultType {:?} is not one this client knows (complete, input_required)",
+                            other.as_str()
                         ),
-                    });
+                    ));
                 }
             }
             // All of a round's questions are put at once, as the server asked them at once
@@ -417,7 +418,7 @@ impl Client {
                 let method = Method::from(asked.get("method").and_then(Value::as_str).unwrap_or_default());
                 let asked_params = asked.get("params").and_then(Value::as_object).cloned();
                 let answer = self.options.handlers.answer_input(key.clone(), &method, asked_params).await;
-                Ok::<_, ClientError>((key, Value::Object(answer.map_err(ClientError::Rpc)?)))
+                Ok::<_, ClientError>((key, Value::Object(answer.map_err(ClientError::rpc)?)))
             });
             let responses: JsonObject =
                 futures::future::join_all(answers).await.into_iter().collect::<Result<_, _>>()?;
@@ -427,10 +428,10 @@ impl Client {
                 None => params.remove("requestState"),
             };
         }
-        Err(ClientError::InvalidResult {
-            method: method.clone(),
-            detail: format!("the server still asks for input after {} rounds", self.options.max_input_rounds),
-        })
+        Err(ClientError::invalid_result(
+            method.clone(),
+            format!("the server still asks for input after {} rounds", self.options.max_input_rounds),
+        ))
     }
 
     /// Checks that the server answers: `ping`, or in 2026-07-28 (which has no `ping`)
@@ -497,11 +498,11 @@ impl Client {
             .as_ref()
             .and_then(|schemas| schemas.get(name).cloned());
         let Some(validator) = validator else {
-            return Err(ClientError::InvalidParams(format!("the server lists no tool {name:?}")));
+            return Err(ClientError::invalid_params(format!("the server lists no tool {name:?}")));
         };
         match validator.explain(arguments) {
             None => Ok(()),
-            Some(why) => Err(ClientError::InvalidParams(format!(
+            Some(why) => Err(ClientError::invalid_params(format!(
                 "the arguments of {name} break its inputSchema: {why}"
             ))),
         }
@@ -524,10 +525,9 @@ impl Client {
         };
         match problem {
             None => Ok(()),
-            Some(problem) => Err(ClientError::InvalidResult {
-                method: Method::CallTool,
-                detail: format!("tool {name}: {problem}"),
-            }),
+            Some(problem) => {
+                Err(ClientError::invalid_result(Method::CallTool, format!("tool {name}: {problem}")))
+            }
         }
     }
 
@@ -584,19 +584,16 @@ impl Client {
             let next = each(self.cached_request(method, params).await?)?;
             match next {
                 Some(next) if cursor.as_ref() == Some(&next) => {
-                    return Err(ClientError::InvalidResult {
-                        method: method.clone(),
-                        detail: format!("the server returned the cursor {next:?} it was given"),
-                    });
+                    return Err(ClientError::invalid_result(
+                        method.clone(),
+                        format!("the server returned the cursor {next:?} it was given"),
+                    ));
                 }
                 Some(next) => cursor = Some(next),
                 None => return Ok(()),
             }
         }
-        Err(ClientError::InvalidResult {
-            method: method.clone(),
-            detail: format!("still more pages after {MAX_PAGES}"),
-        })
+        Err(ClientError::invalid_result(method.clone(), format!("still more pages after {MAX_PAGES}")))
     }
 
     /// Calls tool `name` with `arguments` (a JSON object). With the `validation` feature, when
@@ -614,13 +611,10 @@ impl Client {
     /// its id is returned, for [`Client::get_task`] and [`Client::cancel_task`].
     pub async fn start_tool(&self, name: &str, arguments: Value) -> Result<Started, ClientError> {
         let result = self.request(Method::CallTool, json!({"name": name, "arguments": arguments})).await?;
-        match result.get("resultType").and_then(Value::as_str) {
-            Some("task") => match result.get("taskId").and_then(Value::as_str) {
+        match result_type(&result) {
+            ResultType::Task => match result.get("taskId").and_then(Value::as_str) {
                 Some(id) => Ok(Started::Task(id.to_owned())),
-                None => Err(ClientError::InvalidResult {
-                    method: Method::CallTool,
-                    detail: "a task without a taskId".into(),
-                }),
+                None => Err(ClientError::invalid_result(Method::CallTool, "a task without a taskId")),
             },
             _ => self.tool_result(name, result).await.map(Started::Done),
         }
@@ -630,8 +624,8 @@ impl Client {
     /// checked against the tool's output schema.
     #[cfg_attr(not(feature = "validation"), allow(unused_variables))]
     async fn tool_result(&self, name: &str, result: JsonObject) -> Result<CallToolResult, ClientError> {
-        let result = match result.get("resultType").and_then(Value::as_str) {
-            Some("task") => self.follow_task(result).await?,
+        let result = match result_type(&result) {
+            ResultType::Task => self.follow_task(result).await?,
             _ => result,
         };
         let result = self.dialect.call_result(result)?;

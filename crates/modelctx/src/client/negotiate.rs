@@ -32,7 +32,7 @@ pub(super) async fn negotiate(
         // A refused probe may name the version to retry with; one retry is enough.
         for _ in 0..2 {
             let params = with_meta(JsonObject::new(), version, options, None);
-            let probed = link.probe(params, version, options.probe_timeout).await?;
+            let probed = link.probe(params, version, &VERSIONS, options.probe_timeout).await?;
             answered = probed.answered;
             match (probed.verdict, probed.result) {
                 (EraVerdict::Modern(chosen), Some(result)) if chosen == version => {
@@ -42,13 +42,13 @@ pub(super) async fn negotiate(
                 // Refused (with the version to use, or a transient modern error): once more.
                 (EraVerdict::Modern(chosen), _) => version = chosen,
                 (EraVerdict::Incompatible { supported }, _) => {
-                    return Err(ClientError::Incompatible { supported });
+                    return Err(ClientError::incompatible(supported));
                 }
                 _ => break,
             }
         }
         if options.mode == EraMode::Modern {
-            return Err(ClientError::Incompatible { supported: Vec::new() });
+            return Err(ClientError::incompatible(Vec::new()));
         }
         let server = initialize(link, options).await?;
         if answered {
@@ -84,7 +84,7 @@ async fn initialize(link: &Link, options: &ClientOptions) -> Result<ServerDescri
     let result: v2025::InitializeResult = parse(&Method::Initialize, result)?;
     let version = ProtocolVersion::parse(&result.protocol_version)
         .filter(|version| version.era() == Era::Legacy)
-        .ok_or_else(|| ClientError::Incompatible { supported: vec![result.protocol_version.clone()] })?;
+        .ok_or_else(|| ClientError::incompatible(vec![result.protocol_version.clone()]))?;
     link.settle(version);
     link.notify(&Method::Initialized, None).await?;
     link.open_session(options.probe_timeout).await;

@@ -49,7 +49,7 @@ impl Client {
         mut on_progress: impl FnMut(Progress) + Send,
     ) -> Result<JsonObject, ClientError> {
         let Value::Object(mut params) = params else {
-            return Err(ClientError::InvalidParams("params must be an object".into()));
+            return Err(ClientError::invalid_params("params must be an object"));
         };
         let token = format!("modelctx-progress-{}", self.progress_tokens.fetch_add(1, Ordering::Relaxed));
         request_meta(&mut params).insert(meta::PROGRESS_TOKEN.into(), json!(token));
@@ -82,7 +82,7 @@ impl Client {
                     }
                 }
                 () = tokio::time::sleep_until(deadline) => {
-                    return Err(ClientError::Timeout { method: method.clone(), after: limit });
+                    return Err(ClientError::timeout(method.clone(), limit));
                 }
             }
         }

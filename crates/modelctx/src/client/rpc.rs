@@ -155,12 +155,12 @@ impl Rpc {
 
     async fn send_line(&self, line: String) -> Result<(), ClientError> {
         if let Some(why) = &self.inner.state().closed {
-            return Err(ClientError::Closed(why.clone()));
+            return Err(ClientError::closed(why.clone()));
         }
         if let Some(tap) = &self.inner.tap {
             tap.sent(&line);
         }
-        self.inner.outbox.send(line).await.map_err(|_| ClientError::Closed("the connection is closed".into()))
+        self.inner.outbox.send(line).await.map_err(|_| ClientError::closed("the connection is closed"))
     }
 
     /// Sends a request and waits up to `timeout` for its answer. Dropping the future, or
@@ -176,7 +176,7 @@ impl Rpc {
         {
             let mut state = self.inner.state();
             if let Some(why) = &state.closed {
-                return Err(ClientError::Closed(why.clone()));
+                return Err(ClientError::closed(why.clone()));
             }
             state.pending.insert(id.clone(), waiter);
         }
@@ -192,14 +192,14 @@ impl Rpc {
             Ok(settled) => {
                 guard.id = None;
                 match settled {
-                    Ok(Ok(answer)) => answer.map_err(ClientError::Rpc),
-                    Ok(Err(why)) => Err(ClientError::Closed(why)),
-                    Err(_) => Err(ClientError::Closed("the connection closed".into())),
+                    Ok(Ok(answer)) => answer.map_err(ClientError::rpc),
+                    Ok(Err(why)) => Err(ClientError::closed(why)),
+                    Err(_) => Err(ClientError::closed("the connection closed")),
                 }
             }
             Err(_) => {
                 guard.reason = "timed out";
-                Err(ClientError::Timeout { method: method.clone(), after: timeout })
+                Err(ClientError::timeout(method.clone(), timeout))
             }
         }
     }

@@ -117,10 +117,10 @@ fn differing_field<'a>(read: &'a JsonObject, listed: &'a JsonObject) -> Option<&
 
 /// A file that failed verification: an error naming it and why, its content unused.
 fn refused(uri: &str, why: String) -> ClientError {
-    ClientError::InvalidResult {
-        method: Method::ReadResource,
-        detail: format!("{uri} fails skill verification: {why}; it is not used"),
-    }
+    ClientError::invalid_result(
+        Method::ReadResource,
+        format!("{uri} fails skill verification: {why}; it is not used"),
+    )
 }
 
 #[cfg(test)]

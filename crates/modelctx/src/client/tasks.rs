@@ -43,8 +43,7 @@ impl Client {
     /// Follows the task of a `CreateTaskResult` to its end: the result of a completed task,
     /// the error of a failed one.
     pub(super) async fn follow_task(&self, created: JsonObject) -> Result<JsonObject, ClientError> {
-        let invalid =
-            |detail: &str| ClientError::InvalidResult { method: Method::CallTool, detail: detail.into() };
+        let invalid = |detail: &str| ClientError::invalid_result(Method::CallTool, detail);
         let id = created
             .get("taskId")
             .and_then(Value::as_str)
@@ -63,10 +62,7 @@ impl Client {
             if tokio::time::Instant::now() + poll > deadline {
                 // Our patience ends before the task does: tell the server to stop.
                 let _ = self.cancel_task(id).await;
-                return Err(ClientError::Timeout {
-                    method: "tools/call (as a task)".into(),
-                    after: self.options.task_timeout,
-                });
+                return Err(ClientError::timeout("tools/call (as a task)".into(), self.options.task_timeout));
             }
             tokio::time::sleep(poll).await;
             state = self.get_task(id).await?;
@@ -83,13 +79,13 @@ impl Client {
                         .get("error")
                         .cloned()
                         .and_then(|e| serde_json::from_value::<ErrorObject>(e).ok());
-                    return Err(ClientError::Rpc(
+                    return Err(ClientError::rpc(
                         error.unwrap_or_else(|| ErrorObject::internal("the task failed")),
                     ));
                 }
                 Some("cancelled") => {
                     let why = state.get("statusMessage").and_then(Value::as_str).unwrap_or("no reason given");
-                    return Err(ClientError::Closed(format!("the server cancelled task {id}: {why}")));
+                    return Err(ClientError::closed(format!("the server cancelled task {id}: {why}")));
                 }
                 Some("input_required") => self.answer_task(id, &state, &mut answered).await?,
                 _ => {}
@@ -113,7 +109,7 @@ impl Client {
             let method = Method::from(request.get("method").and_then(Value::as_str).unwrap_or_default());
             let params = request.get("params").and_then(Value::as_object).cloned();
             let answer =
-                self.options.handlers.answer(Era::Modern, &method, params).await.map_err(ClientError::Rpc)?;
+                self.options.handlers.answer(Era::Modern, &method, params).await.map_err(ClientError::rpc)?;
             responses.insert(key.clone(), Value::Object(answer));
             answered.insert(key);
         }

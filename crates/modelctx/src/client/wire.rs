@@ -2,6 +2,7 @@
 
 use modelctx_protocol::Method;
 use modelctx_protocol::types::LoggingLevel;
+use modelctx_protocol::v2026::ResultType;
 use modelctx_protocol::{JsonObject, ProtocolVersion, meta};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -16,12 +17,22 @@ pub(super) fn member<T: DeserializeOwned>(
 ) -> Result<T, ClientError> {
     let value = result.remove(key).unwrap_or(Value::Null);
     serde_json::from_value(value)
-        .map_err(|e| ClientError::InvalidResult { method: method.clone(), detail: format!("{key}: {e}") })
+        .map_err(|e| ClientError::invalid_result(method.clone(), format!("{key}: {e}")))
 }
 
 pub(super) fn parse<T: DeserializeOwned>(method: &Method, result: JsonObject) -> Result<T, ClientError> {
     serde_json::from_value(Value::Object(result))
-        .map_err(|e| ClientError::InvalidResult { method: method.clone(), detail: e.to_string() })
+        .map_err(|e| ClientError::invalid_result(method.clone(), e.to_string()))
+}
+
+/// The `resultType` of a result: absent means `complete` (BASE-08); a value that is not a
+/// string reads as one this client does not know.
+pub(super) fn result_type(result: &JsonObject) -> ResultType {
+    match result.get("resultType") {
+        None => ResultType::Complete,
+        Some(Value::String(kind)) => ResultType::from(kind.as_str()),
+        Some(other) => ResultType::Other(other.to_string()),
+    }
 }
 
 /// The `_meta` object of `params`, made one if it is absent or not an object.

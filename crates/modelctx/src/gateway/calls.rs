@@ -9,10 +9,6 @@
 //! line is not this client's to read. The same rule routes a 2025-11-25 backend's live
 //! questions (`relay.rs`).
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, PoisonError};
-
 use modelctx_protocol::jsonrpc::{ErrorObject, Notification};
 use modelctx_protocol::model::CallToolResult;
 use modelctx_protocol::types::LoggingMessageNotificationParams;
@@ -20,56 +16,10 @@ use modelctx_protocol::{JsonObject, Method};
 use serde_json::Value;
 use tokio::sync::{broadcast, mpsc};
 
+use super::in_flight::InFlight;
 use super::relay::on_behalf_of;
-use crate::client::ClientError;
 use crate::host::{Host, HostError, HostTool};
 use crate::server::RequestContext;
-
-/// The calls in flight through the gateway, by backend: each with its inbound request.
-#[derive(Default)]
-pub(super) struct InFlight {
-    calls: Mutex<HashMap<String, Vec<(u64, RequestContext)>>>,
-    next_id: AtomicU64,
-}
-
-/// One call in [`InFlight`] until dropped.
-struct Entered<'a> {
-    in_flight: &'a InFlight,
-    server: &'a str,
-    id: u64,
-}
-
-impl InFlight {
-    fn calls(&self) -> std::sync::MutexGuard<'_, HashMap<String, Vec<(u64, RequestContext)>>> {
-        self.calls.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn enter<'a>(&'a self, server: &'a str, ctx: &RequestContext) -> Entered<'a> {
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        self.calls().entry(server.to_owned()).or_default().push((id, ctx.clone()));
-        Entered { in_flight: self, server, id }
-    }
-
-    /// The inbound request of the one call in flight to `server`, when there is exactly one.
-    pub(super) fn sole(&self, server: &str) -> Option<RequestContext> {
-        match self.calls().get(server).map(Vec::as_slice) {
-            Some([(_, ctx)]) => Some(ctx.clone()),
-            _ => None,
-        }
-    }
-}
-
-impl Drop for Entered<'_> {
-    fn drop(&mut self) {
-        let mut calls = self.in_flight.calls();
-        if let Some(list) = calls.get_mut(self.server) {
-            list.retain(|(id, _)| *id != self.id);
-            if list.is_empty() {
-                calls.remove(self.server);
-            }
-        }
-    }
-}
 
 /// Calls `entry` on its backend for the inbound request `ctx`.
 pub(super) async fn call_tool(
@@ -133,7 +83,7 @@ fn log_of(note: &Notification) -> Option<LoggingMessageNotificationParams> {
 /// error as it gave it, else what went wrong.
 fn call_error(name: &str, error: HostError) -> ErrorObject {
     match (&error, error.client_error()) {
-        (_, Some(ClientError::Rpc(rpc))) => rpc.clone(),
+        (_, Some(client)) if let Some(rpc) = client.rpc_error() => rpc.clone(),
         (HostError::UnknownTool(_), _) => ErrorObject::invalid_params(format!("unknown tool: {name}")),
         _ => ErrorObject::internal(error),
     }

@@ -13,7 +13,8 @@ use modelctx_protocol::types::{Prompt, Resource, ResourceTemplate, TextOrBlob};
 use modelctx_protocol::uri_template::UriTemplate;
 use serde_json::{Value, json};
 
-use super::calls::{InFlight, call_tool};
+use super::calls::call_tool;
+use super::in_flight::InFlight;
 use super::relay::on_behalf_of;
 use crate::client::ClientError;
 use crate::host::{CompletionTarget, Host, HostError, HostPrompt, HostResource, HostTemplate, HostTool};
@@ -230,10 +231,7 @@ async fn read(host: &Host, server: &str, request: ResourceRequest) -> Result<Vec
 
 /// The JSON-RPC error a backend answered, when it did.
 fn backend_error(error: &HostError) -> Option<&ErrorObject> {
-    match error.client_error() {
-        Some(ClientError::Rpc(error)) => Some(error),
-        _ => None,
-    }
+    error.client_error().and_then(ClientError::rpc_error)
 }
 
 fn prompt_error(error: HostError) -> PromptError {

@@ -40,6 +40,7 @@
 //!   are — so unless [`GatewayOptions::host`] has an approval hook, every call is let through.
 
 mod calls;
+mod in_flight;
 mod mirror;
 mod relay;
 
@@ -90,7 +91,7 @@ impl Gateway {
     /// Connects to every backend of `config` (as [`Host::start`] does) and builds the server
     /// that serves them all. Fails only when the server cannot be built.
     pub async fn start(config: HostConfig, options: GatewayOptions) -> Result<Self, BuildError> {
-        let in_flight = Arc::new(calls::InFlight::default());
+        let in_flight = Arc::new(in_flight::InFlight::default());
         let mut host_options = options.host;
         host_options.handlers_for = Some(relay::handlers(Arc::clone(&in_flight)));
         host_options.approval.get_or_insert_with(ApprovalHook::approve_all);

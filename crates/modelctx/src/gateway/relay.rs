@@ -27,7 +27,7 @@ use std::sync::Arc;
 
 use modelctx_protocol::Era;
 
-use super::calls::InFlight;
+use super::in_flight::InFlight;
 use crate::client::{ClientHandlers, OnBehalf, input_key, on_behalf};
 use crate::host::HandlersFor;
 use crate::server::{InputError, RequestContext};

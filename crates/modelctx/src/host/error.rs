@@ -86,7 +86,7 @@ pub enum HostError {
 impl HostError {
     /// Whether the server's time limit passed (the call was cancelled on the server).
     pub fn is_timeout(&self) -> bool {
-        matches!(self.client_error(), Some(ClientError::Timeout { .. }))
+        self.client_error().is_some_and(ClientError::is_timeout)
     }
 
     /// Whether approval was denied.

@@ -114,7 +114,7 @@ pub use status::{ServerState, ServerStatus, TransportKind};
 use config::Transport;
 use registry::{Listing, Placement, Registry};
 
-use crate::client::{Client, ClientError, Progress};
+use crate::client::{Client, ClientError, ClientErrorKind, Progress};
 
 /// Registry changes kept for a slow listener of [`Host::changes`] (past that it lags, and is
 /// told so).
@@ -514,7 +514,7 @@ impl Shared {
     fn noted(&self, server: &str, error: ClientError) -> ClientError {
         if let Some(slot) = self.slots.get(server)
             && matches!(slot.config.transport, Transport::Http(_))
-            && matches!(error, ClientError::Transport { .. } | ClientError::Closed(_))
+            && matches!(error.kind(), ClientErrorKind::Transport { .. } | ClientErrorKind::Closed(_))
         {
             slot.lost.notify_one();
         }

@@ -8,8 +8,6 @@ use opentelemetry::KeyValue;
 use opentelemetry::metrics::{Histogram, MeterProvider as _};
 use opentelemetry_sdk::metrics::SdkMeterProvider;
 
-use crate::telemetry::Side;
-
 /// The bucket bounds the conventions recommend for operation durations, in seconds.
 const BOUNDS: [f64; 14] = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0];
 
@@ -45,18 +43,35 @@ pub(super) fn install(provider: &SdkMeterProvider) {
     });
 }
 
-/// One operation being measured.
+/// `mcp.server.operation.duration`, once metrics are exported.
+#[cfg(feature = "server")]
+pub(crate) fn server_operations() -> Option<&'static Histogram<f64>> {
+    INSTRUMENTS.get().map(|instruments| &instruments.server)
+}
+
+/// `mcp.client.operation.duration`, once metrics are exported.
+#[cfg(feature = "client")]
+pub(crate) fn client_operations() -> Option<&'static Histogram<f64>> {
+    INSTRUMENTS.get().map(|instruments| &instruments.client)
+}
+
+/// One operation being measured, for its histogram.
 pub(crate) struct Operation {
-    side: Side,
+    histogram: &'static Histogram<f64>,
     started: Instant,
     attributes: Vec<KeyValue>,
 }
 
 impl Operation {
-    /// Starts measuring `method` (about `tool`, when it is a tool call), or `None` when
-    /// metrics are not exported.
-    pub(crate) fn start(side: Side, method: &str, tool: Option<&str>, version: impl Display) -> Option<Self> {
-        INSTRUMENTS.get()?;
+    /// Starts measuring `method` (about `tool`, when it is a tool call) for `histogram`, or
+    /// `None` when metrics are not exported.
+    pub(crate) fn start(
+        histogram: Option<&'static Histogram<f64>>,
+        method: &str,
+        tool: Option<&str>,
+        version: impl Display,
+    ) -> Option<Self> {
+        let histogram = histogram?;
         let mut attributes = vec![
             KeyValue::new("mcp.method.name", method.to_owned()),
             KeyValue::new("mcp.protocol.version", version.to_string()),
@@ -64,20 +79,14 @@ impl Operation {
         if let Some(tool) = tool {
             attributes.push(KeyValue::new("gen_ai.tool.name", tool.to_owned()));
         }
-        Some(Self { side, started: Instant::now(), attributes })
+        Some(Self { histogram, started: Instant::now(), attributes })
     }
 
     /// Records the operation's duration; `error` is what it failed with.
     pub(crate) fn finish(mut self, error: Option<&str>) {
-        let Some(instruments) = INSTRUMENTS.get() else { return };
         if let Some(error) = error {
             self.attributes.push(KeyValue::new("error.type", error.to_owned()));
         }
-        let histogram = match self.side {
-            #[cfg(feature = "server")]
-            Side::Server => &instruments.server,
-            Side::Client => &instruments.client,
-        };
-        histogram.record(self.started.elapsed().as_secs_f64(), &self.attributes);
+        self.histogram.record(self.started.elapsed().as_secs_f64(), &self.attributes);
     }
 }

@@ -5,15 +5,14 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use modelctx_protocol::apps::Visibility;
-use modelctx_protocol::jsonrpc::{ErrorObject, PreparedResult, Request, RequestMethod};
+use modelctx_protocol::jsonrpc::{ErrorObject, PreparedResult, Request};
 use modelctx_protocol::model::{self, CallToolResult, ServerCapabilities};
 use modelctx_protocol::types::{
     CompletionReference, ListChangedCapability, Prompt, PromptMessage, Resource, ResourceTemplate,
     ResourcesCapability, TextOrBlob,
 };
 use modelctx_protocol::{Era, JsonObject, Method, ProtocolVersion, meta, v2025, v2026};
-use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
@@ -22,20 +21,11 @@ use super::completion::completion;
 use super::context::{NotificationSink, RequestContext, RequestFacts, Tokens};
 use super::input::{InputChannel, LegacyPeer, Round, RoundEnd, UntilAsked};
 use super::pagination::page;
+use super::params::{params_of, parse_params, to_object};
 use super::request_state::state_digest;
 use super::resource::{ResourceError, ResourceRequest};
 use super::session::LegacySession;
 use super::{CompletionRequest, Principal, Server};
-
-/// The params of request method `M`, with `-32602` naming the problem.
-pub(crate) fn params_of<M: RequestMethod>(params: Option<JsonObject>) -> Result<M::Params, ErrorObject> {
-    parse_params(params)
-}
-
-/// Parses a request's params into `T`, with `-32602` naming the problem.
-pub(crate) fn parse_params<T: DeserializeOwned>(params: Option<JsonObject>) -> Result<T, ErrorObject> {
-    T::deserialize(params.map_or(Value::Null, Value::Object)).map_err(ErrorObject::invalid_params)
-}
 
 /// What a server reads of 2026-07-28 `tools/call` params (`CallToolRequestParams`) on the hot
 /// path: `_meta` was read into the request's context and `requestState` into its round, so
@@ -50,14 +40,6 @@ struct ToolCall {
     /// round takes the answers from the params themselves.
     #[serde(default, rename = "inputResponses")]
     _input_responses: Option<v2026::InputResponses>,
-}
-
-/// A result as a JSON object.
-pub(crate) fn to_object(result: &impl Serialize) -> JsonObject {
-    match serde_json::to_value(result) {
-        Ok(Value::Object(object)) => object,
-        other => unreachable!("results serialise to objects, got {other:?}"),
-    }
 }
 
 /// Which page: the era, whether the client shows apps, and the cursor.

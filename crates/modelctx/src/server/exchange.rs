@@ -32,10 +32,10 @@ use tracing::Instrument;
 #[cfg(feature = "http-server")]
 use super::RequestContext;
 use super::answer::Answer;
-use super::dispatch::parse_params;
 use super::input::{LegacyPeer, PendingAnswers};
 use super::middleware::McpRequest;
 use super::outgoing::Outgoing;
+use super::params::parse_params;
 use super::telemetry;
 use super::{Limits, Server, Tokens};
 

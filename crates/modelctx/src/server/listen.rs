@@ -11,7 +11,7 @@ use serde_json::json;
 use tokio::sync::broadcast::error::RecvError;
 
 use super::context::{RequestContext, notification};
-use super::dispatch::to_object;
+use super::params::to_object;
 use super::{Server, ServerEvent};
 
 /// Whether a subscription to `subscribed` covers a change at `uri`: the resource itself or a

@@ -35,8 +35,10 @@ pub mod middleware;
 mod options;
 pub(crate) mod outgoing;
 mod pagination;
+pub(crate) mod params;
 mod principal;
 mod prompt;
+mod question;
 mod registry;
 mod request_state;
 mod resource;
@@ -66,10 +68,11 @@ pub use error::RegistrationError;
 pub use extract::{
     Args, FromRequest, Handler, HandlerRequest, IntoOutput, Rejection, State, ToolCallParts, ToolHandler,
 };
-pub use input::{InputError, Question};
+pub use input::InputError;
 pub use options::{CacheDefaults, Limits, ServerOptions};
 pub use principal::Principal;
 pub use prompt::{PromptDef, PromptError, PromptRequest};
+pub use question::Question;
 pub use request_state::{StateKey, StateKeyError, StateKeys};
 pub use resource::{
     ResourceDef, ResourceError, ResourceRequest, ResourceTemplateDef, blob_contents, text_contents,

@@ -8,7 +8,7 @@ use modelctx_protocol::model::ClientCapabilities;
 use modelctx_protocol::types::{Implementation, LoggingLevel};
 use modelctx_protocol::{JsonObject, Method, ProtocolVersion, v2025};
 
-use super::dispatch::{params_of, to_object};
+use super::params::{params_of, to_object};
 use super::{Server, ServerEvent, covers};
 
 /// One client's legacy session: on stdio the process, on HTTP the `Mcp-Session-Id`. A shared

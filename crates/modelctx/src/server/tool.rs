@@ -13,10 +13,10 @@ use modelctx_protocol::{JsonObject, Meta, v2025};
 use serde_json::Value;
 
 use super::context::RequestContext;
-use super::dispatch::to_object;
 use super::error::RegistrationError;
 use super::extract::{Erased, ErasedToolHandler, ToolCallParts, ToolHandler};
 use super::middleware::{Layered, layer_setter};
+use super::params::to_object;
 use super::tasks::TaskSupport;
 #[cfg(feature = "validation")]
 use super::tool_result::error_result;

@@ -12,12 +12,12 @@ use std::future::Future;
 
 use futures::{Stream, StreamExt};
 use modelctx_protocol::JsonObject;
-use modelctx_protocol::era::{PeerState, Transport};
+use modelctx_protocol::era::{PeerState, Refused, Transport};
 use modelctx_protocol::jsonrpc::{ErrorObject, ErrorResponse, Message, ParseFailure, Request, RequestId};
 use tokio::sync::{broadcast, mpsc};
 use tokio_util::sync::CancellationToken;
 
-use super::desk::{self, Action, Call, Desk, Refused, Ticket};
+use super::desk::{self, Action, Call, Desk, Ticket};
 use crate::server::dispatch::Caller;
 use crate::server::exchange::{Exchange, Lifecycle, response};
 use crate::server::middleware::McpRequest;

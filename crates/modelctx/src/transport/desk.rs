@@ -19,7 +19,7 @@
 //!   is saved, and a cancellation or an answer for a request not in flight here goes on to the
 //!   instance that runs it.
 
-use modelctx_protocol::era::{self, PeerState, Route, Transport};
+use modelctx_protocol::era::{self, PeerState, Refused, Route, Transport};
 use modelctx_protocol::jsonrpc::{ErrorObject, Message, Request, RequestId};
 use modelctx_protocol::{JsonObject, Method, ProtocolVersion};
 use tokio::sync::mpsc;
@@ -32,7 +32,8 @@ use crate::server::{LegacySession, RequestContext, Server};
 
 /// What one message asks of the transport it came on.
 pub(crate) enum Action {
-    /// Answer at once with an error: the message was refused.
+    /// Answer at once with an error: the message was refused (the id to answer is `None` for
+    /// a notification or a response, which only Streamable HTTP answers, with the status).
     Refuse(Refused),
     /// Nothing to do; the reason is for the log.
     Ignore(&'static str),
@@ -52,19 +53,6 @@ pub(crate) enum Action {
     Cancel(Option<JsonObject>),
     /// The client's answer to a request of the server.
     Deliver { id: RequestId, outcome: Result<JsonObject, ErrorObject> },
-}
-
-/// A refusal: the error, the id to answer (`None` for a notification or a response, which
-/// only Streamable HTTP answers) and the HTTP status.
-#[derive(Debug)]
-pub(crate) struct Refused {
-    pub(crate) id: Option<RequestId>,
-    pub(crate) error: ErrorObject,
-    #[cfg_attr(
-        not(feature = "http-server"),
-        expect(dead_code, reason = "only Streamable HTTP answers with a status")
-    )]
-    pub(crate) status: u16,
 }
 
 /// A request the router accepted, with its era.
@@ -93,9 +81,7 @@ pub(crate) fn receive(
 ) -> Action {
     let own_stream = matches!(transport, Transport::Http(_));
     match (era::route(&message, transport, &peer, server.versions()), message) {
-        (Route::Reject(rejection), _) => {
-            Action::Refuse(Refused { id: rejection.id, error: rejection.error, status: rejection.status })
-        }
+        (Route::Reject(refused), _) => Action::Refuse(refused),
         (Route::Ignore(reason), _) => Action::Ignore(reason),
         (Route::Initialize(version), Message::Request(request)) => {
             match LegacySession::initialize(server, version, request.params) {

@@ -306,7 +306,7 @@ async fn a_refused_bearer_token_is_refreshed_once_and_the_request_sent_again() {
 
 #[tokio::test]
 async fn a_static_bearer_token_rides_every_request_and_a_wrong_one_is_a_401() {
-    use modelctx::client::{ClientError, StaticBearer};
+    use modelctx::client::StaticBearer;
     let (url, refused) = serve_behind_bearer_check(server(ServerVersions::default())).await;
     let good = ClientOptions { auth: Some(std::sync::Arc::new(StaticBearer::new("fresh"))), ..options() };
     let client = Client::connect_http(&url, Default::default(), good).await.unwrap();
@@ -317,7 +317,7 @@ async fn a_static_bearer_token_rides_every_request_and_a_wrong_one_is_a_401() {
         let wrong =
             ClientOptions { auth: Some(std::sync::Arc::new(StaticBearer::new("wrong"))), mode, ..options() };
         let error = Client::connect_http(&url, Default::default(), wrong).await.err().expect("refused");
-        assert!(matches!(error, ClientError::Http { status: 401, .. }), "{mode:?}: {error:?}");
+        assert_eq!(error.http_status(), Some(401), "{mode:?}: {error:?}");
     }
 }
 
@@ -467,10 +467,7 @@ async fn validated_arguments_are_checked_against_the_input_schema_before_they_ar
     let client = Client::connect_http(&url, Default::default(), checking).await.unwrap();
     // No listing was asked for: the client fetches it to know the schema.
     let refused = client.call_tool("regional", json!({"region": 5})).await.unwrap_err();
-    assert!(
-        matches!(&refused, modelctx::client::ClientError::InvalidParams(why) if why.contains("inputSchema")),
-        "{refused:?}"
-    );
+    assert!(refused.is_invalid_params() && refused.to_string().contains("inputSchema"), "{refused:?}");
     assert!(
         client.call_tool("no_such_tool", json!({})).await.unwrap_err().to_string().contains("lists no tool")
     );

@@ -151,7 +151,7 @@ fn server(limits: Limits) -> (Server, Probe) {
 
 fn rpc_error(outcome: Result<impl std::fmt::Debug, ClientError>) -> ErrorObject {
     match outcome {
-        Err(ClientError::Rpc(error)) => error,
+        Err(error) if error.is_rpc() => error.rpc_error().cloned().unwrap_or_else(|| unreachable!()),
         other => panic!("expected a JSON-RPC error, got {other:?}"),
     }
 }

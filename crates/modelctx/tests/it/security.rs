@@ -657,9 +657,9 @@ async fn cache_10_a_scoped_primitive_is_refused_without_its_scope_though_its_lis
     );
 
     let call = crate::common::within(reader.call_tool("write", json!({}))).await.unwrap_err();
-    assert!(matches!(call, ClientError::Http { status: 403, .. }), "{call:?}");
+    assert_eq!(call.http_status(), Some(403), "{call:?}");
     let read = crate::common::within(reader.read_resource("plans://q3")).await.unwrap_err();
-    assert!(matches!(read, ClientError::Http { status: 403, .. }), "{read:?}");
+    assert_eq!(read.http_status(), Some(403), "{read:?}");
     let raw = endpoint.call(Some(&format!("Bearer {}", endpoint.token(json!({})))), "write", json!({})).await;
     assert_eq!(raw.status, 403);
     assert!(raw.headers["www-authenticate"].to_str().unwrap().contains(r#"error="insufficient_scope""#));

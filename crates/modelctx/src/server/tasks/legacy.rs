@@ -16,8 +16,8 @@ use tokio::sync::broadcast::error::RecvError;
 
 use super::run::{Work, owner};
 use super::{TaskRecord, TaskSupport};
-use crate::server::dispatch::to_object;
 use crate::server::input::InputChannel;
+use crate::server::params::to_object;
 use crate::server::{RequestContext, Server, ServerEvent};
 
 /// The legacy methods of tasks.
@@ -208,7 +208,7 @@ impl Server {
                 None => drop(params.insert("_meta".into(), Value::Object(tag))),
             }
         }
-        let answer = peer.raw_request(method.clone(), params).await.map_err(|e| {
+        let answer = peer.request::<JsonObject>(method.clone(), params).await.map_err(|e| {
             ErrorObject::internal(format!(
                 "the task's question ({method}) got no answer: {e}; ask for the result again"
             ))

@@ -15,7 +15,8 @@ use modelctx_protocol::{Era, JsonObject, Method, v2025};
 use serde_json::{Value, json};
 
 use super::{Running, TaskRecord, TaskSupport};
-use crate::server::dispatch::{Asked, to_object};
+use crate::server::dispatch::Asked;
+use crate::server::params::to_object;
 use crate::server::{Principal, RequestContext, Server};
 
 /// A tool call's work, owned so that it can move into a task halfway.

@@ -13,7 +13,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::DropGuard;
 
 use super::McpBody;
-use super::events::LiveFrame;
+use super::live::LiveFrame;
 use crate::server::outgoing::Outgoing;
 
 /// Reads the whole body within `timeout` (else 408), refusing more than `limit` bytes with

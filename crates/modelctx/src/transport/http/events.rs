@@ -3,80 +3,19 @@
 //! so a client whose stream broke — or that the server released — can resume it with a GET
 //! carrying `Last-Event-ID` and receive exactly what it missed of *that* stream (HTTP-54,
 //! HTTP-55). The live side — streams whose handler runs on this instance and the client
-//! attached to each — stays here.
-
-use std::collections::HashMap;
-use std::sync::{Mutex, MutexGuard, PoisonError};
+//! attached to each — is [`super::live`].
 
 use bytes::Bytes;
 use tokio::sync::mpsc;
 
-use super::sessions::Session;
+use super::live::LiveFrame;
+use super::session::Session;
 use super::store::EventStore;
 use crate::server::outgoing::Outgoing;
-
-/// Frames buffered toward a live client before it counts as too slow (it may resume).
-pub(super) const LIVE_BUFFER: usize = 256;
-
-/// An event on its way to a live client: its number, and its SSE frame.
-pub(super) type LiveFrame = (u64, Bytes);
 
 /// The SSE frame of event `event` of `stream`.
 fn frame(stream: u64, event: u64, data: &str) -> Bytes {
     Bytes::from(format!("id: {stream}-{event}\nevent: message\ndata: {data}\n\n"))
-}
-
-/// The request streams of one session whose handlers run on this instance.
-#[derive(Default)]
-pub(super) struct LiveStreams {
-    /// By stream number: the attached client, if any.
-    running: Mutex<HashMap<u64, Option<mpsc::Sender<LiveFrame>>>>,
-}
-
-impl LiveStreams {
-    fn running(&self) -> MutexGuard<'_, HashMap<u64, Option<mpsc::Sender<LiveFrame>>>> {
-        self.running.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Opens a stream delivered live to `live`; returns its number, random so that instances
-    /// sharing an event store never collide.
-    pub(super) fn open(&self, live: mpsc::Sender<LiveFrame>) -> u64 {
-        let mut bytes = [0u8; 6];
-        getrandom::fill(&mut bytes).expect("the system random source works");
-        let number = bytes.iter().fold(1u64, |n, byte| (n << 8) | u64::from(*byte));
-        self.running().insert(number, Some(live));
-        number
-    }
-
-    /// Ends the live delivery of `stream`; the client resumes with a GET.
-    pub(super) fn release(&self, stream: u64) {
-        if let Some(live) = self.running().get_mut(&stream) {
-            *live = None;
-        }
-    }
-
-    fn send(&self, stream: u64, event: u64, frame: Bytes) {
-        if let Some(live) = self.running().get_mut(&stream)
-            && let Some(sender) = live
-            && sender.try_send((event, frame)).is_err()
-        {
-            // Gone or too slow: it can resume from its last event id.
-            *live = None;
-        }
-    }
-
-    /// Attaches a new live client to `stream` if its handler runs here.
-    fn attach(&self, stream: u64) -> Option<mpsc::Receiver<LiveFrame>> {
-        let mut running = self.running();
-        let live = running.get_mut(&stream)?;
-        let (sender, receiver) = mpsc::channel(LIVE_BUFFER);
-        *live = Some(sender);
-        Some(receiver)
-    }
-
-    fn end(&self, stream: u64) {
-        self.running().remove(&stream);
-    }
 }
 
 /// Logs `message` as event `event` of `stream` and delivers it to the live client, if any.

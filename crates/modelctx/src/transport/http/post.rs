@@ -17,9 +17,11 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::body::{empty, error_response, json_response, sse_event, sse_frames, sse_response};
-use super::events::{self, LIVE_BUFFER};
+use super::events;
+use super::live::LIVE_BUFFER;
 use super::relay;
-use super::sessions::{Session, store_failure};
+use super::session::Session;
+use super::sessions::store_failure;
 use super::{Denial, McpBody, Shared};
 use crate::server::dispatch::Caller;
 use crate::server::exchange::{Outcome, response};

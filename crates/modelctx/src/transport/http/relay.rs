@@ -10,7 +10,7 @@ use futures::StreamExt as _;
 use modelctx_protocol::jsonrpc::{Message, parse_message};
 use serde_json::{Value, json};
 
-use super::sessions::Session;
+use super::session::Session;
 use crate::server::Server;
 
 /// The bus topic of messages relayed between instances.

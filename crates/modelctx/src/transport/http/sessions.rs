@@ -10,85 +10,15 @@ use std::time::{Duration, Instant};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use http::HeaderMap;
-use modelctx_protocol::ProtocolVersion;
-use modelctx_protocol::era::PeerState;
 use modelctx_protocol::headers::MCP_SESSION_ID;
 use modelctx_protocol::jsonrpc::ErrorObject;
 
 use super::HttpOptions;
-use super::events::LiveStreams;
 use super::relay::{self, LocalSessions};
+use super::session::{Missing, Session};
 use super::store::{HttpStores, StoreError};
-use super::stream::Standalone;
-use crate::server::exchange::{Exchange, Lifecycle};
+use crate::server::exchange::Lifecycle;
 use crate::server::{LegacySession, Principal};
-
-/// One legacy session, as this instance holds it.
-pub(super) struct Session {
-    pub(super) id: String,
-    /// The state as last read from (or written to) the store.
-    state: Mutex<LegacySession>,
-    /// The session's requests in flight here and the server's own requests awaiting the
-    /// client's answer (which arrives by POST).
-    pub(super) exchange: Exchange,
-    /// The session's request streams running here.
-    pub(super) live: LiveStreams,
-    /// The session's standalone (GET) stream here.
-    pub(super) standalone: Standalone,
-    last_used: Mutex<Instant>,
-    /// Bumped as a change to the state starts (odd: being written) and once it is in the
-    /// store (even): a lookup puts the store's copy in place of ours only if no change was
-    /// being written when it read the store, nor started since.
-    generation: AtomicU64,
-    /// Held while a change is written to the store, so changes on this instance do not
-    /// overtake each other.
-    writing: tokio::sync::Mutex<()>,
-}
-
-impl Session {
-    fn new(id: String, state: LegacySession, exchange: Exchange) -> Self {
-        Self {
-            id,
-            state: Mutex::new(state),
-            exchange,
-            live: LiveStreams::default(),
-            standalone: Standalone::default(),
-            last_used: Mutex::new(Instant::now()),
-            generation: AtomicU64::new(0),
-            writing: tokio::sync::Mutex::new(()),
-        }
-    }
-
-    /// The session state (negotiated version, capabilities, log level, subscriptions).
-    pub(super) fn state(&self) -> MutexGuard<'_, LegacySession> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    pub(super) fn version(&self) -> ProtocolVersion {
-        self.state().version
-    }
-
-    fn idle_for(&self) -> Duration {
-        self.last_used.lock().unwrap_or_else(PoisonError::into_inner).elapsed()
-    }
-}
-
-/// Why no session was found.
-pub(super) enum Missing {
-    /// The request named none.
-    NoHeader,
-    /// The request named one that does not exist (or expired).
-    Unknown,
-}
-
-impl Missing {
-    pub(super) fn peer(&self) -> PeerState {
-        match self {
-            Self::NoHeader => PeerState::NoSession,
-            Self::Unknown => PeerState::UnknownSession,
-        }
-    }
-}
 
 /// The result of a lookup: the session, or why there is none; `Err` when the store failed.
 pub(super) type Lookup = Result<Result<Arc<Session>, Missing>, StoreError>;

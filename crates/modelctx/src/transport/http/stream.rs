@@ -4,7 +4,7 @@
 //! the place of the open one, which ends once it has sent what it holds, so that no message
 //! goes out on two streams (HTTP-52).
 
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::Arc;
 
 use bytes::Bytes;
 use http::{HeaderMap, Response};
@@ -14,53 +14,10 @@ use tokio_util::sync::CancellationToken;
 
 use super::body::{sse_frames, sse_response};
 use super::events;
-use super::sessions::Session;
+use super::session::Session;
 use super::store::SessionStore;
 use super::{McpBody, Shared};
 use crate::server::ServerEvent;
-use crate::server::outgoing::Outgoing;
-
-/// The open standalone stream of a session: where its messages go, and the token tripped
-/// when the client drops it. `None` when there is none, and no dispatcher runs.
-type Slot = Option<(mpsc::Sender<Outgoing>, CancellationToken)>;
-
-/// The standalone stream of one session on this instance.
-#[derive(Default)]
-pub(super) struct Standalone {
-    slot: Mutex<Slot>,
-}
-
-impl Standalone {
-    fn slot(&self) -> MutexGuard<'_, Slot> {
-        self.slot.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Makes `stream` the session's stream, ending the one it replaces; `true` when no
-    /// dispatcher runs and one must start.
-    fn replace(&self, stream: mpsc::Sender<Outgoing>, gone: CancellationToken) -> bool {
-        self.slot().replace((stream, gone)).is_none()
-    }
-
-    /// The token of the open stream; `None` once the client dropped it (the dispatcher then
-    /// stops).
-    fn watch(&self) -> Option<CancellationToken> {
-        let mut slot = self.slot();
-        if slot.as_ref().is_some_and(|(_, gone)| gone.is_cancelled()) {
-            *slot = None;
-        }
-        slot.as_ref().map(|(_, gone)| gone.clone())
-    }
-
-    /// Where to send a message now.
-    fn sender(&self) -> Option<mpsc::Sender<Outgoing>> {
-        self.slot().as_ref().map(|(stream, _)| stream.clone())
-    }
-
-    /// Ends the stream (shutdown, or the session is gone).
-    fn end(&self) {
-        *self.slot() = None;
-    }
-}
 
 /// Opens a GET stream: with `Last-Event-ID` naming one of the session's request streams, the
 /// rest of that stream (HTTP-54); otherwise the session's standalone stream, replacing the one
