@@ -3,16 +3,15 @@
 //! specification's authorization chapter and its extensions describe.
 //!
 //! ```no_run
-//! # async fn run() -> Result<(), modelctx::client::ClientError> {
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! use std::sync::Arc;
 //! use modelctx::auth::{OAuth, OAuthOptions, LoopbackBrowser};
 //! use modelctx::client::{Client, ClientOptions};
 //! use modelctx::protocol::types::Implementation;
 //!
 //! let url = "https://mcp.example.com/mcp";
-//! let browser = LoopbackBrowser::bind().await.map_err(|e| modelctx::client::ClientError::invalid_params(e.to_string()))?;
-//! let oauth = OAuth::new(url, OAuthOptions::authorization_code(Arc::new(browser)))
-//!     .map_err(|e| modelctx::client::ClientError::invalid_params(e.to_string()))?;
+//! let browser = LoopbackBrowser::bind().await?;
+//! let oauth = OAuth::new(url, OAuthOptions::authorization_code(Arc::new(browser)))?;
 //! let mut options = ClientOptions::new(Implementation::new("my-host", "1.0"));
 //! options.auth = Some(Arc::new(oauth));
 //! let client = Client::connect_http(url, Default::default(), options).await?;

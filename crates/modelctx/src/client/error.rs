@@ -23,8 +23,10 @@ pub(crate) enum Kind {
     Timeout { method: Method, after: Duration },
     /// The HTTP exchange failed (connection refused, broken stream); `source` is the error
     /// underneath (`reqwest`'s, or an I/O error).
+    #[cfg_attr(not(feature = "http-client"), expect(dead_code, reason = "only HTTP makes it"))]
     Transport { detail: String, source: Option<Cause> },
     /// The server answered with an HTTP status and no JSON-RPC answer (the body, as text).
+    #[cfg_attr(not(feature = "http-client"), expect(dead_code, reason = "only HTTP makes it"))]
     Http { status: u16, detail: String },
     /// The server could not be started; `source` is the I/O error underneath.
     Spawn { detail: String, source: Option<Cause> },
@@ -36,6 +38,10 @@ pub(crate) enum Kind {
     Undeclared { capability: &'static str, method: Method },
     /// The server wants credentials this client could not get (the OAuth flow failed, or a
     /// refusal went on after fresh credentials).
+    #[cfg_attr(
+        not(any(feature = "auth", feature = "http-client")),
+        expect(dead_code, reason = "only authorization makes it")
+    )]
     Auth(String),
     /// The server's answer did not have the shape its method (when known) defines.
     InvalidResult { method: Option<Method>, detail: String },

@@ -24,7 +24,7 @@ impl Client {
 
     /// Shuts a spawned server down as [`Client::close`] does (stdin closed, then SIGTERM, then
     /// SIGKILL, each after the grace period), through a shared reference; resolves with how it
-    /// exited. Requests still pending fail with [`super::ClientError::Closed`]. Does nothing
+    /// exited. Requests still pending fail ([`super::ClientError::is_closed`]). Does nothing
     /// for a connection that is not a child process (`None` at once).
     pub fn shut_down(&self) -> impl Future<Output = Option<String>> + Send + 'static {
         let wait = self.options.shutdown_grace * 3 + Duration::from_secs(1);

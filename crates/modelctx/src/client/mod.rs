@@ -82,6 +82,7 @@ use tokio_util::sync::DropGuard;
 #[cfg(feature = "http-client")]
 pub use auth::{HttpAuth, Refusal, StaticBearer, authorization_value};
 pub use behalf::{OnBehalf, on_behalf};
+#[cfg(feature = "host")]
 pub(crate) use error::Kind as ClientErrorKind;
 pub use error::{Cause, ClientError};
 pub use handlers::{ClientHandlers, input_key};
@@ -599,7 +600,7 @@ impl Client {
     /// Calls tool `name` with `arguments` (a JSON object). With the `validation` feature, when
     /// the last `list_tools` gave the tool an `outputSchema`, a successful result must carry
     /// `structuredContent` that conforms to it; otherwise the call fails with
-    /// [`ClientError::InvalidResult`].
+    /// an invalid result ([`ClientError::is_invalid_result`]).
     pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult, ClientError> {
         #[cfg(feature = "validation")]
         self.check_arguments(name, &arguments).await?;

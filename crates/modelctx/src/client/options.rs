@@ -56,7 +56,7 @@ pub struct ClientOptions {
     pub auth: Option<Arc<dyn HttpAuth>>,
     /// Whether `call_tool` checks the arguments against the tool's `inputSchema` before
     /// sending them (listing the tools first when no listing was seen): arguments that do not
-    /// fit are `ClientError::InvalidParams` and nothing is sent. Default false.
+    /// fit fail ([`super::ClientError::is_invalid_params`]) and nothing is sent. Default false.
     #[cfg(feature = "validation")]
     pub validate_arguments: bool,
     /// Whether to declare the tasks extension (`io.modelcontextprotocol/tasks`) on 2026-07-28

@@ -40,13 +40,17 @@ impl StateMap {
     }
 }
 
-/// The cancellation tokens of a request: its own, its connection's shutdown, and the one
-/// that asks the transport to release the response stream.
+/// What the lifecycle gives a request it admitted: its cancellation tokens (its own, its
+/// connection's shutdown, and the one that asks the transport to release the response
+/// stream), the endpoint's turns it waits for, and its arrival deadline with the limit it
+/// came from.
 #[derive(Clone, Default)]
 pub(crate) struct Tokens {
     pub(crate) request: CancellationToken,
     pub(crate) connection: CancellationToken,
     pub(crate) release: CancellationToken,
+    pub(crate) turns: Option<Arc<tokio::sync::Semaphore>>,
+    pub(crate) deadline: Option<(tokio::time::Instant, std::time::Duration)>,
 }
 
 /// The facts of one request, fixed when it arrives.
@@ -77,6 +81,12 @@ struct ContextInner {
     cancellation: CancellationToken,
     closing: CancellationToken,
     release: CancellationToken,
+    /// The endpoint's turns this request waits for (`None`: it takes none).
+    turns: Option<Arc<tokio::sync::Semaphore>>,
+    /// When the request must be answered by, counted from arrival, and the limit it came from.
+    deadline: Option<(tokio::time::Instant, std::time::Duration)>,
+    /// Set when the deadline passed: the request was cancelled and is answered all the same.
+    expired: std::sync::atomic::AtomicBool,
     sink: NotificationSink,
     server: Server,
     last_progress: Mutex<Option<f64>>,
@@ -110,7 +120,7 @@ impl RequestContext {
         sink: NotificationSink,
         server: Server,
     ) -> Self {
-        let Tokens { request: cancellation, connection: closing, release } = tokens;
+        let Tokens { request: cancellation, connection: closing, release, turns, deadline } = tokens;
         Self {
             inner: Arc::new(ContextInner {
                 facts,
@@ -118,6 +128,9 @@ impl RequestContext {
                 cancellation,
                 closing,
                 release,
+                turns,
+                deadline,
+                expired: std::sync::atomic::AtomicBool::new(false),
                 sink,
                 server,
                 last_progress: Mutex::new(None),
@@ -238,6 +251,28 @@ impl RequestContext {
     /// Tripped when the client cancels the request or the connection shuts down.
     pub fn cancellation(&self) -> &CancellationToken {
         &self.inner.cancellation
+    }
+
+    /// The endpoint's turns the request waits for, when it takes one.
+    pub(crate) fn turns(&self) -> Option<&Arc<tokio::sync::Semaphore>> {
+        self.inner.turns.as_ref()
+    }
+
+    /// When the request must be answered by, and the limit that set it; `None` for none.
+    pub(crate) fn deadline(&self) -> Option<(tokio::time::Instant, std::time::Duration)> {
+        self.inner.deadline
+    }
+
+    /// Cancels the request because its deadline passed: the work it started stops, and it is
+    /// answered with the time-out.
+    pub(crate) fn expire(&self) {
+        self.inner.expired.store(true, std::sync::atomic::Ordering::Release);
+        self.inner.cancellation.cancel();
+    }
+
+    /// Whether the request's deadline passed ([`RequestContext::expire`]).
+    pub(crate) fn expired(&self) -> bool {
+        self.inner.expired.load(std::sync::atomic::Ordering::Acquire)
     }
 
     /// Whether the request was cancelled.

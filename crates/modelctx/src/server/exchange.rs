@@ -8,18 +8,18 @@
 //! of an HTTP endpoint — with its in-flight table, the server's own requests awaiting the
 //! client's answers, its subscriptions, and the tasks that run its requests.
 //!
-//! [`Exchange::admit`] lets a request in or refuses it at once; [`Admission::run`] takes a
-//! permit (never for `subscriptions/listen`), runs the handler within the time limit counted
-//! from arrival, catches a panic into `-32603`, and returns `None` when the request was
-//! cancelled — by `notifications/cancelled`, by its transport (a closed stream), by the end of
-//! its session or by shutdown — since a cancelled request gets no response (CANCEL-05).
+//! [`Exchange::admit`] lets a request in or refuses it at once, and gives it its turns and its
+//! deadline from arrival; [`Admission::run`] serves it through the server's layers — the
+//! lifecycle's own by default, which take a turn (never for `subscriptions/listen`), keep the
+//! time limit and catch a panic into `-32603` (`super::middleware::lifecycle`) — and returns
+//! `None` when the request was cancelled — by `notifications/cancelled`, by its transport (a
+//! closed stream), by the end of its session or by shutdown — since a cancelled request gets no
+//! response (CANCEL-05).
 
 use std::collections::HashMap;
-use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use futures::FutureExt;
 use modelctx_protocol::jsonrpc::{ErrorCode, ErrorObject, Message, Request, RequestId};
 use modelctx_protocol::{JsonObject, Method, v2025};
 use tokio::sync::{Semaphore, mpsc};
@@ -49,7 +49,9 @@ pub(crate) type ClientAnswer = Result<JsonObject, ErrorObject>;
 pub(crate) struct Lifecycle {
     server: Server,
     limits: Limits,
-    permits: Semaphore,
+    /// The turns requests wait for ([`Limits::max_in_flight`]), held by the
+    /// [`super::middleware::Turn`] step.
+    permits: Arc<Semaphore>,
     /// Requests admitted and not finished (running or waiting for a permit), subscriptions
     /// aside.
     admitted: AtomicUsize,
@@ -64,7 +66,7 @@ impl Lifecycle {
     pub(crate) fn new(server: Server) -> Arc<Self> {
         let limits = server.options().limits;
         Arc::new(Self {
-            permits: Semaphore::new(limits.max_in_flight.max(1)),
+            permits: Arc::new(Semaphore::new(limits.max_in_flight.max(1))),
             limits,
             server,
             admitted: AtomicUsize::new(0),
@@ -336,10 +338,13 @@ impl Admission {
     /// The tokens for the request's context; `release` asks the transport to release the
     /// response stream.
     pub(crate) fn tokens(&self, release: CancellationToken) -> Tokens {
+        let lifecycle = &self.exchange.inner.lifecycle;
         Tokens {
             request: self.token.clone(),
-            connection: self.exchange.inner.lifecycle.closing.clone(),
+            connection: lifecycle.closing.clone(),
             release,
+            turns: (!self.subscription).then(|| lifecycle.permits.clone()),
+            deadline: self.deadline.zip(lifecycle.limits.request_timeout),
         }
     }
 
@@ -361,56 +366,25 @@ impl Admission {
         exchange.spawn(Box::pin(self.run(McpRequest { method, params, ctx })))
     }
 
-    /// Runs the request to its end: waits for a permit (a subscription takes none), serves
-    /// it within the time limit, and answers a panicking handler with `-32603`. `None` when
-    /// the request was cancelled.
+    /// Runs the request to its end through the server's layers — by default the lifecycle's
+    /// own first: a turn (a subscription takes none), the arrival deadline, the panic guard
+    /// (`server::middleware::lifecycle`). `None` when the request was cancelled.
     pub(crate) async fn run(self, request: McpRequest) -> Outcome {
-        let lifecycle = self.exchange.lifecycle().clone();
-        let telemetry = telemetry::start(&request.ctx, &request.method, request.params.as_ref());
-        // For the panic's answer: the request itself moves into the layers.
-        let method = request.method.clone();
-        let work = async {
-            let _permit = match self.subscription {
-                true => None,
-                false => lifecycle.permits.acquire().await.ok(),
-            };
-            let answer = AssertUnwindSafe(lifecycle.server.serve(request)).catch_unwind();
-            let answered = match self.deadline {
-                Some(deadline) => match tokio::time::timeout_at(deadline, answer).await {
-                    Ok(answered) => answered,
-                    Err(_) => return Err(Expired),
-                },
-                None => answer.await,
-            };
-            Ok(answered.unwrap_or_else(|panic| {
-                let why = panic_message(&*panic);
-                tracing::error!(%method, panic = why, "a request handler panicked");
-                Err(ErrorObject::internal(format!("the handler of {method} panicked: {why}")))
-            }))
-        };
+        let server = self.exchange.lifecycle().server().clone();
+        let ctx = request.ctx.clone();
+        let telemetry = telemetry::start(&ctx, &request.method, request.params.as_ref());
         let finished = tokio::select! {
             biased;
             () = self.token.cancelled() => None,
-            outcome = work.instrument(telemetry.span().clone()) => Some(outcome),
+            answered = server.serve(request).instrument(telemetry.span().clone()) => Some(answered),
         };
-        // Cancelled, even as it finished: no response.
-        let answered = finished.filter(|_| !self.token.is_cancelled()).map(|outcome| {
-            outcome.unwrap_or_else(|Expired| {
-                // Work the handler started watches its token.
-                self.token.cancel();
-                let limit = lifecycle.limits.request_timeout.unwrap_or_default().as_secs_f64();
-                Err(ErrorObject::internal(format!(
-                    "the request did not finish within {limit}s of its arrival and was cancelled"
-                )))
-            })
-        });
+        // Cancelled, even as it finished: no response — unless its deadline cancelled it, and
+        // it is answered with that.
+        let answered = finished.filter(|_| !self.token.is_cancelled() || ctx.expired());
         telemetry.end(|| telemetry::failure(answered.as_ref()));
         answered
     }
 }
-
-/// The request's time limit passed.
-struct Expired;
 
 impl Drop for Admission {
     fn drop(&mut self) {
@@ -421,15 +395,6 @@ impl Drop for Admission {
         let counter = if self.subscription { &inner.subscriptions } else { &inner.lifecycle.admitted };
         counter.fetch_sub(1, Ordering::AcqRel);
     }
-}
-
-/// What a panic said, when it said it with a string.
-fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
-    panic
-        .downcast_ref::<&str>()
-        .copied()
-        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
-        .unwrap_or("(no message)")
 }
 
 /// The message that answers request `id` with `result`.

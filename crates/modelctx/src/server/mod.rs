@@ -124,6 +124,8 @@ struct Inner {
     announcer: announce::Announcer,
     /// The layers every request passes through.
     layers: middleware::Layered,
+    /// Whether the lifecycle's own layers wrap them (`middleware::lifecycle`).
+    lifecycle_layers: bool,
     /// Whether some tool, prompt or resource has layers of its own.
     layered_targets: AtomicBool,
     /// The tasks of the tasks extension.
@@ -159,6 +161,7 @@ pub struct ServerBuilder {
     state: StateMap,
     state_keys: Option<StateKeys>,
     layers: middleware::Layered,
+    lifecycle_layers: bool,
     extensions: BTreeMap<String, JsonObject>,
     task_store: Option<Arc<dyn tasks::TaskStore>>,
     bus: Option<Arc<dyn crate::store::Bus>>,
@@ -223,6 +226,7 @@ impl Server {
             state: StateMap::default(),
             state_keys: None,
             layers: middleware::Layered::default(),
+            lifecycle_layers: true,
             extensions: BTreeMap::new(),
             task_store: None,
             bus: None,
@@ -469,8 +473,21 @@ impl ServerBuilder {
 
     /// Wraps every request the method table serves in `layer` (see [`middleware`]). The
     /// last layer added is the outermost: it sees the request first and the answer last.
+    /// The lifecycle's own layers ([`middleware::lifecycle`]) wrap them all, unless
+    /// [`ServerBuilder::without_lifecycle_layers`] leaves them out.
     pub fn layer(mut self, layer: impl middleware::McpLayer) -> Self {
         self.layers = self.layers.wrap(layer, middleware::router);
+        self
+    }
+
+    /// Leaves out the lifecycle's own layers — [`middleware::CatchPanic`],
+    /// [`middleware::ArrivalDeadline`] and [`middleware::Turn`], which otherwise wrap the
+    /// server's layers in that order — so that [`ServerBuilder::layer`] puts each where the
+    /// server wants it (or leaves one out knowingly: without `Turn` the endpoint runs every
+    /// admitted request at once; without `CatchPanic` a panicking handler's request is never
+    /// answered).
+    pub fn without_lifecycle_layers(mut self) -> Self {
+        self.lifecycle_layers = false;
         self
     }
 
@@ -616,6 +633,7 @@ impl ServerBuilder {
                 state_keys,
                 announcer: announce::Announcer::new(self.bus, instance.into()),
                 layers: self.layers,
+                lifecycle_layers: self.lifecycle_layers,
                 layered_targets,
                 task_tools,
                 extensions,

@@ -262,3 +262,94 @@ async fn a_per_caller_rate_limit_keeps_one_budget_per_caller() {
     assert!(refused.message.contains("per caller"), "{}", refused.message);
     within(bob.call_tool("echo", json!({}))).await.expect("bob has a budget of his own");
 }
+
+/// A one-turn server whose `gate` calls announce that they run and wait to be let through,
+/// and whose `panic` tool panics; `lifecycle` says whether the builder keeps the lifecycle's own
+/// layers, `layers` what it adds itself.
+fn gated(
+    lifecycle: bool,
+    layers: impl FnOnce(modelctx::server::ServerBuilder) -> modelctx::server::ServerBuilder,
+) -> (modelctx::server::Server, Arc<Semaphore>, tokio::sync::mpsc::UnboundedReceiver<()>) {
+    let (gate, (started, running)) = (Arc::new(Semaphore::new(0)), tokio::sync::mpsc::unbounded_channel());
+    let pass = gate.clone();
+    let limits = modelctx::server::Limits { max_in_flight: 1, ..Default::default() };
+    let mut server = builder()
+        .options(modelctx::server::ServerOptions { limits, ..Default::default() })
+        .tool(ToolDef::new("gate", move || {
+            let (pass, started) = (pass.clone(), started.clone());
+            async move {
+                let _ = started.send(());
+                let _turn = pass.acquire().await;
+                "through"
+            }
+        }))
+        .tool(ToolDef::new("panic", || async {
+            if true {
+                panic!("the handler broke");
+            }
+            "unreachable"
+        }));
+    if !lifecycle {
+        server = server.without_lifecycle_layers();
+    }
+    (layers(server).build().unwrap(), gate, running)
+}
+
+/// How many `gate` calls of two sent at once run before either is let through.
+async fn running_at_once(
+    server: modelctx::server::Server,
+    mut running: tokio::sync::mpsc::UnboundedReceiver<()>,
+) -> usize {
+    let client = Era::Modern.connect(server).await;
+    let params = modelctx::testing::with_modern_meta(json!({"name": "gate"}), json!({}));
+    let _calls = [
+        client.send_request(modelctx_protocol::Method::CallTool, params.clone()).await,
+        client.send_request(modelctx_protocol::Method::CallTool, params).await,
+    ];
+    let mut count = 0;
+    while tokio::time::timeout(Duration::from_millis(300), running.recv()).await.is_ok() {
+        count += 1;
+    }
+    count
+}
+
+/// The lifecycle's own layers are named layers: on by default (one turn: one call at a time),
+/// left out on request (both calls run), and put back where the server wants them (`Turn`
+/// alone: one at a time again; `CatchPanic` alone: a panic is answered `-32603`).
+#[tokio::test]
+async fn the_lifecycle_layers_can_be_left_out_and_put_back_where_a_server_wants_them() {
+    let (server, _gate, running) = gated(true, |builder| builder);
+    assert_eq!(running_at_once(server, running).await, 1, "by default a request waits for its turn");
+    let (server, _gate, running) = gated(false, |builder| builder);
+    assert_eq!(running_at_once(server, running).await, 2, "without the lifecycle's layers, no turns");
+    let (server, _gate, running) = gated(false, |builder| builder.layer(modelctx::server::middleware::Turn));
+    assert_eq!(running_at_once(server, running).await, 1, "Turn put back among the server's layers");
+
+    let (server, _gate, _running) =
+        gated(false, |builder| builder.layer(modelctx::server::middleware::CatchPanic));
+    let client = Era::Modern.connect(server).await;
+    let error = Era::Modern.err(&client, "tools/call", json!({"name": "panic"})).await;
+    assert_eq!(error.code, ErrorCode::INTERNAL_ERROR, "{}", error.message);
+    assert!(error.message.contains("the handler broke"), "{}", error.message);
+}
+
+/// A layer matches on the typed method: the request of a `tools/call` is
+/// `Method::CallTool`, an extension's method is `Method::Other`.
+#[tokio::test]
+async fn a_layer_matches_on_the_typed_method() {
+    use modelctx_protocol::Method;
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let record = seen.clone();
+    let server = builder()
+        .tool(ToolDef::new("echo", || async { "echo" }))
+        .layer(MapRequestLayer::new(move |request: McpRequest| {
+            record.lock().unwrap().push(matches!(request.method, Method::CallTool));
+            request
+        }))
+        .build()
+        .unwrap();
+    let client = Era::Modern.connect(server).await;
+    Era::Modern.ok(&client, "tools/call", json!({"name": "echo"})).await;
+    Era::Modern.ok(&client, "tools/list", json!({})).await;
+    assert_eq!(*seen.lock().unwrap(), [true, false]);
+}

@@ -36,11 +36,13 @@
 
 mod audit;
 mod guard;
+pub mod lifecycle;
 #[cfg(feature = "rate-limit")]
 mod rate_limit;
 
 pub use audit::{Audit, AuditOutcome, AuditRecord, Pending};
 pub use guard::{Guard, Guarded};
+pub use lifecycle::{ArrivalDeadline, CatchPanic, Turn};
 #[cfg(feature = "rate-limit")]
 pub use rate_limit::{RateBudget, RateLimit};
 /// The `tower` this crate builds on, with its `util`, `timeout`, `limit` and `load-shed`
@@ -199,13 +201,34 @@ pub(crate) fn router() -> McpService {
 }
 
 impl Server {
-    /// Serves an admitted request through the server's layers, its target's layers and the
-    /// method table.
+    /// Serves an admitted request through the lifecycle's layers (unless the builder left them
+    /// out), the server's layers, its target's layers and the method table.
     pub(crate) async fn serve(&self, request: McpRequest) -> Result<Answer, ErrorObject> {
+        if !self.inner.lifecycle_layers {
+            return self.serve_layers(request).await;
+        }
+        // Composed directly: no boxed service between the three steps, and what they wrap
+        // boxed once, so that each step moves a pointer rather than the whole future.
+        let (method, ctx) = (request.method.clone(), request.ctx.clone());
+        let served = lifecycle::in_turn(&ctx, Box::pin(self.serve_layers(request)));
+        lifecycle::catching_panic(&method, lifecycle::within_deadline(&ctx, served)).await
+    }
+
+    /// Serves a request through the server's layers, its target's layers and the method table.
+    async fn serve_layers(&self, request: McpRequest) -> Result<Answer, ErrorObject> {
         match self.inner.layers.service() {
             Some(service) => service.oneshot(request).await,
             None => self.route(request).await,
         }
+    }
+
+    /// The server as a `tower::Service` over the requests a transport admitted: through the
+    /// lifecycle's layers (unless left out), the server's, its targets' and the method table.
+    pub fn into_service(self) -> McpService {
+        BoxCloneSyncService::new(tower::service_fn(move |request: McpRequest| {
+            let server = self.clone();
+            async move { server.serve(request).await }
+        }))
     }
 
     /// Serves a request through its target's layers, if it has any, and the method table.
