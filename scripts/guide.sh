@@ -4,7 +4,8 @@
 # each include must name a file and an anchor that exist, and the guide's examples must run.
 # `cargo test` compiles the examples; this script runs them (built first when missing).
 #
-# Installs mdbook (pinned, without its server features) into ~/.cargo/bin when it is missing.
+# Installs mdbook (pinned, without its server features) into ~/.cargo/bin when it is missing;
+# `scripts/guide.sh --install` does only that (scripts/test.sh runs it early, in the background).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MDBOOK_VERSION=0.5.4
@@ -14,6 +15,7 @@ if [[ "$(mdbook --version 2>/dev/null)" != "mdbook v$MDBOOK_VERSION" ]]; then
     echo "==> guide: installing mdbook $MDBOOK_VERSION"
     CARGO_INCREMENTAL=0 cargo install mdbook --version "$MDBOOK_VERSION" --locked --no-default-features --quiet
 fi
+[[ ${1:-} != --install ]] || exit 0
 
 echo "==> guide: every include names a file and an anchor that exist"
 status=0

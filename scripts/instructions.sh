@@ -15,6 +15,11 @@
 #   scripts/instructions.sh            measure and compare with bench/instructions.json: fail if a
 #                                      count grew more than 10 % over the recorded one
 #   scripts/instructions.sh --record   measure and write bench/instructions.json
+#   scripts/instructions.sh --build    only build the server (scripts/test.sh runs it early, in
+#                                      the background)
+#
+# The optimized server is built in a target directory of its own (target/instructions), so
+# that its build never waits for another cargo command's lock on target/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RECORDED=bench/instructions.json
@@ -27,9 +32,11 @@ if ! command -v valgrind >/dev/null; then
 fi
 # Optimised without the whole-program pass (the `optimized` profile): the request path's
 # instructions, in a third of the release build's time.
-cargo build --profile optimized --locked -p modelctx-servers --no-default-features --features bench-binary \
-    --bin modelctx-bench
-SERVER=$PWD/target/optimized/modelctx-bench
+BENCH_TARGET=${CARGO_TARGET_DIR:-$PWD/target}/instructions
+CARGO_TARGET_DIR=$BENCH_TARGET cargo build --profile optimized --locked -p modelctx-servers \
+    --no-default-features --features bench-binary --bin modelctx-bench
+SERVER=$BENCH_TARGET/optimized/modelctx-bench
+[[ ${1:-} != --build ]] || exit 0
 scripts/build.sh
 MODELCTX=$PWD/target/debug/modelctx
 work=$(mktemp -d)

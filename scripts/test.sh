@@ -30,6 +30,32 @@ stage() {
     echo "==> $name: done in ${took} s"
 }
 
+# The CPU-heavy builds of two late stages — mdbook for the guide, the optimized bench server for
+# the instruction counts — start now at the lowest priority, in the CPU time the checks before
+# them leave idle (one crate at a time, waiting on tests); their stages wait for them.
+mkdir -p target
+declare -A preparing=()
+prepare() {
+    local name=$1
+    shift
+    nice -n 19 "$@" >"target/prepare-$name.log" 2>&1 &
+    preparing[$name]=$!
+}
+# A failed check ends the run: the preparations still going end with it.
+trap 'kill "${preparing[@]}" 2>/dev/null || true' EXIT
+# prepared NAME: waits for the preparation NAME; prints its log and fails when it failed.
+prepared() {
+    local name=$1 started=$SECONDS
+    if ! wait "${preparing[$name]}"; then
+        cat "target/prepare-$name.log" >&2
+        echo "==> preparing $name failed" >&2
+        return 1
+    fi
+    echo "==> $name prepared in the background (waited $((SECONDS - started)) s for it)"
+}
+prepare guide scripts/guide.sh --install
+prepare instructions scripts/instructions.sh --build
+
 stage "packages (Debian packages the tests start)" scripts/packages.sh
 stage "cargo fmt --check" cargo fmt --all -- --check
 stage "cargo clippy (all targets, all features, warnings are errors)" \
@@ -42,13 +68,15 @@ import json, sys
 print(sum(t["kind"] == ["test"] for p in json.load(sys.stdin)["packages"] for t in p["targets"]))')
 echo "==> integration-test binaries in the workspace: $binaries"
 stage "traceability: CHECKLIST rows and the tests and suite checks that prove them" scripts/traceability.py
-stage "guide: mdbook build, its includes, its examples run" scripts/guide.sh
+guide() { prepared guide && scripts/guide.sh; }
+stage "guide: mdbook build, its includes, its examples run" guide
 stage "interop: the official SDK clients against modelctx serve everything" scripts/interop.sh
 stage "conformance: the official suite (both revisions) against modelctx serve everything --http" \
     scripts/conformance.sh
 stage "gateway: the suite's server scenarios through modelctx gateway fronting serve everything" scripts/gateway.sh
 stage "cluster: the suite and the cluster tests through haproxy, three instances, one Redis" scripts/cluster.sh
-stage "instructions per request (callgrind), against bench/instructions.json" scripts/instructions.sh
+instructions() { prepared instructions && scripts/instructions.sh; }
+stage "instructions per request (callgrind), against bench/instructions.json" instructions
 
 echo "==> stage times"
 printf '%s\n' "${stage_times[@]}"

@@ -150,3 +150,13 @@ pub fn resource(attr: TokenStream, item: TokenStream) -> TokenStream {
     let function = parse_macro_input!(item as ItemFn);
     resource::expand(options, function).unwrap_or_else(syn::Error::into_compile_error).into()
 }
+
+#[cfg(test)]
+mod tests {
+    /// Misuse of the macros fails to compile with a message that says why (each case in
+    /// `tests/ui` beside the compiler's expected output).
+    #[test]
+    fn misuse_fails_to_compile_with_a_message_that_says_why() {
+        trybuild::TestCases::new().compile_fail("tests/ui/*.rs");
+    }
+}

@@ -5,6 +5,7 @@
 //! use modelctx::server::{Server, ToolDef};
 //! use modelctx::testing::TestClient;
 //! use modelctx_protocol::types::Implementation;
+//! use modelctx::protocol::Method;
 //! use serde_json::json;
 //!
 //! # #[tokio::main(flavor = "current_thread")]
@@ -14,7 +15,7 @@
 //!     .build()
 //!     .unwrap();
 //! let client = TestClient::start(server);
-//! let result = client.modern("tools/call", json!({"name": "hello"})).await.unwrap();
+//! let result = client.modern(Method::CallTool, json!({"name": "hello"})).await.unwrap();
 //! assert_eq!(result["content"][0]["text"], "hello");
 //! assert_eq!(result["resultType"], "complete");
 //! # }

@@ -277,7 +277,7 @@ impl Client {
         self.link.notifications()
     }
 
-    /// Sends any request (a [`Method`], or its name: `"tools/call"`, an extension's), with
+    /// Sends any request (a [`Method`], or the name of an extension's: `acme/search`), with
     /// the per-request `_meta` the era needs; returns the raw result.
     pub async fn request(&self, method: impl Into<Method>, params: Value) -> Result<JsonObject, ClientError> {
         let method = method.into();
