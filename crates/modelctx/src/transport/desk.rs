@@ -70,9 +70,9 @@ impl Call {
     }
 }
 
-/// Decides what `message`, arrived on `transport`, asks for. `session` is the legacy session
-/// the transport holds for the peer: on stdio, the connection's; over HTTP, the one
-/// `Mcp-Session-Id` names (`peer` says whether it names one that is gone).
+/// Decides what `message`, arrived on `transport`, asks for. `peer` is what the transport
+/// knows of the peer's legacy session: on stdio, the connection's; over HTTP, the one
+/// `Mcp-Session-Id` names, or that it names one that is gone.
 pub(crate) fn receive(
     server: &Server,
     message: Message,
