@@ -4,15 +4,15 @@
 
 use std::future::Future;
 
+use modelctx_protocol::model::ClientCapabilities;
 use modelctx_protocol::types::LoggingLevel;
-use serde_json::Value;
 
 /// What another client declared with the request being served.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct OnBehalf {
-    /// Its `clientCapabilities` (2026-07-28 form), in place of this client's own; `None`
+    /// Its capabilities, sent (in the 2026-07-28 form) in place of this client's own; `None`
     /// keeps this client's.
-    pub capabilities: Option<Value>,
+    pub capabilities: Option<ClientCapabilities>,
     /// The log level it asked for, in place of [`super::Client::set_log_level`]'s; `None`
     /// asks for no log messages.
     pub log_level: Option<LoggingLevel>,

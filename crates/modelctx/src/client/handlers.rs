@@ -10,12 +10,12 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 use modelctx_protocol::Method;
 use modelctx_protocol::jsonrpc::ErrorObject;
-use modelctx_protocol::model::ElicitRequest;
-use modelctx_protocol::types::Root;
+use modelctx_protocol::model::{ClientCapabilities, ElicitRequest};
+use modelctx_protocol::types::{ElicitationCapability, ListChangedCapability, Root, SamplingCapability};
 use modelctx_protocol::{Era, JsonObject, v2025, v2026};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 type Elicit = Arc<dyn Fn(ElicitRequest) -> BoxFuture<'static, v2026::ElicitResult> + Send + Sync>;
 type Sample = Arc<
@@ -182,30 +182,25 @@ impl ClientHandlers {
         self
     }
 
-    /// The client capabilities these handlers make true in `era` (`roots.listChanged` is
-    /// 2025-11-25's only).
-    pub(crate) fn capabilities(&self, era: Era) -> Value {
-        let mut capabilities = JsonObject::new();
-        if self.elicit.is_some() {
-            let modes = if self.form_only { json!({"form": {}}) } else { json!({"form": {}, "url": {}}) };
-            capabilities.insert("elicitation".into(), modes);
+    /// The client capabilities these handlers make true, in either era (each era's form
+    /// keeps what it has: `roots.listChanged` is 2025-11-25's, extensions 2026-07-28's).
+    pub(crate) fn capabilities(&self) -> ClientCapabilities {
+        ClientCapabilities {
+            elicitation: self.elicit.as_ref().map(|_| ElicitationCapability {
+                form: Some(JsonObject::new()),
+                url: (!self.form_only).then(JsonObject::new),
+            }),
+            sampling: self.sample.as_ref().map(|_| SamplingCapability {
+                context: None,
+                tools: self.sampling_tools.then(JsonObject::new),
+            }),
+            roots: self
+                .roots
+                .as_ref()
+                .map(|_| ListChangedCapability { list_changed: self.roots_list_changed.then_some(true) }),
+            extensions: (!self.extensions.is_empty()).then(|| self.extensions.clone()),
+            ..ClientCapabilities::default()
         }
-        if self.sample.is_some() {
-            let sampling = if self.sampling_tools { json!({"tools": {}}) } else { json!({}) };
-            capabilities.insert("sampling".into(), sampling);
-        }
-        if self.roots.is_some() {
-            let roots = if self.roots_list_changed && era == Era::Legacy {
-                json!({"listChanged": true})
-            } else {
-                json!({})
-            };
-            capabilities.insert("roots".into(), roots);
-        }
-        if era == Era::Modern && !self.extensions.is_empty() {
-            capabilities.insert("extensions".into(), json!(self.extensions));
-        }
-        Value::Object(capabilities)
     }
 
     /// Answers the input request under `key` of an `input_required` result ([`input_key`]
@@ -307,6 +302,16 @@ fn object(value: &impl Serialize) -> Result<JsonObject, ErrorObject> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    /// The capabilities `handlers` declare, as `era` writes them.
+    fn declared(handlers: &ClientHandlers, era: Era) -> Value {
+        let capabilities = handlers.capabilities();
+        match era {
+            Era::Legacy => json!(v2025::ClientCapabilities::from(capabilities)),
+            Era::Modern => json!(v2026::ClientCapabilities::from(capabilities)),
+        }
+    }
 
     fn answered(era: Era) -> v2026::ElicitResult {
         let _ = era;
@@ -319,7 +324,7 @@ mod tests {
             .on_elicit(|_| async { answered(Era::Legacy) })
             .only_form_elicitation()
             .on_sample(|_| async { Err(ErrorObject::internal("no model here")) });
-        assert_eq!(handlers.capabilities(Era::Legacy)["elicitation"], json!({"form": {}}));
+        assert_eq!(declared(&handlers, Era::Legacy)["elicitation"], json!({"form": {}}));
         let url =
             json!({"mode": "url", "message": "Sign in", "elicitationId": "e1", "url": "https://example.com"});
         let refused = handlers.answer(Era::Legacy, &Method::Elicit, url.as_object().cloned()).await;
@@ -332,10 +337,11 @@ mod tests {
             -32602,
             "SAMP-02: tools to a client that did not declare them"
         );
-        let declared = handlers.clone().sampling_tools();
-        assert_eq!(declared.capabilities(Era::Modern)["sampling"], json!({"tools": {}}));
-        let reached =
-            declared.answer(Era::Modern, &Method::CreateMessage, with_tools.as_object().cloned()).await;
+        let with_sampling_tools = handlers.clone().sampling_tools();
+        assert_eq!(declared(&with_sampling_tools, Era::Modern)["sampling"], json!({"tools": {}}));
+        let reached = with_sampling_tools
+            .answer(Era::Modern, &Method::CreateMessage, with_tools.as_object().cloned())
+            .await;
         assert_eq!(reached.unwrap_err().message, "Internal error: no model here", "the handler got it");
     }
 
@@ -362,8 +368,8 @@ mod tests {
         let good = ClientHandlers::default()
             .on_roots(move || async move { vec![root("file:///work")] })
             .roots_list_changed();
-        assert_eq!(good.capabilities(Era::Legacy)["roots"], json!({"listChanged": true}));
-        assert_eq!(good.capabilities(Era::Modern)["roots"], json!({}), "2026-07-28 has no roots.listChanged");
+        assert_eq!(declared(&good, Era::Legacy)["roots"], json!({"listChanged": true}));
+        assert_eq!(declared(&good, Era::Modern)["roots"], json!({}), "2026-07-28 has no roots.listChanged");
         assert!(good.tells_root_changes());
         assert!(good.answer(Era::Legacy, &Method::ListRoots, None).await.is_ok());
         let bad =

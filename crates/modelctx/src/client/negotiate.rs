@@ -76,7 +76,7 @@ fn discovered(version: ProtocolVersion, result: JsonObject) -> Result<ServerDesc
 async fn initialize(link: &Link, options: &ClientOptions) -> Result<ServerDescription, ClientError> {
     let params = json!({
         "protocolVersion": ProtocolVersion::V2025_11_25.to_string(),
-        "capabilities": options.handlers.capabilities(Era::Legacy),
+        "capabilities": v2025::ClientCapabilities::from(options.handlers.capabilities()),
         "clientInfo": options.info,
     });
     let result =

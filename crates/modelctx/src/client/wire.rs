@@ -3,7 +3,7 @@
 use modelctx_protocol::Method;
 use modelctx_protocol::types::LoggingLevel;
 use modelctx_protocol::v2026::ResultType;
-use modelctx_protocol::{JsonObject, ProtocolVersion, meta};
+use modelctx_protocol::{JsonObject, ProtocolVersion, meta, v2026};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
@@ -57,12 +57,14 @@ pub(super) fn with_meta(
     let behalf = super::behalf::current();
     let mut capabilities = match behalf.as_ref().and_then(|behalf| behalf.capabilities.clone()) {
         Some(theirs) => theirs,
-        None => options.handlers.capabilities(modelctx_protocol::Era::Modern),
+        None => options.handlers.capabilities(),
     };
     if options.tasks {
-        capabilities["extensions"] = json!({ modelctx_protocol::tasks::EXTENSION_ID: {} });
+        let extensions = capabilities.extensions.get_or_insert_default();
+        extensions.insert(modelctx_protocol::tasks::EXTENSION_ID.to_owned(), JsonObject::new());
     }
-    request_meta.insert(meta::CLIENT_CAPABILITIES.into(), capabilities);
+    let capabilities = v2026::ClientCapabilities::from(capabilities);
+    request_meta.insert(meta::CLIENT_CAPABILITIES.into(), json!(capabilities));
     request_meta.insert(meta::CLIENT_INFO.into(), json!(options.info));
     let log_level = match behalf {
         Some(behalf) => behalf.log_level,
@@ -72,4 +74,25 @@ pub(super) fn with_meta(
         request_meta.insert(meta::LOG_LEVEL.into(), json!(level));
     }
     params
+}
+
+#[cfg(test)]
+mod tests {
+    use modelctx_protocol::types::Implementation;
+
+    use super::*;
+    use crate::client::ClientHandlers;
+
+    /// The tasks extension is declared beside the handlers' own extensions, not in their place.
+    #[test]
+    fn tasks_join_the_extensions_the_handlers_declare() {
+        let handlers = ClientHandlers::default().extension("io.modelcontextprotocol/ui", JsonObject::new());
+        let options = ClientOptions { handlers, tasks: true, ..ClientOptions::new(Implementation::new("t", "1")) };
+        let params = with_meta(JsonObject::new(), ProtocolVersion::V2026_07_28, &options, None);
+        let extensions = &params["_meta"][meta::CLIENT_CAPABILITIES]["extensions"];
+        assert_eq!(
+            extensions,
+            &json!({"io.modelcontextprotocol/ui": {}, (modelctx_protocol::tasks::EXTENSION_ID): {}})
+        );
+    }
 }

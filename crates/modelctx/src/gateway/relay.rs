@@ -42,11 +42,9 @@ tokio::task_local! {
 /// what that client can answer (a 2025-11-25 backend knows the gateway's own, from
 /// `initialize`), and what the backends ask meanwhile is asked through it.
 pub(super) async fn on_behalf_of<T>(ctx: RequestContext, work: impl Future<Output = T>) -> T {
-    let mut capabilities = serde_json::to_value(ctx.client_capabilities()).unwrap_or_default();
-    if let Some(capabilities) = capabilities.as_object_mut() {
-        // Extensions are the gateway's business with each backend, not its client's.
-        capabilities.remove("extensions");
-    }
+    let mut capabilities = ctx.client_capabilities().clone();
+    // Extensions are the gateway's business with each backend, not its client's.
+    capabilities.extensions = None;
     let behalf = OnBehalf { capabilities: Some(capabilities), log_level: ctx.log_level() };
     INBOUND.scope(ctx, on_behalf(behalf, work)).await
 }
