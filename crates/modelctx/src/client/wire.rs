@@ -87,7 +87,8 @@ mod tests {
     #[test]
     fn tasks_join_the_extensions_the_handlers_declare() {
         let handlers = ClientHandlers::default().extension("io.modelcontextprotocol/ui", JsonObject::new());
-        let options = ClientOptions { handlers, tasks: true, ..ClientOptions::new(Implementation::new("t", "1")) };
+        let options =
+            ClientOptions { handlers, tasks: true, ..ClientOptions::new(Implementation::new("t", "1")) };
         let params = with_meta(JsonObject::new(), ProtocolVersion::V2026_07_28, &options, None);
         let extensions = &params["_meta"][meta::CLIENT_CAPABILITIES]["extensions"];
         assert_eq!(

@@ -305,13 +305,13 @@ impl Server {
         // Boxed: the method table's future is the largest part of a request's, and every
         // future around it (layers, time limit, panic guard, the task) moves as it starts; a
         // box keeps what moves to a pointer.
-        match ctx.era() {
-            Era::Modern => Box::pin(self.handle_modern(ctx, &method, params)).await,
-            Era::Legacy => Box::pin(self.handle_legacy(ctx, &method, params)).await,
-        }
+        Box::pin(self.method_table(ctx, &method, params)).await
     }
 
-    async fn handle_modern(
+    /// The one method table: for each method, its params read and its era-neutral operation
+    /// run, the result shaped for the request's era (2026-07-28's `resultType`, cache hints
+    /// and `serverInfo`; 2025-11-25's shapes), arm by arm per era.
+    async fn method_table(
         &self,
         ctx: RequestContext,
         method: &Method,
@@ -322,8 +322,8 @@ impl Server {
         // Every result carries `serverInfo` in `_meta`: JSON the server wrote once.
         let server_info = &*self.inner.info_json;
         let complete = v2026::ResultType::Complete;
-        Ok(match method {
-            Method::Discover => Answer::modern(
+        Ok(match (method, ctx.era()) {
+            (Method::Discover, Era::Modern) => Answer::modern(
                 &v2026::DiscoverResult {
                     result_type: complete,
                     supported_versions: self.versions().all().iter().map(ToString::to_string).collect(),
@@ -335,7 +335,7 @@ impl Server {
                 },
                 server_info,
             ),
-            Method::ListTools => {
+            (Method::ListTools, Era::Modern) => {
                 let params = params_of::<v2026::ListTools>(params)?;
                 let (tools, next_cursor) = self.tool_page(params.cursor, &ctx)?;
                 let meta = v2026::ResultMetaObject {
@@ -352,7 +352,14 @@ impl Server {
                 });
                 return Ok(Answer::prepared(PreparedResult { result, key: "tools", value: tools }));
             }
-            Method::CallTool => {
+            (Method::ListTools, Era::Legacy) => {
+                let params = params_of::<v2025::ListTools>(params)?;
+                let (tools, next_cursor) = self.tool_page(params.and_then(|p| p.cursor), &ctx)?;
+                let result =
+                    to_object(&v2025::ListToolsResult { tools: Vec::new(), next_cursor, meta: None });
+                return Ok(Answer::prepared(PreparedResult { result, key: "tools", value: tools }));
+            }
+            (Method::CallTool, Era::Modern) => {
                 let digest = answerable(&ctx).then(|| state_digest(params.as_ref(), ctx.principal()));
                 let params: ToolCall = parse_params(params)?;
                 if let Some(answer) =
@@ -369,7 +376,16 @@ impl Server {
                     Asked::InputRequired(required) => Answer::serialized(&*required),
                 }
             }
-            Method::ListResources => {
+            (Method::CallTool, Era::Legacy) => {
+                let params = params_of::<v2025::CallTool>(params)?;
+                if let Some(created) = self.legacy_call_as_task(&ctx, &params).await? {
+                    return Ok(Answer::from(created));
+                }
+                let result = self.call_tool(ctx, &params.name, params.arguments).await?;
+                let result = v2025::CallToolResult::try_from(result).map_err(ErrorObject::internal)?;
+                Answer::serialized(&result)
+            }
+            (Method::ListResources, Era::Modern) => {
                 let params = params_of::<v2026::ListResources>(params)?;
                 let (resources, next_cursor) = self.list_resources(params.cursor.as_deref())?;
                 Answer::modern(
@@ -384,7 +400,13 @@ impl Server {
                     server_info,
                 )
             }
-            Method::ListResourceTemplates => {
+            (Method::ListResources, Era::Legacy) => {
+                let params = params_of::<v2025::ListResources>(params)?;
+                let (resources, next_cursor) =
+                    self.list_resources(params.and_then(|p| p.cursor).as_deref())?;
+                Answer::serialized(&v2025::ListResourcesResult { resources, next_cursor, meta: None })
+            }
+            (Method::ListResourceTemplates, Era::Modern) => {
                 let params = params_of::<v2026::ListResourceTemplates>(params)?;
                 let (resource_templates, next_cursor) = self.list_templates(params.cursor.as_deref())?;
                 Answer::modern(
@@ -399,7 +421,17 @@ impl Server {
                     server_info,
                 )
             }
-            Method::ReadResource => {
+            (Method::ListResourceTemplates, Era::Legacy) => {
+                let params = params_of::<v2025::ListResourceTemplates>(params)?;
+                let (resource_templates, next_cursor) =
+                    self.list_templates(params.and_then(|p| p.cursor).as_deref())?;
+                Answer::serialized(&v2025::ListResourceTemplatesResult {
+                    resource_templates,
+                    next_cursor,
+                    meta: None,
+                })
+            }
+            (Method::ReadResource, Era::Modern) => {
                 let digest = answerable(&ctx).then(|| state_digest(params.as_ref(), ctx.principal()));
                 let params = params_of::<v2026::ReadResource>(params)?;
                 let read = self.read_resource(ctx.clone(), &params.uri);
@@ -420,7 +452,12 @@ impl Server {
                     Asked::InputRequired(required) => Answer::serialized(&*required),
                 }
             }
-            Method::ListPrompts => {
+            (Method::ReadResource, Era::Legacy) => {
+                let params = params_of::<v2025::ReadResource>(params)?;
+                let contents = self.read_resource(ctx, &params.uri).await?;
+                Answer::serialized(&v2025::ReadResourceResult { contents, meta: None })
+            }
+            (Method::ListPrompts, Era::Modern) => {
                 let params = params_of::<v2026::ListPrompts>(params)?;
                 let (prompts, next_cursor) = self.list_prompts(params.cursor.as_deref())?;
                 Answer::modern(
@@ -435,7 +472,12 @@ impl Server {
                     server_info,
                 )
             }
-            Method::GetPrompt => {
+            (Method::ListPrompts, Era::Legacy) => {
+                let params = params_of::<v2025::ListPrompts>(params)?;
+                let (prompts, next_cursor) = self.list_prompts(params.and_then(|p| p.cursor).as_deref())?;
+                Answer::serialized(&v2025::ListPromptsResult { prompts, next_cursor, meta: None })
+            }
+            (Method::GetPrompt, Era::Modern) => {
                 let digest = answerable(&ctx).then(|| state_digest(params.as_ref(), ctx.principal()));
                 let params = params_of::<v2026::GetPrompt>(params)?;
                 let get = self.get_prompt(ctx.clone(), &params.name, params.arguments);
@@ -447,7 +489,12 @@ impl Server {
                     Asked::InputRequired(required) => Answer::serialized(&*required),
                 }
             }
-            Method::Complete => {
+            (Method::GetPrompt, Era::Legacy) => {
+                let params = params_of::<v2025::GetPrompt>(params)?;
+                let (description, messages) = self.get_prompt(ctx, &params.name, params.arguments).await?;
+                Answer::serialized(&v2025::GetPromptResult { description, messages, meta: None })
+            }
+            (Method::Complete, Era::Modern) => {
                 let params = params_of::<v2026::Complete>(params)?;
                 let completion =
                     self.complete(ctx, params.reference, params.argument, params.context).await?;
@@ -456,97 +503,37 @@ impl Server {
                     server_info,
                 )
             }
-            Method::SubscriptionsListen => {
-                Answer::from(self.listen(&ctx, params_of::<v2026::SubscriptionsListen>(params)?).await?)
-            }
-            task if super::tasks::is_task_method(task) => {
-                Answer::from(self.task_method(&ctx, method, params).await?)
-            }
-            #[cfg(feature = "skills")]
-            skill if super::skills::is_skill_method(skill) => {
-                let mut result = self.inner.skills.serve(skill, params, self.options().page_size)?;
-                result.insert("resultType".into(), serde_json::json!(complete));
-                result.insert("ttlMs".into(), serde_json::json!(ttl_ms));
-                result.insert("cacheScope".into(), serde_json::json!(cache_scope));
-                Answer::from(result)
-            }
-            legacy if legacy_only(legacy) => {
-                return Err(ErrorObject::method_not_found(&format!(
-                    "{legacy} (a 2025-11-25 session method; 2026-07-28 requests carry their state in _meta)"
-                )));
-            }
-            other => return Err(ErrorObject::method_not_found(other.as_str())),
-        })
-    }
-
-    async fn handle_legacy(
-        &self,
-        ctx: RequestContext,
-        method: &Method,
-        params: Option<JsonObject>,
-    ) -> Result<Answer, ErrorObject> {
-        Ok(match method {
-            Method::ListTools => {
-                let params = params_of::<v2025::ListTools>(params)?;
-                let (tools, next_cursor) = self.tool_page(params.and_then(|p| p.cursor), &ctx)?;
-                let result =
-                    to_object(&v2025::ListToolsResult { tools: Vec::new(), next_cursor, meta: None });
-                return Ok(Answer::prepared(PreparedResult { result, key: "tools", value: tools }));
-            }
-            Method::CallTool => {
-                let params = params_of::<v2025::CallTool>(params)?;
-                if let Some(created) = self.legacy_call_as_task(&ctx, &params).await? {
-                    return Ok(Answer::from(created));
-                }
-                let result = self.call_tool(ctx, &params.name, params.arguments).await?;
-                let result = v2025::CallToolResult::try_from(result).map_err(ErrorObject::internal)?;
-                Answer::serialized(&result)
-            }
-            Method::ListResources => {
-                let params = params_of::<v2025::ListResources>(params)?;
-                let (resources, next_cursor) =
-                    self.list_resources(params.and_then(|p| p.cursor).as_deref())?;
-                Answer::serialized(&v2025::ListResourcesResult { resources, next_cursor, meta: None })
-            }
-            Method::ListResourceTemplates => {
-                let params = params_of::<v2025::ListResourceTemplates>(params)?;
-                let (resource_templates, next_cursor) =
-                    self.list_templates(params.and_then(|p| p.cursor).as_deref())?;
-                Answer::serialized(&v2025::ListResourceTemplatesResult {
-                    resource_templates,
-                    next_cursor,
-                    meta: None,
-                })
-            }
-            Method::ReadResource => {
-                let params = params_of::<v2025::ReadResource>(params)?;
-                let contents = self.read_resource(ctx, &params.uri).await?;
-                Answer::serialized(&v2025::ReadResourceResult { contents, meta: None })
-            }
-            Method::ListPrompts => {
-                let params = params_of::<v2025::ListPrompts>(params)?;
-                let (prompts, next_cursor) = self.list_prompts(params.and_then(|p| p.cursor).as_deref())?;
-                Answer::serialized(&v2025::ListPromptsResult { prompts, next_cursor, meta: None })
-            }
-            Method::GetPrompt => {
-                let params = params_of::<v2025::GetPrompt>(params)?;
-                let (description, messages) = self.get_prompt(ctx, &params.name, params.arguments).await?;
-                Answer::serialized(&v2025::GetPromptResult { description, messages, meta: None })
-            }
-            Method::Complete => {
+            (Method::Complete, Era::Legacy) => {
                 let params = params_of::<v2025::Complete>(params)?;
                 let completion =
                     self.complete(ctx, params.reference, params.argument, params.context).await?;
                 Answer::serialized(&v2025::CompleteResult { completion, meta: None })
             }
-            #[cfg(feature = "skills")]
-            skill if super::skills::is_skill_method(skill) => {
-                Answer::from(self.inner.skills.serve(skill, params, self.options().page_size)?)
+            (Method::SubscriptionsListen, Era::Modern) => {
+                Answer::from(self.listen(&ctx, params_of::<v2026::SubscriptionsListen>(params)?).await?)
             }
-            task if super::tasks::is_legacy_task_method(task) => {
+            (task, Era::Modern) if super::tasks::is_task_method(task) => {
+                Answer::from(self.task_method(&ctx, method, params).await?)
+            }
+            (task, Era::Legacy) if super::tasks::is_legacy_task_method(task) => {
                 Answer::from(self.legacy_task_method(&ctx, method, params).await?)
             }
-            other => return Err(ErrorObject::method_not_found(other.as_str())),
+            #[cfg(feature = "skills")]
+            (skill, era) if super::skills::is_skill_method(skill) => {
+                let mut result = self.inner.skills.serve(skill, params, self.options().page_size)?;
+                if era == Era::Modern {
+                    result.insert("resultType".into(), serde_json::json!(complete));
+                    result.insert("ttlMs".into(), serde_json::json!(ttl_ms));
+                    result.insert("cacheScope".into(), serde_json::json!(cache_scope));
+                }
+                Answer::from(result)
+            }
+            (legacy, Era::Modern) if legacy_only(legacy) => {
+                return Err(ErrorObject::method_not_found(&format!(
+                    "{legacy} (a 2025-11-25 session method; 2026-07-28 requests carry their state in _meta)"
+                )));
+            }
+            (other, _) => return Err(ErrorObject::method_not_found(other.as_str())),
         })
     }
 
