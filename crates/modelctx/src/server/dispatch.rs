@@ -111,7 +111,6 @@ fn legacy_only(method: &Method) -> bool {
 
 /// Who a legacy session's request comes from, as the transport knows: the session's id and
 /// the principal an authenticator verified.
-#[derive(Default)]
 pub(crate) struct Caller<'a> {
     pub(crate) session_id: Option<&'a str>,
     pub(crate) principal: Option<Arc<Principal>>,

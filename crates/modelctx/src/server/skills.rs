@@ -395,6 +395,27 @@ mod tests {
         Skills::new(vec![skill]).unwrap()
     }
 
+    /// A skill read from its directory holds its `SKILL.md` and every file beneath it, hidden
+    /// files and symbolic links left out; a directory without a `SKILL.md` is refused naming it.
+    #[test]
+    fn a_skill_is_read_from_its_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(MANIFEST), MANIFEST_TEXT).unwrap();
+        std::fs::create_dir(dir.path().join("references")).unwrap();
+        std::fs::write(dir.path().join("references/FORMS.md"), "Forms.\n").unwrap();
+        std::fs::write(dir.path().join(".hidden"), "no").unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(dir.path().join(MANIFEST), dir.path().join("link.md")).unwrap();
+        let skill = Skill::from_dir(dir.path()).unwrap();
+        assert_eq!(skill.name(), "pdf-processing");
+        let files: Vec<&str> = skill.files.keys().map(String::as_str).collect();
+        assert_eq!(files, ["SKILL.md", "references/FORMS.md"]);
+
+        let empty = tempfile::tempdir().unwrap();
+        let refused = Skill::from_dir(empty.path()).unwrap_err();
+        assert!(refused.0.contains("SKILL.md"), "{refused}");
+    }
+
     #[test]
     fn an_entry_carries_the_frontmatter_as_the_file_has_it_and_each_files_digest() {
         let entry = Skill::new(MANIFEST_TEXT).unwrap().entry();

@@ -92,6 +92,11 @@ struct Endpoint {
 
 /// The server behind a [`ResourceServer`] whose key set is a JWKS file.
 async fn start() -> Endpoint {
+    start_with(|authenticator| authenticator).await
+}
+
+/// [`start`], with the authenticator as `configure` leaves it.
+async fn start_with(configure: impl FnOnce(ResourceServer) -> ResourceServer) -> Endpoint {
     let signer = signer();
     let keys = tempfile::tempdir().unwrap();
     let jwks = keys.path().join("jwks.json");
@@ -103,7 +108,8 @@ async fn start() -> Endpoint {
         .unwrap()
         .scopes_supported(["files:read"])
         .scope_includes("files", ["files:read", "files:write"]);
-    let options = HttpOptions { authenticator: Some(Arc::new(authenticator)), ..HttpOptions::default() };
+    let options =
+        HttpOptions { authenticator: Some(Arc::new(configure(authenticator))), ..HttpOptions::default() };
     let (stop, stopped) = oneshot::channel::<()>();
     tokio::spawn(serve_http(server(), listener, options, async move {
         let _ = stopped.await;
@@ -344,6 +350,48 @@ async fn a_dpop_bound_token_needs_a_fresh_proof_of_its_key() {
             .thumbprint(ThumbprintHash::SHA256)
             .unwrap()
     });
+}
+
+/// Every claim a [`MemoryOnceStore`] took, recorded.
+#[derive(Debug)]
+struct Recording {
+    store: modelctx::store::MemoryOnceStore,
+    claims: std::sync::Mutex<Vec<String>>,
+}
+
+impl modelctx::store::OnceStore for Recording {
+    fn claim<'a>(
+        &'a self,
+        value: &'a str,
+        lifetime: std::time::Duration,
+    ) -> modelctx::store::StoreFuture<'a, bool> {
+        self.claims.lock().unwrap().push(value.to_owned());
+        self.store.claim(value, lifetime)
+    }
+}
+
+/// The DPoP proofs a resource server has seen are remembered in the store it is given
+/// (instances behind one balancer share one), not in its own memory.
+#[tokio::test]
+async fn dpop_proofs_are_remembered_in_the_store_the_resource_server_is_given() {
+    let store = Arc::new(Recording {
+        store: modelctx::store::MemoryOnceStore::new(16),
+        claims: std::sync::Mutex::default(),
+    });
+    let shared = store.clone();
+    let endpoint = start_with(move |authenticator| authenticator.proof_replay(shared)).await;
+    let key = DpopKey::generate().unwrap();
+    let token = endpoint.signer.token(&endpoint.url, json!({"cnf": {"jkt": key.thumbprint()}}));
+    let url = reqwest::Url::parse(&endpoint.url).unwrap();
+    let proof = key.proof("POST", &url, Some(&token), None).unwrap();
+    let scheme = format!("DPoP {token}");
+    let accepted = endpoint.call_with("peek", &scheme, &[("dpop", proof.as_str())]).await;
+    assert_eq!(accepted.status, 200, "{:?}", accepted.body);
+    let replayed = endpoint.call_with("peek", &scheme, &[("dpop", proof.as_str())]).await;
+    assert_eq!(replayed.body["error_description"], "the DPoP proof was used before");
+    let claims = store.claims.lock().unwrap().clone();
+    assert_eq!(claims.len(), 2, "both uses were checked in the given store: {claims:?}");
+    assert_eq!(claims[0], claims[1], "and under the same key");
 }
 
 /// An RFC 7662 introspection endpoint on 127.0.0.1 that knows three tokens, for the resource

@@ -276,3 +276,45 @@ impl Server {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use modelctx_protocol::ProtocolVersion;
+    use modelctx_protocol::jsonrpc::{Request, RequestId};
+    use serde_json::json;
+
+    use super::*;
+    use crate::server::{Tokens, ToolDef};
+
+    /// The server as a `tower::Service` answers a request a transport made, through its
+    /// layers: here one that marks the answer, so the answer shows it passed.
+    #[tokio::test]
+    async fn the_server_as_a_service_answers_through_its_layers() {
+        let marked = tower::util::MapResponseLayer::new(|answer: Answer| {
+            let mut result = answer.into_object();
+            result.insert("marked".into(), json!(true));
+            Answer::from(result)
+        });
+        let server = Server::builder("service", "1")
+            .tool(ToolDef::new("echo", || async { "echo" }))
+            .layer(marked)
+            .build()
+            .unwrap();
+        let params = json!({"name": "echo", "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}}});
+        let request = Request {
+            id: RequestId::Number(1),
+            method: Method::CallTool,
+            params: params.as_object().cloned(),
+        };
+        let (sink, _messages) = tokio::sync::mpsc::channel(1);
+        let ctx = server
+            .modern_context(&request, ProtocolVersion::V2026_07_28, None, Tokens::default(), sink)
+            .unwrap();
+        let request = McpRequest { method: request.method, params: request.params, ctx };
+        let answer = server.into_service().oneshot(request).await.unwrap().into_object();
+        assert_eq!(answer["content"][0]["text"], "echo");
+        assert_eq!(answer["marked"], true);
+    }
+}
