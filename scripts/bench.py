@@ -43,6 +43,9 @@ EVERYTHING_BINARY = "modelctx-everything (start-up), stdio 2026-07-28 C=1"
 # Extra server arguments that stand for "the everything server" (ours, or the others with as many tools).
 EVERYTHING_CASES = {EVERYTHING: ["--everything"], EVERYTHING_BINARY: ["--everything-binary"]}
 LIST = "stdio tools/list, 1,002 tools"
+# More requests written at once than the server's queue holds (64 running, 1,024 waiting).
+BURST_CALLS = 5000
+BURST = f"stdio burst, {BURST_CALLS:,} calls written at once"
 # Spawns whose median is a start-up case's cold start, in each round.
 COLD_SPAWNS = 9
 
@@ -67,6 +70,8 @@ def cases(options):
     big = ["--payload", "102400", *window, "--warmup", str(min(options.warmup, 100))]
     matrix.append(("stdio echo, 100 KB argument", big, "stdio", []))
     matrix.append(("http echo, 100 KB argument", big, "http", []))
+    burst = ["--era", "modern", "-c", str(BURST_CALLS), "-n", str(BURST_CALLS), "--warmup", "0", "--max-seconds", "60"]
+    matrix.append((BURST, burst, "stdio", []))
     for name, extra in EVERYTHING_CASES.items():
         matrix.append((name, ["-c", "1", *window, *warmup], "stdio", extra))
     return matrix
@@ -251,7 +256,9 @@ def targets(all_cases: list) -> list:
         ("http 2026-07-28 C=1", "throughput", "limit", ">=", 0.85),
         ("stdio 2026-07-28 C=1", "p50", "limit", "<=", 1.15),
     ]
-    rows += [(case, "cpu", "limit", "<=", 2.0) for case in all_cases]
+    # The burst is over in milliseconds: too short for CPU time read in 10 ms clock ticks. Its
+    # target is that it completes (every call answered with its result); its RSS is reported.
+    rows += [(case, "cpu", "limit", "<=", 2.0) for case in all_cases if case != BURST]
     rows += [
         # What a host pays per spawned server: the binary of one server at most rmcp's, the
         # whole CLI within 2× its memory and 1.5× its start.
@@ -386,6 +393,10 @@ def write(options, all_cases: list, results: dict, client: dict, counted: dict) 
         f"{COLD_SPAWNS} more spawns each answering one request (one spawn varies too much to judge). The same again with the "
         "`modelctx-everything` binary, which holds that server alone, as a host spawns it. Both are "
         "built as `cargo install` builds them (fat LTO, one codegen unit), with symbols.")
+    add(f"- **Burst.** {BURST_CALLS:,} `tools/call echo` requests (2026-07-28) written to a fresh server "
+        "over stdio at once, more than our queue holds: every one must be answered with its result "
+        "(an error answer, `server busy` included, fails the run), and the server's peak RSS is what "
+        "holding them costs.")
     add("- **h2c.** A server that does not speak HTTP/2 with prior knowledge is shown as n/a in that case.")
     add("- **Reported.** The median of the rounds for each server, and the ratios ours ÷ rmcp and "
         "ours ÷ limit of each round (targets and ratio tables: the median of the per-round ratios).\n")

@@ -171,3 +171,29 @@ fn files_for_stdin_and_stdout_are_served_too() {
     texts.sort();
     assert_eq!(texts, [(1, "line 1".into()), (2, "line 2".into()), (3, "line 3".into())]);
 }
+
+/// A client that writes more requests than the queue holds (64 running and 1,024 waiting by
+/// default) in one go: the server stops reading and the pipe pushes back on the writer, rather
+/// than refusing requests it has read. Every one is answered, none with an error.
+#[test]
+fn a_burst_of_5000_calls_written_at_once_is_answered_in_full() {
+    const BURST: usize = 5_000;
+    let mut server = Server::start();
+    let burst: Vec<String> = (0..BURST)
+        .map(|id| {
+            let params = modern(json!({"name": "echo", "arguments": {"message": format!("call {id}")}}));
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}).to_string()
+        })
+        .collect();
+    // One write of every line: stdout is read meanwhile by the support's thread.
+    server.send(&burst.join("\n"));
+    let mut answered = vec![false; BURST];
+    for _ in 0..BURST {
+        let answer = server.next();
+        assert!(answer.get("error").is_none(), "refused: {answer}");
+        let id = answer["id"].as_u64().expect("an answer to a call") as usize;
+        assert_eq!(answer["result"]["content"][0]["text"], format!("call {id}"), "{answer}");
+        assert!(!std::mem::replace(&mut answered[id], true), "answered twice: {id}");
+    }
+    assert!(answered.iter().all(|&a| a), "every call answered");
+}

@@ -21,8 +21,9 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use modelctx_protocol::jsonrpc::{ErrorCode, ErrorObject, Message, Request, RequestId};
-use modelctx_protocol::{JsonObject, Method, v2025};
-use tokio::sync::{Semaphore, mpsc};
+use modelctx_protocol::{JsonObject, Method};
+use serde::Deserialize;
+use tokio::sync::{Notify, Semaphore, mpsc};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -35,7 +36,6 @@ use super::answer::Answer;
 use super::input::{LegacyPeer, PendingAnswers};
 use super::middleware::McpRequest;
 use super::outgoing::Outgoing;
-use super::params::parse_params;
 use super::telemetry;
 use super::{Limits, Server, Tokens};
 
@@ -55,6 +55,10 @@ pub(crate) struct Lifecycle {
     /// Requests admitted and not finished (running or waiting for a permit), subscriptions
     /// aside.
     admitted: AtomicUsize,
+    /// How many may be admitted at once: [`Limits::max_in_flight`] + [`Limits::max_queued`].
+    queue_bound: usize,
+    /// Told when a full queue gets room again (a connection holding requests waits for it).
+    freed: Notify,
     /// Tripped when shutdown starts: long-lived requests end gracefully.
     closing: CancellationToken,
     /// Tripped when the grace period is over: every request still running is cancelled.
@@ -67,9 +71,11 @@ impl Lifecycle {
         let limits = server.options().limits;
         Arc::new(Self {
             permits: Arc::new(Semaphore::new(limits.max_in_flight.max(1))),
+            queue_bound: limits.max_in_flight.saturating_add(limits.max_queued),
             limits,
             server,
             admitted: AtomicUsize::new(0),
+            freed: Notify::new(),
             closing: CancellationToken::new(),
             abort: CancellationToken::new(),
         })
@@ -218,7 +224,7 @@ impl Exchange {
         let (counter, bound) = if subscription {
             (&self.inner.subscriptions, limits.max_subscriptions)
         } else {
-            (&lifecycle.admitted, limits.max_in_flight.saturating_add(limits.max_queued))
+            (&lifecycle.admitted, lifecycle.queue_bound)
         };
         if counter
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n < bound).then_some(n + 1))
@@ -244,20 +250,34 @@ impl Exchange {
         })
     }
 
+    /// Whether `request` would be refused now for a full queue (`max_in_flight + max_queued`
+    /// requests admitted). A subscription takes no place in the queue: never.
+    pub(crate) fn is_full_for(&self, request: &Request) -> bool {
+        let lifecycle = &self.inner.lifecycle;
+        request.method != Method::SubscriptionsListen
+            && lifecycle.admitted.load(Ordering::Acquire) >= lifecycle.queue_bound
+    }
+
+    /// Waits until the queue has room (at once when it has).
+    pub(crate) async fn room(&self) {
+        let lifecycle = &self.inner.lifecycle;
+        loop {
+            // Made before the check, so that room made between the two is not missed.
+            let freed = lifecycle.freed.notified();
+            if lifecycle.admitted.load(Ordering::Acquire) < lifecycle.queue_bound {
+                return;
+            }
+            freed.await;
+        }
+    }
+
     /// Takes `notifications/cancelled`: trips the named request's token. An unknown or
     /// finished request, or params without a `requestId`, are ignored (CANCEL-07).
     /// `false` when the request is not in flight here (ended, unknown, or another
-    /// instance's); a malformed cancellation is ignored (`true`: nothing to pass on).
+    /// instance's); a cancellation naming no request is ignored (`true`: nothing to pass on).
     pub(crate) fn cancel(&self, params: Option<JsonObject>) -> bool {
-        // The 2025-11-25 shape reads both eras' params: its `requestId` is optional.
-        let id = match parse_params::<v2025::CancelledNotificationParams>(params) {
-            Ok(params) => params.request_id,
-            Err(error) => {
-                tracing::debug!(%error, "ignoring a malformed cancellation");
-                return true;
-            }
-        };
-        match id.and_then(|id| self.in_flight().get(&id).cloned()) {
+        let Some(id) = cancelled_request(params.as_ref()) else { return true };
+        match self.in_flight().get(&id).cloned() {
             Some(token) => {
                 token.cancel();
                 true
@@ -392,9 +412,24 @@ impl Drop for Admission {
             self.exchange.in_flight().remove(id);
         }
         let inner = &self.exchange.inner;
-        let counter = if self.subscription { &inner.subscriptions } else { &inner.lifecycle.admitted };
-        counter.fetch_sub(1, Ordering::AcqRel);
+        if self.subscription {
+            inner.subscriptions.fetch_sub(1, Ordering::AcqRel);
+            return;
+        }
+        let lifecycle = &inner.lifecycle;
+        if lifecycle.admitted.fetch_sub(1, Ordering::AcqRel) == lifecycle.queue_bound {
+            lifecycle.freed.notify_waiters();
+        }
     }
+}
+
+/// The request a `notifications/cancelled` names; `None` when its params name none, or name
+/// it malformed (ignored, CANCEL-07).
+pub(crate) fn cancelled_request(params: Option<&JsonObject>) -> Option<RequestId> {
+    let id = params?.get("requestId")?;
+    RequestId::deserialize(id)
+        .inspect_err(|error| tracing::debug!(%error, "ignoring a malformed cancellation"))
+        .ok()
 }
 
 /// The message that answers request `id` with `result`.

@@ -29,9 +29,17 @@ pub struct Limits {
     /// Requests that run at once on one endpoint — a stdio connection, or a Streamable HTTP
     /// or HTTP+SSE endpoint with all its clients; more wait their turn. Default 64.
     pub max_in_flight: usize,
-    /// Requests that may wait for a turn; beyond that a request is refused at once with
-    /// `-32603` saying the server is busy (HTTP 503), and the connection reads on. Default 1024.
+    /// Requests that may wait for a turn. Beyond that, a connection whose peer writes into it
+    /// (stdio, an HTTP+SSE session) holds further requests (up to [`Limits::max_read_ahead`])
+    /// and then stops reading, so the peer's writes wait; a Streamable HTTP request is refused
+    /// at once with `-32603` saying the server is busy (HTTP 503). Default 1024.
     pub max_queued: usize,
+    /// Requests a connection (stdio, an HTTP+SSE session) reads past a full queue and holds, in
+    /// order, until the queue has room; it reads them to let through what needs no room (a
+    /// cancellation — of a held request too — or the client's answer to a question of the
+    /// server). With this many held it stops reading until one is let in. The memory held is at
+    /// most this many messages of [`ParseLimits::max_message_bytes`]. At least 1. Default 64.
+    pub max_read_ahead: usize,
     /// How long a request may take, counted from its arrival (time spent waiting for a turn
     /// included), before it is cancelled and answered with `-32603`. `subscriptions/listen`
     /// is exempt. Default 5 minutes; `None` for no limit.
@@ -59,6 +67,7 @@ impl Default for Limits {
             parse: ParseLimits::default(),
             max_in_flight: 64,
             max_queued: 1024,
+            max_read_ahead: 64,
             request_timeout: Some(Duration::from_secs(300)),
             max_subscriptions: 1024,
             max_listener_backlog: 1024,

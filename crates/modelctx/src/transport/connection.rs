@@ -7,7 +7,15 @@
 //! itself, in arrival order; every other request runs in its own task under the
 //! [`Exchange`]'s lifecycle, so the reader never waits on a handler. The connection holds its
 //! peer's legacy session, and hears of server changes for it.
+//!
+//! Backpressure: the peer writes into the connection, so a full queue does not refuse its
+//! requests. The connection holds them, in order, and reads on — a cancellation, of a held
+//! request too, or the client's answer to a question of the server needs no room — until
+//! [`crate::server::Limits::max_read_ahead`] are held; then it stops reading, and the peer's
+//! writes wait (a pipe fills; an HTTP+SSE POST waits for the session's inbox). Held requests
+//! are let in as the queue gets room.
 
+use std::collections::VecDeque;
 use std::future::Future;
 
 use futures::{Stream, StreamExt};
@@ -19,7 +27,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::desk::{self, Action, Call, Desk, Ticket};
 use crate::server::dispatch::Caller;
-use crate::server::exchange::{Exchange, Lifecycle, response};
+use crate::server::exchange::{Exchange, Lifecycle, cancelled_request, response};
 use crate::server::middleware::McpRequest;
 use crate::server::outgoing::Outgoing;
 use crate::server::{LegacySession, Server, ServerEvent};
@@ -39,15 +47,21 @@ pub(crate) async fn serve_messages(
     shutdown: impl Future<Output = ()>,
 ) {
     let server = exchange.lifecycle().server().clone();
+    let read_ahead = server.options().limits.max_read_ahead.max(1);
     let mut events = server.events();
-    let mut connection = Connection { server, session: None, session_id, exchange, outbox };
+    let mut connection =
+        Connection { server, session: None, session_id, exchange, outbox, held: VecDeque::new() };
     tokio::pin!(input, shutdown);
-    loop {
+    let mut reading = true;
+    // Once the input ends, the requests still held are let in as room comes.
+    while reading || !connection.held.is_empty() {
+        let holding = !connection.held.is_empty();
         tokio::select! {
-            message = input.next() => match message {
+            message = input.next(), if reading && connection.held.len() < read_ahead => match message {
                 Some(message) => connection.on_message(message).await,
-                None => break,
+                None => reading = false,
             },
+            () = connection.exchange.room(), if holding => connection.let_in_held().await,
             event = events.recv() => connection.on_event(event).await,
             () = &mut shutdown => break,
         }
@@ -77,6 +91,8 @@ struct Connection {
     session_id: Option<String>,
     exchange: Exchange,
     outbox: mpsc::Sender<Outgoing>,
+    /// Requests read past a full queue, in arrival order, waiting for room.
+    held: VecDeque<Call>,
 }
 
 impl Connection {
@@ -122,15 +138,43 @@ impl Connection {
                     self.reply(request.id, result).await;
                 }
             }
+            Action::Call(call) if !self.held.is_empty() || self.exchange.is_full_for(&call.request) => {
+                self.held.push_back(call);
+            }
             Action::Call(call) => self.call(call).await,
             Action::Note(method) => {
                 if let Some(session) = &mut self.session {
                     desk::note(&self.server, session, &method, self.session_id.as_deref());
                 }
             }
-            Action::Cancel(params) => drop(self.exchange.cancel(params)),
+            Action::Cancel(params) => {
+                if !self.cancel_held(params.as_ref()) {
+                    self.exchange.cancel(params);
+                }
+            }
             Action::Deliver { id, outcome } => drop(self.exchange.deliver(id, outcome)),
         }
+    }
+
+    /// Lets held requests in, oldest first, while the queue has room.
+    async fn let_in_held(&mut self) {
+        while let Some(call) = self.held.front() {
+            if self.exchange.is_full_for(&call.request) {
+                return;
+            }
+            let call = self.held.pop_front().expect("a held request");
+            self.call(call).await;
+        }
+    }
+
+    /// Forgets the held request a cancellation names (it gets no response, CANCEL-05); `false`
+    /// when none is held.
+    fn cancel_held(&mut self, params: Option<&JsonObject>) -> bool {
+        let Some(id) = cancelled_request(params) else { return false };
+        let Some(position) = self.held.iter().position(|call| call.request.id == id) else { return false };
+        self.held.remove(position);
+        tracing::debug!(%id, "a held request was cancelled before it was let in");
+        true
     }
 
     /// Lets `call` in and runs it in a task of its own, which writes its answer; or answers

@@ -196,7 +196,7 @@ async fn subscriptions_beyond_the_cap_are_refused_as_busy() {
 }
 
 #[tokio::test]
-async fn a_full_queue_is_refused_at_once_with_a_busy_error_and_the_rest_run() {
+async fn a_full_queue_holds_a_connections_requests_and_refuses_a_streamable_http_post_at_once() {
     // Two turns and no waiting room: two running calls fill the lifecycle.
     let limits = Limits { max_in_flight: 2, max_queued: 0, ..Limits::default() };
     for wire in WIRES {
@@ -212,15 +212,31 @@ async fn a_full_queue_is_refused_at_once_with_a_busy_error_and_the_rest_run() {
             for _ in 0..2 {
                 assert_eq!(within(probe.started.recv()).await, Some("gate"), "{wire:?} {mode:?}");
             }
-            let refused = rpc_error(within(client.call_tool("quick", json!({}))).await);
-            assert_eq!(refused.code.0, -32603, "{wire:?} {mode:?}: {}", refused.message);
-            assert!(refused.message.contains("busy"), "{wire:?} {mode:?}: {}", refused.message);
-
+            let quick = {
+                let client = client.clone();
+                tokio::spawn(async move { client.call_tool("quick", json!({})).await })
+            };
+            let held = if wire == Wire::Http {
+                // Each POST is a request of its own, which the server answers: busy, at once.
+                let refused = rpc_error(within(quick).await.unwrap());
+                assert_eq!(refused.code.0, -32603, "{wire:?} {mode:?}: {}", refused.message);
+                assert!(refused.message.contains("busy"), "{wire:?} {mode:?}: {}", refused.message);
+                None
+            } else {
+                // The peer writes into the connection: the call is held until a turn frees.
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                assert!(!quick.is_finished(), "{wire:?} {mode:?}: held, not answered");
+                Some(quick)
+            };
             probe.gate.add_permits(2);
             for pending in running {
                 let result = within(pending).await.unwrap().expect("the admitted calls run");
                 let text = serde_json::to_value(&result.content).unwrap()[0]["text"].clone();
                 assert_eq!(text, "through the gate", "{wire:?} {mode:?}");
+            }
+            if let Some(held) = held {
+                let result = within(held).await.unwrap().expect("the held call runs once a turn frees");
+                assert_eq!(serde_json::to_value(&result.content).unwrap()[0]["text"], "quick");
             }
             assert_eq!(text(&client, "quick").await, "quick", "{wire:?} {mode:?}");
         }

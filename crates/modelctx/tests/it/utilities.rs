@@ -436,7 +436,7 @@ async fn stdio_01_an_oversize_line_is_invalid_request_and_the_stream_continues()
 }
 
 #[tokio::test]
-async fn limits_requests_beyond_the_queue_are_refused_at_once_and_the_rest_run() {
+async fn limits_requests_beyond_the_queue_are_held_in_order_and_a_held_one_can_be_cancelled() {
     let limits = Limits { max_in_flight: 1, max_queued: 1, ..Limits::default() };
     for era in ERAS {
         let (server, mut probe) = blocking_server(ServerOptions { limits, ..ServerOptions::default() });
@@ -445,20 +445,52 @@ async fn limits_requests_beyond_the_queue_are_refused_at_once_and_the_rest_run()
         signal(&mut probe.started, "the first request runs").await;
         let queued = client.send_request("tools/call", call(era, "gate", json!({}))).await;
 
-        let error = era.err(&client, "tools/call", json!({"name": "quick"})).await;
-        assert_eq!(error.code.0, -32603, "{era:?}: {}", error.message);
-        assert!(error.message.contains("busy"), "{era:?}: {}", error.message);
-
+        // The queue is full: the connection holds what it reads next instead of refusing it.
+        let mut held = client.send_request("tools/call", call(era, "quick", json!({}))).await;
+        let mut cancelled = client.send_request("tools/call", call(era, "quick", json!({}))).await;
+        let mut after = client.send_request("tools/call", call(era, "quick", json!({}))).await;
+        // A cancellation reaches a held request too: it is never run, and gets no response.
+        client.notify("notifications/cancelled", json!({"requestId": cancelled.id()})).await;
         // Session requests are answered by the reader, whatever the queue holds.
         if era == Era::Legacy {
             assert_eq!(Era::Legacy.ok(&client, "ping", json!({})).await, json!({}));
         }
+        tokio::time::sleep(crate::common::BRIEF).await;
+        assert!(
+            held.try_response().is_none() && after.try_response().is_none(),
+            "{era:?}: held, not refused"
+        );
 
         probe.gate.add_permits(2);
         for pending in [running, queued] {
             let result = Value::Object(within(pending.response()).await.unwrap());
             assert_eq!(first_text(&result), "through the gate", "{era:?}");
         }
-        assert_eq!(first_text(&era.ok(&client, "tools/call", json!({"name": "quick"})).await), "quick");
+        for pending in [held, after] {
+            let result = Value::Object(within(pending.response()).await.unwrap());
+            assert_eq!(first_text(&result), "quick", "{era:?}");
+        }
+        assert_eq!(cancelled.try_response(), None, "{era:?}: a cancelled held request was answered");
+        assert_eq!(client.next_unmatched(crate::common::BRIEF).await, None, "{era:?}");
     }
+}
+
+#[tokio::test]
+async fn limits_past_the_read_ahead_the_connection_stops_reading_until_a_request_is_let_in() {
+    let limits = Limits { max_in_flight: 1, max_queued: 0, max_read_ahead: 1, ..Limits::default() };
+    let (server, mut probe) = blocking_server(ServerOptions { limits, ..ServerOptions::default() });
+    let era = Era::Legacy;
+    let client = era.connect(server).await;
+    let running = client.send_request("tools/call", call(era, "gate", json!({}))).await;
+    signal(&mut probe.started, "the first request runs").await;
+    let held = client.send_request("tools/call", call(era, "quick", json!({}))).await;
+    // One request held fills the read-ahead: the ping behind it is not read yet.
+    let mut ping = client.send_request("ping", json!({})).await;
+    tokio::time::sleep(crate::common::BRIEF).await;
+    assert!(ping.try_response().is_none(), "read past the read-ahead");
+
+    probe.gate.add_permits(1);
+    within(running.response()).await.unwrap();
+    assert_eq!(first_text(&Value::Object(within(held.response()).await.unwrap())), "quick");
+    assert_eq!(within(ping.response()).await.unwrap(), serde_json::Map::new(), "read once room came");
 }
