@@ -343,6 +343,27 @@ impl Exchange {
     }
 }
 
+/// A request [`Admission::start`]ed: answered at once, or running in its task.
+#[cfg(feature = "http-server")]
+pub(crate) enum Started {
+    /// It finished in its first poll.
+    Answered(Outcome),
+    /// Its task, which ends with its outcome.
+    Running(JoinHandle<Outcome>),
+}
+
+#[cfg(feature = "http-server")]
+impl Started {
+    /// The outcome, once the request has finished (a task that panicked or was aborted counts
+    /// as cancelled: no response).
+    pub(crate) async fn finished(self) -> Outcome {
+        match self {
+            Self::Answered(outcome) => outcome,
+            Self::Running(task) => task.await.ok().flatten(),
+        }
+    }
+}
+
 /// A request let in: its place in the in-flight table and the queue until it is dropped.
 pub(crate) struct Admission {
     exchange: Exchange,
@@ -375,15 +396,21 @@ impl Admission {
         &self.token
     }
 
-    /// [`Admission::run`] in a task of the request's peer, where [`Exchange::drain`] waits
-    /// for it.
+    /// Starts [`Admission::run`]: polls it once here, and when it needs to wait, runs the rest
+    /// in a task of the request's peer, where [`Exchange::drain`] waits for it. A request that
+    /// waits on nothing is answered without a task of its own; one that waits moves to its
+    /// task, whose first poll registers the wakers it waits on.
     #[cfg(feature = "http-server")]
-    pub(crate) fn spawn(self, ctx: RequestContext, request: Request) -> JoinHandle<Outcome> {
+    pub(crate) fn start(self, ctx: RequestContext, request: Request) -> Started {
         let exchange = self.exchange.clone();
         let Request { method, params, .. } = request;
         // Boxed: the request's future is large, and tokio moves a task's future several times
         // (into the task cell, through its stages); a box moves as a pointer.
-        exchange.spawn(Box::pin(self.run(McpRequest { method, params, ctx })))
+        let mut run = Box::pin(self.run(McpRequest { method, params, ctx }));
+        match futures::FutureExt::now_or_never(&mut run) {
+            Some(outcome) => Started::Answered(outcome),
+            None => Started::Running(exchange.spawn(run)),
+        }
     }
 
     /// Runs the request to its end through the server's layers — by default the lifecycle's

@@ -4,8 +4,9 @@
 //! It runs on a stream of [`Inbound`] messages and a sink of [`Message`]s; framing (newline
 //! JSON, SSE events) is the adapters' job. Ordering policy: the reader handles notifications
 //! and session requests (`initialize`, `ping`, `logging/setLevel`, `resources/subscribe`)
-//! itself, in arrival order; every other request runs in its own task under the
-//! [`Exchange`]'s lifecycle, so the reader never waits on a handler. The connection holds its
+//! itself, in arrival order; every other request runs under the [`Exchange`]'s lifecycle in a
+//! task of its own, so the reader never waits on a handler — except on a one-thread runtime,
+//! where a request is polled once by the reader first and needs a task only if it waits. The connection holds its
 //! peer's legacy session, and hears of server changes for it.
 //!
 //! Backpressure: the peer writes into the connection, so a full queue does not refuse its
@@ -18,10 +19,12 @@
 use std::collections::VecDeque;
 use std::future::Future;
 
-use futures::{Stream, StreamExt};
+use futures::stream::FuturesUnordered;
+use futures::{FutureExt, Stream, StreamExt};
 use modelctx_protocol::JsonObject;
 use modelctx_protocol::era::{PeerState, Refused, Transport};
 use modelctx_protocol::jsonrpc::{ErrorObject, ErrorResponse, Message, ParseFailure, Request, RequestId};
+use tokio::runtime::RuntimeFlavor;
 use tokio::sync::{broadcast, mpsc};
 use tokio_util::sync::CancellationToken;
 
@@ -48,24 +51,50 @@ pub(crate) async fn serve_messages(
 ) {
     let server = exchange.lifecycle().server().clone();
     let read_ahead = server.options().limits.max_read_ahead.max(1);
-    let mut events = server.events();
-    let mut connection =
-        Connection { server, session: None, session_id, exchange, outbox, held: VecDeque::new() };
-    tokio::pin!(input, shutdown);
+    // The server's changes and the shutdown signal, each polled only once it has woken the
+    // connection (a future in a `FuturesUnordered` is polled when its own waker fired): a
+    // connection busy reading does not poll them for every message.
+    let mut events = FuturesUnordered::from_iter([next_event(server.events())]);
+    let mut shutdown = FuturesUnordered::from_iter([shutdown]);
+    let answer_inline = tokio::runtime::Handle::current().runtime_flavor() == RuntimeFlavor::CurrentThread;
+    let mut connection = Connection {
+        server,
+        session: None,
+        session_id,
+        exchange,
+        outbox,
+        held: VecDeque::new(),
+        answer_inline,
+    };
+    tokio::pin!(input);
     let mut reading = true;
     // Once the input ends, the requests still held are let in as room comes.
     while reading || !connection.held.is_empty() {
         let holding = !connection.held.is_empty();
         tokio::select! {
+            biased;
             message = input.next(), if reading && connection.held.len() < read_ahead => match message {
                 Some(message) => connection.on_message(message).await,
                 None => reading = false,
             },
             () = connection.exchange.room(), if holding => connection.let_in_held().await,
-            event = events.recv() => connection.on_event(event).await,
-            () = &mut shutdown => break,
+            Some((event, receiver)) = events.next() => {
+                // A closed channel (the server is gone) is heard no more.
+                if !matches!(event, Err(broadcast::error::RecvError::Closed)) {
+                    events.push(next_event(receiver));
+                    connection.on_event(event).await;
+                }
+            }
+            Some(()) = shutdown.next() => break,
         }
     }
+}
+
+/// The server's next change, with the receiver to hear the one after.
+async fn next_event(
+    mut events: broadcast::Receiver<ServerEvent>,
+) -> (Result<ServerEvent, broadcast::error::RecvError>, broadcast::Receiver<ServerEvent>) {
+    (events.recv().await, events)
 }
 
 /// Serves a connection that is an endpoint of its own (stdio, the in-process test client):
@@ -93,6 +122,8 @@ struct Connection {
     outbox: mpsc::Sender<Outgoing>,
     /// Requests read past a full queue, in arrival order, waiting for room.
     held: VecDeque<Call>,
+    /// Whether a request is polled first on the connection's own task (a one-thread runtime).
+    answer_inline: bool,
 }
 
 impl Connection {
@@ -191,15 +222,29 @@ impl Connection {
             Ok(ticket) => ticket,
             Err(refused) => return self.refuse(refused).await,
         };
-        let outbox = self.outbox.clone();
-        // Boxed, for the reason `Admission::spawn` gives.
-        self.exchange.spawn(Box::pin(async move {
+        // Boxed, for the reason `Admission::spawn` gives; `None` when cancelled, since a
+        // cancelled request gets no response (STDIO-08 / CANCEL-05).
+        let mut answer = Box::pin(async move {
             let Request { id, method, params } = request;
-            // STDIO-08 / CANCEL-05: a cancelled request gets no response.
-            if let Some(outcome) = admission.run(McpRequest { method, params, ctx }).await {
-                let _ = outbox.send(response(id, outcome)).await;
+            admission.run(McpRequest { method, params, ctx }).await.map(|outcome| response(id, outcome))
+        });
+        // On a one-thread runtime the request would run on this thread anyway: one that waits
+        // on nothing is answered here, in its first poll, without a task of its own. One that
+        // waits moves to its task, whose first poll registers the wakers it waits on.
+        if self.answer_inline
+            && let Some(answered) = (&mut answer).now_or_never()
+        {
+            if let Some(answer) = answered {
+                self.send(answer).await;
             }
-        }));
+            return;
+        }
+        let outbox = self.outbox.clone();
+        self.exchange.spawn(async move {
+            if let Some(answer) = answer.await {
+                let _ = outbox.send(answer).await;
+            }
+        });
     }
 
     /// Forwards server changes to a legacy session (2026-07-28 clients hear of them only on

@@ -24,7 +24,7 @@ use super::session::Session;
 use super::sessions::store_failure;
 use super::{Denial, McpBody, Shared};
 use crate::server::dispatch::Caller;
-use crate::server::exchange::{Outcome, response};
+use crate::server::exchange::{Outcome, Started, response};
 use crate::server::outgoing::Outgoing;
 use crate::server::{Answer, LegacySession, Principal};
 use crate::transport::desk::{self, Action, Call, Desk, Ticket};
@@ -236,7 +236,8 @@ const RETRY_MS: u32 = 1000;
 /// reconnection delay first (HTTP-44, HTTP-45), then every event logged in the session under
 /// ids unique in it, so the client can resume with `Last-Event-ID` — after its connection
 /// broke (which in 2025-11-25 is not cancellation, HTTP-48) or after the handler released the
-/// stream (`RequestContext::release_stream`).
+/// stream (`RequestContext::release_stream`). A request answered in its first poll without
+/// sending anything first is answered with JSON instead: nothing is left to resume.
 fn logged_stream(
     shared: &Arc<Shared>,
     ticket: Ticket,
@@ -246,12 +247,19 @@ fn logged_stream(
 ) -> Response<McpBody> {
     let Ticket { admission, ctx, request } = ticket;
     let id = request.id.clone();
-    let mut handler = admission.spawn(ctx, request);
+    let started = match admission.start(ctx, request) {
+        // Answered in its first poll, with nothing sent before: one JSON answer, which no
+        // broken stream can interrupt midway, needs no log to resume from.
+        Started::Answered(outcome) if messages.is_empty() => return json_answer(id, outcome, Era::Legacy),
+        started => started,
+    };
     let (live, frames) = mpsc::channel(LIVE_BUFFER);
     let number = session.live.open(live);
     let priming = Bytes::from(format!("id: {number}-0\nretry: {RETRY_MS}\ndata: \n\n"));
     let store = shared.sessions.stores.events.clone();
     tokio::spawn(async move {
+        let handler = started.finished();
+        tokio::pin!(handler);
         let mut released = false;
         let mut event = 0;
         let mut record = async |message: &Outgoing| {
@@ -264,7 +272,7 @@ fn logged_stream(
                 biased;
                 message = messages.recv() => match message {
                     Some(message) => record(&message).await,
-                    None => break handler.await.ok().flatten(),
+                    None => break (&mut handler).await,
                 },
                 () = release.cancelled(), if !released => {
                     released = true;
@@ -274,7 +282,7 @@ fn logged_stream(
                     while let Ok(message) = messages.try_recv() {
                         record(&message).await;
                     }
-                    break finished.ok().flatten();
+                    break finished;
                 }
             }
         };
@@ -310,7 +318,10 @@ async fn answer(
 ) -> Response<McpBody> {
     let Ticket { admission, ctx, request } = ticket;
     let id = request.id.clone();
-    let mut handler = admission.spawn(ctx, request);
+    let mut handler = match admission.start(ctx, request) {
+        Started::Answered(outcome) => return finished_answer(id, outcome, messages, era, token),
+        Started::Running(handler) => handler,
+    };
     enum Start {
         First(Outgoing),
         SinkDropped,
@@ -324,15 +335,24 @@ async fn answer(
         Start::First(first) => first,
         // The handler dropped its sink without sending anything: wait for its answer.
         Start::SinkDropped => return json_answer(id, handler.await.ok().flatten(), era),
-        Start::Finished(outcome) => {
-            return match messages.try_recv() {
-                // Notifications raced the end: stream them before the answer.
-                Ok(early) => finish_streaming(early, messages, outcome, id, token),
-                Err(_) => json_answer(id, outcome, era),
-            };
-        }
+        Start::Finished(outcome) => return finished_answer(id, outcome, messages, era, token),
     };
     stream(Vec::new(), Some(first), messages, handler, id, token)
+}
+
+/// The answer of a handler that has finished: JSON, or an SSE stream when it sent messages
+/// first (they go before the answer).
+fn finished_answer(
+    id: RequestId,
+    outcome: Outcome,
+    mut messages: mpsc::Receiver<Outgoing>,
+    era: Era,
+    token: CancellationToken,
+) -> Response<McpBody> {
+    match messages.try_recv() {
+        Ok(early) => finish_streaming(early, messages, outcome, id, token),
+        Err(_) => json_answer(id, outcome, era),
+    }
 }
 
 /// The SSE answer: `initial` frames, then `first` and every message the handler sends, then
