@@ -13,8 +13,10 @@
 //!
 //! Whenever the id could be read, the failure carries it so the reply can name the request.
 
+use std::borrow::Cow;
 use std::fmt;
 
+use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
 use serde::de::{self, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
@@ -150,14 +152,77 @@ fn string_end(bytes: &[u8], mut from: usize) -> Option<usize> {
     }
 }
 
+/// A member that should be a string: borrowed from the input when it has no escapes, or
+/// whatever else it was (for the error that names it).
+enum Text<'de> {
+    Str(Cow<'de, str>),
+    Other(Value),
+}
+
+impl<'de> Deserialize<'de> for Text<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(TextVisitor)
+    }
+}
+
+struct TextVisitor;
+
+impl<'de> Visitor<'de> for TextVisitor {
+    type Value = Text<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, text: &'de str) -> Result<Text<'de>, E> {
+        Ok(Text::Str(Cow::Borrowed(text)))
+    }
+
+    fn visit_str<E: de::Error>(self, text: &str) -> Result<Text<'de>, E> {
+        Ok(Text::Str(Cow::Owned(text.to_owned())))
+    }
+
+    fn visit_string<E: de::Error>(self, text: String) -> Result<Text<'de>, E> {
+        Ok(Text::Str(Cow::Owned(text)))
+    }
+
+    fn visit_bool<E: de::Error>(self, value: bool) -> Result<Text<'de>, E> {
+        Ok(Text::Other(Value::Bool(value)))
+    }
+
+    fn visit_i64<E: de::Error>(self, value: i64) -> Result<Text<'de>, E> {
+        Ok(Text::Other(value.into()))
+    }
+
+    fn visit_u64<E: de::Error>(self, value: u64) -> Result<Text<'de>, E> {
+        Ok(Text::Other(value.into()))
+    }
+
+    fn visit_f64<E: de::Error>(self, value: f64) -> Result<Text<'de>, E> {
+        Ok(Text::Other(value.into()))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Text<'de>, E> {
+        Ok(Text::Other(Value::Null))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Text<'de>, A::Error> {
+        Value::deserialize(MapAccessDeserializer::new(map)).map(Text::Other)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Text<'de>, A::Error> {
+        Value::deserialize(SeqAccessDeserializer::new(seq)).map(Text::Other)
+    }
+}
+
 /// The envelope keys, read without judging them yet.
 #[derive(Default)]
-pub(crate) struct RawEnvelope {
+pub(crate) struct RawEnvelope<'de> {
     batch: bool,
     not_object: bool,
-    jsonrpc: Option<Value>,
+    jsonrpc: Option<Text<'de>>,
     id: Option<Value>,
-    method: Option<Value>,
+    method: Option<Text<'de>>,
     params: Option<Value>,
     result: Option<Value>,
     error: Option<Value>,
@@ -166,15 +231,30 @@ pub(crate) struct RawEnvelope {
 
 const ENVELOPE_KEYS: [&str; 6] = ["jsonrpc", "id", "method", "params", "result", "error"];
 
-impl RawEnvelope {
-    fn slot(&mut self, key: &str) -> Option<&mut Option<Value>> {
+/// Where an envelope key's value goes.
+enum Slot<'a, 'de> {
+    Text(&'a mut Option<Text<'de>>),
+    Value(&'a mut Option<Value>),
+}
+
+impl Slot<'_, '_> {
+    fn is_filled(&self) -> bool {
+        match self {
+            Self::Text(slot) => slot.is_some(),
+            Self::Value(slot) => slot.is_some(),
+        }
+    }
+}
+
+impl<'de> RawEnvelope<'de> {
+    fn slot(&mut self, key: &str) -> Option<Slot<'_, 'de>> {
         Some(match key {
-            "jsonrpc" => &mut self.jsonrpc,
-            "id" => &mut self.id,
-            "method" => &mut self.method,
-            "params" => &mut self.params,
-            "result" => &mut self.result,
-            "error" => &mut self.error,
+            "jsonrpc" => Slot::Text(&mut self.jsonrpc),
+            "id" => Slot::Value(&mut self.id),
+            "method" => Slot::Text(&mut self.method),
+            "params" => Slot::Value(&mut self.params),
+            "result" => Slot::Value(&mut self.result),
+            "error" => Slot::Value(&mut self.error),
             _ => return None,
         })
     }
@@ -212,8 +292,14 @@ impl RawEnvelope {
             return fail(ErrorObject::invalid_request(problem));
         }
         match &self.jsonrpc {
-            Some(Value::String(v)) if v == JSONRPC_VERSION => {}
-            Some(other) => {
+            Some(Text::Str(v)) if v == JSONRPC_VERSION => {}
+            Some(Text::Str(other)) => {
+                return fail(ErrorObject::invalid_request(format!(
+                    "\"jsonrpc\" must be \"2.0\", got {}",
+                    Value::from(other.as_ref())
+                )));
+            }
+            Some(Text::Other(other)) => {
                 return fail(ErrorObject::invalid_request(format!(
                     "\"jsonrpc\" must be \"2.0\", got {other}"
                 )));
@@ -221,7 +307,7 @@ impl RawEnvelope {
             None => return fail(ErrorObject::invalid_request("missing \"jsonrpc\": \"2.0\"")),
         }
         if let Some(method) = self.method {
-            let Value::String(method) = method else {
+            let Text::Str(method) = method else {
                 return fail(ErrorObject::invalid_request("\"method\" must be a string"));
             };
             if self.result.is_some() || self.error.is_some() {
@@ -244,7 +330,7 @@ impl RawEnvelope {
                     )));
                 }
             };
-            let method = Method::from(method);
+            let method = Method::from(method.as_ref());
             return Ok(match id {
                 Some(id) => Message::Request(Request { id, method, params }),
                 None => Message::Notification(Notification { method, params }),
@@ -292,21 +378,27 @@ fn json_kind(value: &Value) -> &'static str {
 struct EnvelopeVisitor;
 
 impl<'de> Visitor<'de> for EnvelopeVisitor {
-    type Value = RawEnvelope;
+    type Value = RawEnvelope<'de>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a JSON-RPC message object")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawEnvelope, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawEnvelope<'de>, A::Error> {
         let mut raw = RawEnvelope::default();
-        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+        // Borrowed from the input (serde's own `Cow` always copies).
+        while let Some(key) = map.next_key::<Text<'de>>()? {
+            let key = match key {
+                Text::Str(key) => key,
+                Text::Other(other) => Cow::Owned(other.to_string()),
+            };
             match raw.slot(&key) {
-                Some(slot) if slot.is_some() => {
+                Some(slot) if slot.is_filled() => {
                     map.next_value::<IgnoredAny>()?;
                     raw.note(format!("duplicate key {key:?}"));
                 }
-                Some(slot) => *slot = Some(map.next_value()?),
+                Some(Slot::Text(slot)) => *slot = Some(map.next_value()?),
+                Some(Slot::Value(slot)) => *slot = Some(map.next_value()?),
                 None => {
                     map.next_value::<IgnoredAny>()?;
                     if let Some(canonical) = ENVELOPE_KEYS.iter().find(|k| k.eq_ignore_ascii_case(&key)) {
@@ -318,37 +410,37 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
         Ok(raw)
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<RawEnvelope, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<RawEnvelope<'de>, A::Error> {
         while seq.next_element::<IgnoredAny>()?.is_some() {}
         Ok(RawEnvelope { batch: true, ..RawEnvelope::default() })
     }
 
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<RawEnvelope, E> {
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<RawEnvelope<'de>, E> {
         Ok(RawEnvelope { not_object: true, ..RawEnvelope::default() })
     }
 
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<RawEnvelope, E> {
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<RawEnvelope<'de>, E> {
         Ok(RawEnvelope { not_object: true, ..RawEnvelope::default() })
     }
 
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<RawEnvelope, E> {
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<RawEnvelope<'de>, E> {
         Ok(RawEnvelope { not_object: true, ..RawEnvelope::default() })
     }
 
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<RawEnvelope, E> {
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<RawEnvelope<'de>, E> {
         Ok(RawEnvelope { not_object: true, ..RawEnvelope::default() })
     }
 
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<RawEnvelope, E> {
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<RawEnvelope<'de>, E> {
         Ok(RawEnvelope { not_object: true, ..RawEnvelope::default() })
     }
 
-    fn visit_unit<E: de::Error>(self) -> Result<RawEnvelope, E> {
+    fn visit_unit<E: de::Error>(self) -> Result<RawEnvelope<'de>, E> {
         Ok(RawEnvelope { not_object: true, ..RawEnvelope::default() })
     }
 }
 
-impl<'de> Deserialize<'de> for RawEnvelope {
+impl<'de> Deserialize<'de> for RawEnvelope<'de> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         deserializer.deserialize_any(EnvelopeVisitor)
     }

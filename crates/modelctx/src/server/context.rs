@@ -48,7 +48,8 @@ impl StateMap {
 pub(crate) struct Tokens {
     pub(crate) request: CancellationToken,
     pub(crate) connection: CancellationToken,
-    pub(crate) release: CancellationToken,
+    /// `None` where the transport has no response stream to release.
+    pub(crate) release: Option<CancellationToken>,
     pub(crate) turns: Option<Arc<tokio::sync::Semaphore>>,
     pub(crate) deadline: Option<(tokio::time::Instant, std::time::Duration)>,
 }
@@ -80,7 +81,7 @@ struct ContextInner {
     input: InputChannel,
     cancellation: CancellationToken,
     closing: CancellationToken,
-    release: CancellationToken,
+    release: Option<CancellationToken>,
     /// The endpoint's turns this request waits for (`None`: it takes none).
     turns: Option<Arc<tokio::sync::Semaphore>>,
     /// When the request must be answered by, counted from arrival, and the limit it came from.
@@ -197,7 +198,9 @@ impl RequestContext {
     /// 2025-11-25 Streamable HTTP client reconnects with `Last-Event-ID` and receives the rest
     /// (SSE polling, HTTP-45). The handler goes on; elsewhere this does nothing.
     pub fn release_stream(&self) {
-        self.inner.release.cancel();
+        if let Some(release) = &self.inner.release {
+            release.cancel();
+        }
     }
 
     /// Tripped when the connection starts shutting down (long-lived requests such as

@@ -42,6 +42,26 @@ struct ToolCall {
     _input_responses: Option<v2026::InputResponses>,
 }
 
+/// What the request's context takes of a 2026-07-28 request's `_meta`
+/// (`RequestMetaObject`), read in one pass: the protocol version was read by the router, and
+/// the other keys stay in the params for whoever wants them (a `flatten` catch-all would buffer
+/// every key into an intermediate tree first).
+#[derive(Deserialize)]
+struct MetaFacts {
+    #[serde(rename = "progressToken", default)]
+    progress_token: Option<modelctx_protocol::jsonrpc::ProgressToken>,
+    /// Required, and checked by the router: present here so that `_meta` without it is
+    /// refused with the same message wherever it is read.
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion")]
+    _protocol_version: serde::de::IgnoredAny,
+    #[serde(rename = "io.modelcontextprotocol/clientInfo", default)]
+    client_info: Option<modelctx_protocol::types::Implementation>,
+    #[serde(rename = "io.modelcontextprotocol/clientCapabilities")]
+    client_capabilities: v2026::ClientCapabilities,
+    #[serde(rename = "io.modelcontextprotocol/logLevel", default)]
+    log_level: Option<modelctx_protocol::types::LoggingLevel>,
+}
+
 /// Which page: the era, whether the client shows apps, and the cursor.
 type PageKey = (Era, bool, Option<String>);
 
@@ -163,8 +183,8 @@ impl Server {
     ) -> Result<RequestContext, ErrorObject> {
         // Read in place: the `_meta` tree is not copied to be read.
         let meta = request.params.as_ref().and_then(|p| p.get("_meta")).unwrap_or(&Value::Null);
-        let meta = v2026::RequestMetaObject::deserialize(meta)
-            .map_err(|e| ErrorObject::invalid_params(format!("_meta: {e}")))?;
+        let meta =
+            MetaFacts::deserialize(meta).map_err(|e| ErrorObject::invalid_params(format!("_meta: {e}")))?;
         let facts = RequestFacts {
             id: request.id.clone(),
             era: Era::Modern,

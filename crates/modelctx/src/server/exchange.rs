@@ -378,7 +378,7 @@ pub(crate) struct Admission {
 impl Admission {
     /// The tokens for the request's context; `release` asks the transport to release the
     /// response stream.
-    pub(crate) fn tokens(&self, release: CancellationToken) -> Tokens {
+    pub(crate) fn tokens(&self, release: Option<CancellationToken>) -> Tokens {
         let lifecycle = &self.exchange.inner.lifecycle;
         Tokens {
             request: self.token.clone(),

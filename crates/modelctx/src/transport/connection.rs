@@ -26,7 +26,6 @@ use modelctx_protocol::era::{PeerState, Refused, Transport};
 use modelctx_protocol::jsonrpc::{ErrorObject, ErrorResponse, Message, ParseFailure, Request, RequestId};
 use tokio::runtime::RuntimeFlavor;
 use tokio::sync::{broadcast, mpsc};
-use tokio_util::sync::CancellationToken;
 
 use super::desk::{self, Action, Call, Desk, Ticket};
 use crate::server::dispatch::Caller;
@@ -216,7 +215,7 @@ impl Connection {
             session: self.session.as_ref(),
             caller: Caller { session_id: self.session_id.as_deref(), principal: None },
             sink: self.outbox.clone(),
-            release: CancellationToken::new(),
+            release: None,
         };
         let Ticket { admission, ctx, request } = match desk::check_in(&self.server, call, desk) {
             Ok(ticket) => ticket,

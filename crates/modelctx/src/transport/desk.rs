@@ -144,8 +144,9 @@ pub(crate) struct Desk<'a> {
     pub(crate) caller: Caller<'a>,
     /// Where the handler's notifications and questions go.
     pub(crate) sink: mpsc::Sender<Outgoing>,
-    /// Tripped by the handler to release its response stream (Streamable HTTP).
-    pub(crate) release: CancellationToken,
+    /// Tripped by the handler to release its response stream (Streamable HTTP; `None`
+    /// elsewhere).
+    pub(crate) release: Option<CancellationToken>,
 }
 
 /// Lets `call` in on `desk.exchange` and makes its context, or says why not: the id is in

@@ -27,7 +27,13 @@ where
     B: http_body::Body<Data = Bytes>,
     B::Error: std::fmt::Display,
 {
-    let read = match tokio::time::timeout(timeout, read_within(body, limit)).await {
+    let mut read = std::pin::pin!(read_within(body, limit));
+    // A body that arrived with its headers (most do) is read without setting a timer.
+    let read = match futures::FutureExt::now_or_never(read.as_mut()) {
+        Some(read) => Ok(read),
+        None => tokio::time::timeout(timeout, read).await,
+    };
+    let read = match read {
         Ok(read) => read,
         Err(_) => Err(error_response(
             StatusCode::REQUEST_TIMEOUT.as_u16(),
@@ -62,7 +68,8 @@ where
         )
     };
     let mut body = std::pin::pin!(body);
-    let mut collected = Vec::new();
+    // A body of one frame (most are) is kept as it came; more frames are copied together.
+    let (mut first, mut collected) = (Bytes::new(), None::<Vec<u8>>);
     while let Some(frame) = body.frame().await {
         let frame = frame.map_err(|e| {
             error_response(
@@ -72,13 +79,17 @@ where
             )
         })?;
         if let Ok(data) = frame.into_data() {
-            if collected.len() + data.len() > limit {
+            if collected.as_ref().map_or(first.len(), Vec::len) + data.len() > limit {
                 return Err(too_large());
             }
-            collected.extend_from_slice(&data);
+            match &mut collected {
+                Some(collected) => collected.extend_from_slice(&data),
+                None if first.is_empty() => first = data,
+                None => collected = Some([&first[..], &data[..]].concat()),
+            }
         }
     }
-    Ok(Bytes::from(collected))
+    Ok(collected.map_or(first, Bytes::from))
 }
 
 /// A JSON response with `status`.

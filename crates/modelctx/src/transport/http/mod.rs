@@ -14,6 +14,7 @@ pub(crate) mod body;
 mod events;
 pub(crate) mod guard;
 mod live;
+mod names;
 mod options;
 mod post;
 mod relay;
@@ -31,7 +32,6 @@ use http::{Method, Request, Response};
 use http_body_util::combinators::UnsyncBoxBody;
 use modelctx_protocol::ProtocolVersion;
 use modelctx_protocol::era::{HttpMethod, PeerState, StreamRoute, route_http_stream};
-use modelctx_protocol::headers::MCP_PROTOCOL_VERSION;
 use modelctx_protocol::jsonrpc::ErrorObject;
 
 use crate::server::Server;
@@ -178,7 +178,7 @@ impl McpHttp {
 /// no version (the one `initialize` negotiated holds) but not an invalid or another one
 /// (HTTP-43).
 fn version_refusal(headers: &http::HeaderMap, version: ProtocolVersion) -> Option<ErrorObject> {
-    let sent = headers.get(MCP_PROTOCOL_VERSION)?;
+    let sent = headers.get(names::PROTOCOL_VERSION)?;
     (sent.to_str().ok().and_then(ProtocolVersion::parse) != Some(version)).then(|| {
         ErrorObject::invalid_request(format!(
             "MCP-Protocol-Version {sent:?} differs from the session's negotiated {version}"

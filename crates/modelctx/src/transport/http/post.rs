@@ -6,7 +6,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, Response, StatusCode};
 use modelctx_protocol::era::{HttpRequestFacts, PeerState, Transport, dispatch_error_status};
-use modelctx_protocol::headers::{MCP_METHOD, MCP_NAME, MCP_PROTOCOL_VERSION, MCP_SESSION_ID};
+use modelctx_protocol::headers::MCP_SESSION_ID;
 use modelctx_protocol::jsonrpc::{
     ErrorObject, ErrorResponse, Message, Notification, Request, RequestId, Response as JsonRpcResponse,
     parse_message_with,
@@ -19,6 +19,7 @@ use tokio_util::sync::CancellationToken;
 use super::body::{empty, error_response, json_response, sse_event, sse_frames, sse_response};
 use super::events;
 use super::live::LIVE_BUFFER;
+use super::names;
 use super::relay;
 use super::session::Session;
 use super::sessions::store_failure;
@@ -33,7 +34,7 @@ use crate::transport::desk::{self, Action, Call, Desk, Ticket};
 /// requests) before its stream opens.
 const STREAM_BUFFER: usize = 64;
 
-fn header<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+fn header(headers: &HeaderMap, name: impl http::header::AsHeaderName) -> Option<&str> {
     headers.get(name).and_then(|value| value.to_str().ok())
 }
 
@@ -69,9 +70,9 @@ pub(super) async fn handle(
     };
     let facts = HttpRequestFacts {
         origin_allowed: true,
-        protocol_version: header(headers, MCP_PROTOCOL_VERSION),
-        mcp_method: header(headers, MCP_METHOD),
-        mcp_name: header(headers, MCP_NAME),
+        protocol_version: header(headers, names::PROTOCOL_VERSION),
+        mcp_method: header(headers, names::METHOD),
+        mcp_name: header(headers, names::NAME),
     };
     let session = session.ok();
     match desk::receive(server, message, &Transport::Http(facts), peer) {
@@ -208,7 +209,7 @@ async fn admit(
             session: state.as_deref(),
             caller: Caller { session_id: legacy.map(|session| session.id.as_str()), principal },
             sink,
-            release: release.clone(),
+            release: Some(release.clone()),
         };
         desk::check_in(shared.lifecycle.server(), call, desk)
     };
@@ -226,7 +227,7 @@ async fn admit(
 
 /// Whether the client accepts an SSE answer.
 fn accepts_sse(headers: &HeaderMap) -> bool {
-    header(headers, "accept").is_some_and(|accept| accept.contains("text/event-stream"))
+    header(headers, http::header::ACCEPT).is_some_and(|accept| accept.contains("text/event-stream"))
 }
 
 /// How long a 2025-11-25 client should wait before reconnecting a broken stream.
