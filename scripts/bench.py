@@ -85,6 +85,10 @@ def server_command(which: str, options, transport: str, extra: list) -> list:
         extra = ["--extra-tools", str(options.everything_tools - 2)]
     if which == "modelctx":
         command = [options.modelctx, "serve", "bench"]
+        if transport == "http":
+            # One current-thread runtime, as the limit's: `serve --http` defaults to a worker
+            # per CPU, and on two CPUs the second competes with the load generator.
+            command += ["--threads", "1"]
     elif which == "rmcp":
         command = [options.rmcp]
     else:
@@ -374,7 +378,9 @@ def write(options, all_cases: list, results: dict, client: dict, counted: dict) 
         "`MCP-Protocol-Version: 2025-11-25`.")
     add("- **Servers.** Ours: `modelctx serve bench` (release build) — the tools `echo` and `add` of the "
         "reference server, plus `--extra-tools 1000` filler tools for the listing case, all on one page; "
-        "input validation against the tools' schemas is on (the default). rmcp: `bench/rmcp-server` on "
+        "input validation against the tools' schemas is on (the default); over HTTP with `--threads 1`, "
+        "one current-thread runtime as the limit's (the default is a worker per CPU, and on this "
+        "machine's two the second competes with the load generator). rmcp: `bench/rmcp-server` on "
         "`rmcp` 3.11.0 from crates.io (its own lockfile), the same tools with the same text, default "
         "configuration (HTTP answers are SSE streams, sessions for 2025-11-25), TCP_NODELAY. The limit: "
         "`bench/limit-server`, a hand-written server with no MCP library (serde_json, tokio, hyper 1; its "
