@@ -119,6 +119,11 @@ pub fn parse_message_with(bytes: &[u8], limits: &ParseLimits) -> Result<Message,
 /// message's bytes are inside strings, where only `"` and `\` matter: those stretches are
 /// skipped with `memchr` rather than looked at byte by byte.
 fn exceeds_depth(bytes: &[u8], max_depth: usize) -> Option<usize> {
+    // Each level of nesting opens with a bracket: a message with no more brackets than the
+    // limit (inside strings or not) is within it, found by a count the compiler vectorises.
+    if bytes.iter().filter(|&&b| b == b'{' || b == b'[').count() <= max_depth {
+        return None;
+    }
     let mut depth = 0usize;
     let mut offset = 0;
     while let Some(&b) = bytes.get(offset) {

@@ -135,11 +135,9 @@ impl<T: DeserializeOwned + JsonSchema + Send + 'static> FromRequest<ToolCallPart
 fn typed_arguments<T: DeserializeOwned>(arguments: &JsonObject) -> Result<T, String> {
     // The plain pass first: the path is tracked (at a cost on every call) only to explain a
     // refusal. Read in place: the arguments are not copied to be read.
-    T::deserialize(arguments).map_err(|plain| {
-        match serde_path_to_error::deserialize::<_, T>(arguments) {
-            Err(e) => format!("invalid arguments: {}: {}", json_pointer(e.path()), e.inner()),
-            Ok(_) => format!("invalid arguments: {plain}"),
-        }
+    T::deserialize(arguments).map_err(|plain| match serde_path_to_error::deserialize::<_, T>(arguments) {
+        Err(e) => format!("invalid arguments: {}: {}", json_pointer(e.path()), e.inner()),
+        Ok(_) => format!("invalid arguments: {plain}"),
     })
 }
 

@@ -41,8 +41,8 @@ pub(crate) type Inbound = Result<Message, ParseFailure>;
 /// reader that handled a whole read's worth of requests before yielding would write their
 /// answers only at the end, and its client would wait, idle, for all of them; every few, the
 /// client gets answers to work on while the server reads on. Measured over stdio at 32 in
-/// flight (bench/analysis.md): 4 a little ahead of 8 and 16, all well ahead of yielding only
-/// when the input waits.
+/// flight (bench/analysis.md): 4 ahead of 2 and 16, all well ahead of yielding only when the
+/// input waits.
 const YIELD_EVERY: usize = 4;
 
 /// Serves the messages of `input` on `exchange`, writing to `outbox`, until the input ends or
