@@ -174,14 +174,17 @@ fn files_for_stdin_and_stdout_are_served_too() {
 
 /// A client that writes more requests than the queue holds (64 running and 1,024 waiting by
 /// default) in one go: the server stops reading and the pipe pushes back on the writer, rather
-/// than refusing requests it has read. Every one is answered, none with an error.
+/// than refusing requests it has read. Every one is answered, none with an error. Each call
+/// waits 20 ms, so the queue does fill (a call that waits on nothing is answered as it is
+/// read, and never queues); the burst takes about 5,000 ÷ 64 × 20 ms.
 #[test]
 fn a_burst_of_5000_calls_written_at_once_is_answered_in_full() {
     const BURST: usize = 5_000;
     let mut server = Server::start();
     let burst: Vec<String> = (0..BURST)
         .map(|id| {
-            let params = modern(json!({"name": "echo", "arguments": {"message": format!("call {id}")}}));
+            let arguments = json!({"steps": 1, "step_ms": 20});
+            let params = modern(json!({"name": "long_running_operation", "arguments": arguments}));
             json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}).to_string()
         })
         .collect();
@@ -192,7 +195,7 @@ fn a_burst_of_5000_calls_written_at_once_is_answered_in_full() {
         let answer = server.next();
         assert!(answer.get("error").is_none(), "refused: {answer}");
         let id = answer["id"].as_u64().expect("an answer to a call") as usize;
-        assert_eq!(answer["result"]["content"][0]["text"], format!("call {id}"), "{answer}");
+        assert_eq!(answer["result"]["content"][0]["text"], "finished 1 steps", "{answer}");
         assert!(!std::mem::replace(&mut answered[id], true), "answered twice: {id}");
     }
     assert!(answered.iter().all(|&a| a), "every call answered");

@@ -6,8 +6,8 @@
 //! and session requests (`initialize`, `ping`, `logging/setLevel`, `resources/subscribe`)
 //! itself, in arrival order; every other request runs under the [`Exchange`]'s lifecycle in a
 //! task of its own, so the reader never waits on a handler — except on a one-thread runtime,
-//! where a request is polled once by the reader first and needs a task only if it waits. The connection holds its
-//! peer's legacy session, and hears of server changes for it.
+//! where the reader polls a request once first and it needs a task only if it waits. The
+//! connection holds its peer's legacy session, and hears of server changes for it.
 //!
 //! Backpressure: the peer writes into the connection, so a full queue does not refuse its
 //! requests. The connection holds them, in order, and reads on — a cancellation, of a held
@@ -222,8 +222,9 @@ impl Connection {
         true
     }
 
-    /// Lets `call` in and runs it in a task of its own, which writes its answer; or answers
-    /// the refusal.
+    /// Lets `call` in and runs it — polled once here first on a one-thread runtime, else (or
+    /// when it has to wait) in a task of its own, which writes its answer; or answers the
+    /// refusal.
     async fn call(&self, call: Call) {
         let desk = Desk {
             exchange: &self.exchange,
@@ -236,7 +237,7 @@ impl Connection {
             Ok(ticket) => ticket,
             Err(refused) => return self.refuse(refused).await,
         };
-        // Boxed, for the reason `Admission::spawn` gives; `None` when cancelled, since a
+        // Boxed, for the reason `Admission::start` gives; `None` when cancelled, since a
         // cancelled request gets no response (STDIO-08 / CANCEL-05).
         let mut answer = Box::pin(async move {
             let Request { id, method, params } = request;
