@@ -400,9 +400,11 @@ def write(options, all_cases: list, results: dict, client: dict, counted: dict) 
         "`modelctx-everything` binary, which holds that server alone, as a host spawns it. Both are "
         "built as `cargo install` builds them (fat LTO, one codegen unit), with symbols.")
     add(f"- **Burst.** {BURST_CALLS:,} `tools/call echo` requests (2026-07-28) written to a fresh server "
-        "over stdio at once, more than our queue holds: every one must be answered with its result "
-        "(an error answer, `server busy` included, fails the run), and the server's peak RSS is what "
-        "holding them costs.")
+        "over stdio at once, more than our queue holds (64 running, 1,024 waiting): every one must be "
+        "answered with its result (an error answer, `server busy` included, fails the run); the server's "
+        "peak RSS is reported. Ours answers `echo` as it reads it, so its queue does not fill here; a "
+        "full queue pushing back on the pipe is tested with a tool that waits "
+        "(`serve_everything::a_burst_of_5000_calls_written_at_once_is_answered_in_full`).")
     add("- **h2c.** A server that does not speak HTTP/2 with prior knowledge is shown as n/a in that case.")
     add("- **Reported.** The median of the rounds for each server, and the ratios ours ÷ rmcp and "
         "ours ÷ limit of each round (targets and ratio tables: the median of the per-round ratios).\n")
