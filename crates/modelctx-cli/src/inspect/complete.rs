@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use super::arguments;
 use super::exit::Failure;
-use super::output::{DIM, OutputArgs, out, print_json};
+use super::output::{DIM, OutputArgs, out, print_json, shown};
 use super::{Target, drive};
 
 /// Arguments of `modelctx complete`.
@@ -52,7 +52,7 @@ async fn complete(client: &Client, args: &CompleteArgs) -> Result<(), Failure> {
         return Ok(());
     }
     for value in &completion.values {
-        out!("{value}");
+        out!("{}", shown(value, false));
     }
     if completion.has_more == Some(true) {
         let total = completion.total.map(|t| format!(" of {t}")).unwrap_or_default();

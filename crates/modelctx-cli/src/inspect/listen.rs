@@ -10,7 +10,7 @@ use modelctx::protocol::v2026::SubscriptionFilter;
 use serde_json::json;
 
 use super::exit::Failure;
-use super::output::{DIM, OutputArgs, out};
+use super::output::{DIM, OutputArgs, out, shown};
 use super::{Target, drive};
 
 /// Arguments of `modelctx listen`. With no filter, every list change is printed.
@@ -77,7 +77,8 @@ async fn listen(client: &Client, args: &ListenArgs) -> Result<(), Failure> {
             let uri =
                 note.params.as_ref().and_then(|p| p.get("uri")).and_then(|u| u.as_str()).unwrap_or_default();
             let elapsed = started.elapsed().as_secs_f64();
-            out!("{DIM}+{elapsed:.1}s{DIM:#} {} {uri}", note.method);
+            let method = note.method.to_string();
+            out!("{DIM}+{elapsed:.1}s{DIM:#} {} {}", shown(&method, false), shown(uri, false));
         }
     }
     Ok(())

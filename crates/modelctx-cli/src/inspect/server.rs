@@ -7,10 +7,11 @@ use modelctx::protocol::{Era, v2026};
 use serde_json::{Value, json};
 
 use super::exit::Failure;
-use super::output::{BOLD, DIM, GREEN, OutputArgs, out, print_json};
+use super::output::{BOLD, DIM, GREEN, OutputArgs, out, print_json, shown};
 use super::{ServerArgs, drive};
 
-/// The names of the capabilities a server declared, with their flags: `tools (listChanged)`.
+/// The names of the capabilities a server declared, with their flags: `tools (listChanged)`;
+/// made inert for a terminal (an extension's name is the server's to choose).
 fn capability_names(capabilities: &Value) -> Vec<String> {
     let Some(capabilities) = capabilities.as_object() else { return Vec::new() };
     capabilities
@@ -26,7 +27,13 @@ fn capability_names(capabilities: &Value) -> Vec<String> {
                         .collect()
                 })
                 .unwrap_or_default();
-            if flags.is_empty() { name.clone() } else { format!("{name} ({})", flags.join(", ")) }
+            let name = shown(name, false);
+            if flags.is_empty() {
+                name.into_owned()
+            } else {
+                let flags: Vec<_> = flags.into_iter().map(|flag| shown(flag, false)).collect();
+                format!("{name} ({})", flags.join(", "))
+            }
         })
         .collect()
 }
@@ -52,13 +59,7 @@ async fn discover(client: &Client, output: OutputArgs) -> Result<(), Failure> {
         return Ok(());
     }
     let server = client.server();
-    match &server.info {
-        Some(info) => {
-            let title = info.title.as_deref().map(|t| format!(" — {t}")).unwrap_or_default();
-            out!("{BOLD}{} {}{BOLD:#}{title}", info.name, info.version);
-        }
-        None => out!("{BOLD}(the server did not name itself){BOLD:#}"),
-    }
+    out!("{}", heading(server.info.as_ref()));
     let era = match client.era() {
         Era::Modern => "stateless, server/discover",
         Era::Legacy => "initialize handshake",
@@ -66,9 +67,17 @@ async fn discover(client: &Client, output: OutputArgs) -> Result<(), Failure> {
     out!("protocol      {GREEN}{}{GREEN:#} {DIM}({era}){DIM:#}", server.version);
     out!("capabilities  {}", capability_names(&description["capabilities"]).join(", "));
     if let Some(instructions) = &server.instructions {
-        out!("instructions  {instructions}");
+        out!("instructions  {}", shown(instructions, true));
     }
     Ok(())
+}
+
+/// The first line of the discover view: the server's name, version and title, made inert for a
+/// terminal (a name carrying an escape sequence could set the clipboard or retitle the window).
+fn heading(info: Option<&modelctx::protocol::types::Implementation>) -> String {
+    let Some(info) = info else { return format!("{BOLD}(the server did not name itself){BOLD:#}") };
+    let title = info.title.as_deref().map(|t| format!(" — {}", shown(t, false))).unwrap_or_default();
+    format!("{BOLD}{} {}{BOLD:#}{title}", shown(&info.name, false), shown(&info.version, false))
 }
 
 async fn ping(client: &Client, output: OutputArgs) -> Result<(), Failure> {
@@ -91,4 +100,24 @@ pub fn run_discover(args: &ServerArgs) -> std::process::ExitCode {
 /// Runs `modelctx ping`.
 pub fn run_ping(args: &ServerArgs) -> std::process::ExitCode {
     drive(&args.target, async |client| ping(client, args.output).await)
+}
+
+#[cfg(test)]
+mod tests {
+    use modelctx::protocol::types::Implementation;
+    use serde_json::json;
+
+    use super::{capability_names, heading};
+
+    #[test]
+    fn what_a_server_names_reaches_the_terminal_inert() {
+        let mut info = Implementation::new("evil\u{1b}]52;c;ZXZpbA==\u{7}", "1\u{1b}[2J");
+        info.title = Some("t\u{1b}]0;owned\u{7}".into());
+        let line = heading(Some(&info));
+        assert!(line.contains("evil\\u{1b}]52;c;ZXZpbA==\\u{7}"), "{line}");
+        let server_text = line.replace("\u{1b}[1m", "").replace("\u{1b}[0m", "");
+        assert!(!server_text.contains(['\u{1b}', '\u{7}']), "{line:?}");
+        let names = capability_names(&json!({"extensions": {}, "x\u{1b}]52;c;eA==\u{7}": {"a\u{1b}": true}}));
+        assert!(names.iter().all(|name| !name.contains(['\u{1b}', '\u{7}'])), "{names:?}");
+    }
 }

@@ -3,7 +3,7 @@
 use clap::Subcommand;
 
 use super::exit::Failure;
-use super::output::{BOLD, OutputArgs, out, print_json};
+use super::output::{BOLD, OutputArgs, out, print_json, shown};
 use super::{Target, drive};
 
 /// The `tasks` commands.
@@ -39,7 +39,7 @@ pub fn run(command: &TasksCommand) -> std::process::ExitCode {
                 print_json(&serde_json::Value::Object(task));
             } else {
                 let status = task.get("status").and_then(|s| s.as_str()).unwrap_or("?");
-                out!("{BOLD}{}{BOLD:#} {status}", args.id);
+                out!("{BOLD}{}{BOLD:#} {}", args.id, shown(status, false));
                 for member in ["statusMessage", "result", "error", "inputRequests"] {
                     if let Some(value) = task.get(member) {
                         out!("{member}: {value}");
