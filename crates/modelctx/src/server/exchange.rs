@@ -275,9 +275,14 @@ impl Exchange {
     /// finished request, or params without a `requestId`, are ignored (CANCEL-07).
     /// `false` when the request is not in flight here (ended, unknown, or another
     /// instance's); a cancellation naming no request is ignored (`true`: nothing to pass on).
+    #[cfg(feature = "http-server")]
     pub(crate) fn cancel(&self, params: Option<JsonObject>) -> bool {
-        let Some(id) = cancelled_request(params.as_ref()) else { return true };
-        match self.in_flight().get(&id).cloned() {
+        cancelled_request(params.as_ref()).is_none_or(|id| self.cancel_request(&id))
+    }
+
+    /// Trips the token of request `id`; `false` when it is not in flight here.
+    pub(crate) fn cancel_request(&self, id: &RequestId) -> bool {
+        match self.in_flight().get(id).cloned() {
             Some(token) => {
                 token.cancel();
                 true
@@ -292,6 +297,23 @@ impl Exchange {
     /// Cancels every request of this peer (its session ended, or its stream closed).
     pub(crate) fn end(&self) {
         self.inner.abort.cancel();
+    }
+
+    /// Polls `task` once here, and returns its output when it waits on nothing; otherwise runs
+    /// the rest in a task where [`Exchange::drain`] waits for it (whose first poll registers the
+    /// wakers it waits on) and returns that task. A request that waits on nothing needs no task.
+    pub(crate) fn finish_or_spawn<F>(
+        &self,
+        mut task: std::pin::Pin<Box<F>>,
+    ) -> Result<F::Output, JoinHandle<F::Output>>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        match futures::FutureExt::now_or_never(&mut task) {
+            Some(output) => Ok(output),
+            None => Err(self.spawn(task)),
+        }
     }
 
     /// Runs a request's task where [`Exchange::drain`] waits for it.
@@ -396,20 +418,17 @@ impl Admission {
         &self.token
     }
 
-    /// Starts [`Admission::run`]: polls it once here, and when it needs to wait, runs the rest
-    /// in a task of the request's peer, where [`Exchange::drain`] waits for it. A request that
-    /// waits on nothing is answered without a task of its own; one that waits moves to its
-    /// task, whose first poll registers the wakers it waits on.
+    /// Starts [`Admission::run`] with [`Exchange::finish_or_spawn`]: answered at once when it
+    /// waits on nothing, else running in a task of the request's peer.
     #[cfg(feature = "http-server")]
     pub(crate) fn start(self, ctx: RequestContext, request: Request) -> Started {
         let exchange = self.exchange.clone();
         let Request { method, params, .. } = request;
         // Boxed: the request's future is large, and tokio moves a task's future several times
         // (into the task cell, through its stages); a box moves as a pointer.
-        let mut run = Box::pin(self.run(McpRequest { method, params, ctx }));
-        match futures::FutureExt::now_or_never(&mut run) {
-            Some(outcome) => Started::Answered(outcome),
-            None => Started::Running(exchange.spawn(run)),
+        match exchange.finish_or_spawn(Box::pin(self.run(McpRequest { method, params, ctx }))) {
+            Ok(outcome) => Started::Answered(outcome),
+            Err(task) => Started::Running(task),
         }
     }
 

@@ -20,7 +20,7 @@ use std::collections::VecDeque;
 use std::future::Future;
 
 use futures::stream::FuturesUnordered;
-use futures::{FutureExt, Stream, StreamExt};
+use futures::{Stream, StreamExt};
 use modelctx_protocol::JsonObject;
 use modelctx_protocol::era::{PeerState, Refused, Transport};
 use modelctx_protocol::jsonrpc::{ErrorObject, ErrorResponse, Message, ParseFailure, Request, RequestId};
@@ -193,8 +193,10 @@ impl Connection {
                 }
             }
             Action::Cancel(params) => {
-                if !self.cancel_held(params.as_ref()) {
-                    self.exchange.cancel(params);
+                if let Some(id) = cancelled_request(params.as_ref())
+                    && !self.cancel_held(&id)
+                {
+                    self.exchange.cancel_request(&id);
                 }
             }
             Action::Deliver { id, outcome } => drop(self.exchange.deliver(id, outcome)),
@@ -214,9 +216,8 @@ impl Connection {
 
     /// Forgets the held request a cancellation names (it gets no response, CANCEL-05); `false`
     /// when none is held.
-    fn cancel_held(&mut self, params: Option<&JsonObject>) -> bool {
-        let Some(id) = cancelled_request(params) else { return false };
-        let Some(position) = self.held.iter().position(|call| call.request.id == id) else { return false };
+    fn cancel_held(&mut self, id: &RequestId) -> bool {
+        let Some(position) = self.held.iter().position(|call| call.request.id == *id) else { return false };
         self.held.remove(position);
         tracing::debug!(%id, "a held request was cancelled before it was let in");
         true
@@ -237,29 +238,22 @@ impl Connection {
             Ok(ticket) => ticket,
             Err(refused) => return self.refuse(refused).await,
         };
-        // Boxed, for the reason `Admission::start` gives; `None` when cancelled, since a
-        // cancelled request gets no response (STDIO-08 / CANCEL-05).
-        let mut answer = Box::pin(async move {
+        let outbox = self.outbox.clone();
+        // Boxed, for the reason `Admission::start` gives.
+        let task = Box::pin(async move {
             let Request { id, method, params } = request;
-            admission.run(McpRequest { method, params, ctx }).await.map(|outcome| response(id, outcome))
+            // STDIO-08 / CANCEL-05: a cancelled request gets no response.
+            if let Some(outcome) = admission.run(McpRequest { method, params, ctx }).await {
+                let _ = outbox.send(response(id, outcome)).await;
+            }
         });
         // On a one-thread runtime the request would run on this thread anyway: one that waits
-        // on nothing is answered here, in its first poll, without a task of its own. One that
-        // waits moves to its task, whose first poll registers the wakers it waits on.
-        if self.answer_inline
-            && let Some(answered) = (&mut answer).now_or_never()
-        {
-            if let Some(answer) = answered {
-                self.send(answer).await;
-            }
-            return;
+        // on nothing is answered here, without a task of its own.
+        if self.answer_inline {
+            drop(self.exchange.finish_or_spawn(task));
+        } else {
+            self.exchange.spawn(task);
         }
-        let outbox = self.outbox.clone();
-        self.exchange.spawn(async move {
-            if let Some(answer) = answer.await {
-                let _ = outbox.send(answer).await;
-            }
-        });
     }
 
     /// Forwards server changes to a legacy session (2026-07-28 clients hear of them only on
