@@ -130,6 +130,80 @@ async fn connections_past_the_bound_wait_for_a_place() {
     assert_eq!(line.trim_end(), "HTTP/1.1 200 OK", "served once a place is free");
 }
 
+/// Connections that send nothing, or stop inside the HTTP/2 preface, or open HTTP/2 and
+/// begin no stream, are closed once `header_read_timeout` passes, so they cannot hold every
+/// place (1,030 silent sockets used to leave `initialize` unanswered for as long as they
+/// stayed: the HTTP/1-or-2 sniff had no deadline).
+#[tokio::test]
+async fn silent_connections_are_closed_and_cannot_hold_every_place() {
+    let options = modelctx::transport::http::HttpOptions {
+        max_connections: 4,
+        header_read_timeout: std::time::Duration::from_millis(300),
+        ..Default::default()
+    };
+    let address = serve_http_with(options).await;
+    let mut silent = Vec::new();
+    for opening in
+        [&b""[..], b"", b"PRI * HTTP/2.0\r\n", b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\0\0\0\x04\0\0\0\0\0"]
+    {
+        let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
+        stream.write_all(opening).await.unwrap();
+        silent.push(stream);
+    }
+    let mut fifth = tokio::net::TcpStream::connect(address).await.unwrap();
+    assert_eq!(
+        within(call_over(&mut fifth, address)).await,
+        "HTTP/1.1 200 OK",
+        "served once the silent close"
+    );
+    for mut stream in silent {
+        within(closed(&mut stream)).await;
+    }
+}
+
+/// A connection with no request open for `idle_timeout` is closed, over HTTP/1.1 keep-alive
+/// and HTTP/2 alike (neither had an idle timeout: a client could keep its place for ever).
+#[tokio::test]
+async fn idle_connections_are_closed_after_the_idle_timeout() {
+    let options = modelctx::transport::http::HttpOptions {
+        idle_timeout: std::time::Duration::from_millis(400),
+        ..Default::default()
+    };
+    let address = serve_http_with(options).await;
+    let mut keep_alive = tokio::net::TcpStream::connect(address).await.unwrap();
+    assert_eq!(within(call_over(&mut keep_alive, address)).await, "HTTP/1.1 200 OK");
+    within(closed(&mut keep_alive)).await;
+
+    let stream = tokio::net::TcpStream::connect(address).await.unwrap();
+    let (mut sender, connection) = hyper::client::conn::http2::handshake(
+        hyper_util::rt::TokioExecutor::new(),
+        hyper_util::rt::TokioIo::new(stream),
+    )
+    .await
+    .unwrap();
+    let connection = tokio::spawn(connection);
+    let body = String::from_utf8(modern_call(1)).unwrap();
+    let request = http::Request::post(format!("http://{address}/mcp"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "echo")
+        .body(http_body_util::Full::new(bytes::Bytes::from(body)))
+        .unwrap();
+    let response = within(sender.send_request(request)).await.unwrap();
+    assert_eq!(response.status(), 200);
+    drop(response);
+    within(connection).await.unwrap().expect("the server ended the HTTP/2 connection cleanly");
+}
+
+/// Reads `stream` to its end, as the server closes it.
+async fn closed(stream: &mut tokio::net::TcpStream) {
+    use tokio::io::AsyncReadExt;
+    let mut rest = Vec::new();
+    let _ = stream.read_to_end(&mut rest).await;
+}
+
 /// A legacy session's `resources/subscribe` URIs are bounded by `Limits::max_subscriptions`
 /// (they used to grow without bound, each kept in the session state).
 #[tokio::test]

@@ -13,6 +13,7 @@ mod authn;
 pub(crate) mod body;
 mod events;
 pub(crate) mod guard;
+mod idle;
 mod live;
 mod names;
 mod options;

@@ -19,11 +19,17 @@ pub struct HttpOptions {
     pub allowed_hosts: Vec<String>,
     /// Largest accepted request body; larger bodies get 413. Default 4 MiB.
     pub max_body_bytes: usize,
-    /// Time a client has to send its request headers. Default 10 s.
+    /// Time a client has to send its request headers, and a new connection to begin its first
+    /// request (silent sockets would otherwise hold the places of `max_connections`): a
+    /// connection that has not is closed. Default 10 s.
     pub header_read_timeout: Duration,
     /// Time a client has to send a request's body once its headers are in; a slower one
     /// gets 408. Default 30 s.
     pub body_read_timeout: Duration,
+    /// A connection with no request open for this long (HTTP/1.1 keep-alive between
+    /// requests, HTTP/2 with no stream) is closed gracefully, within a quarter more. An open
+    /// SSE stream is a request: it keeps its connection. Default 60 s.
+    pub idle_timeout: Duration,
     /// Most connections open at once; past it the listener stops accepting until one
     /// closes (the kernel's backlog holds the rest). Default 1024.
     pub max_connections: usize,
@@ -55,6 +61,7 @@ impl Default for HttpOptions {
             max_body_bytes: 4 * 1024 * 1024,
             header_read_timeout: Duration::from_secs(10),
             body_read_timeout: Duration::from_secs(30),
+            idle_timeout: Duration::from_secs(60),
             max_connections: 1024,
             max_streams_per_connection: 256,
             session_idle_timeout: Duration::from_secs(30 * 60),

@@ -1,7 +1,7 @@
 //! Serving the MCP endpoint on a TCP listener with hyper: HTTP/1.1 with keep-alive and a
 //! header-read timeout, and HTTP/2 with prior knowledge (h2c, what proxies and balancers
 //! speak to back ends) on the same port, told apart by the connection's first bytes;
-//! `TCP_NODELAY`, and a graceful shutdown. With the `http-sse` feature, [`serve_http_with_sse`]
+//! `TCP_NODELAY`, connections closed when silent or idle (`idle`), and a graceful shutdown. With the `http-sse` feature, [`serve_http_with_sse`]
 //! also serves the deprecated HTTP+SSE transport (`/sse`, `/messages`) on the same listener.
 
 use std::convert::Infallible;
@@ -13,11 +13,13 @@ use http::{Request, Response, StatusCode};
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
-use hyper_util::server::graceful::GracefulShutdown;
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
 use super::body::empty;
+use super::idle::{Activity, Tracked};
 use super::{HttpOptions, McpBody, McpHttp};
 use crate::server::Server;
 #[cfg(feature = "http-sse")]
@@ -116,6 +118,55 @@ pub async fn serve_http_with_sse(
     serve_endpoints(endpoints, listener, &options, grace, shutdown).await
 }
 
+/// One accepted connection: what it serves, with what, and the signal to close.
+struct Connection {
+    endpoint: Endpoints,
+    builder: Arc<auto::Builder<TokioExecutor>>,
+    stop: CancellationToken,
+}
+
+impl Connection {
+    /// Serves `stream` until the peer closes it; closes it gracefully (requests in flight
+    /// finish) at shutdown, when no request began within `first`, or when none has been open
+    /// for `idle` ([`Activity::idle`]).
+    async fn serve(self, stream: TcpStream, (first, idle): (Duration, Duration)) {
+        let activity = Arc::new(Activity::default());
+        let endpoint = self.endpoint;
+        let requests = activity.clone();
+        let service = hyper::service::service_fn(move |request: Request<Incoming>| {
+            let endpoint = endpoint.clone();
+            let open = requests.begin();
+            async move { Ok::<_, Infallible>(endpoint.handle(request).await.map(|body| Tracked::new(body, open))) }
+        });
+        let connection = self.builder.serve_connection(TokioIo::new(stream), service);
+        tokio::pin!(connection);
+        let quiet = activity.idle(first, idle);
+        // A close for silence has a deadline of its own: HTTP/2's graceful close waits for
+        // the peer to answer a ping, which a silent peer never does.
+        let deadline = tokio::select! {
+            ended = connection.as_mut() => return log_end(ended),
+            () = self.stop.cancelled() => None,
+            () = quiet => Some(first),
+        };
+        connection.as_mut().graceful_shutdown();
+        match deadline {
+            None => log_end(connection.await),
+            Some(deadline) => {
+                if let Ok(ended) = tokio::time::timeout(deadline, connection).await {
+                    log_end(ended);
+                }
+            }
+        }
+    }
+}
+
+/// Logs how a connection ended when it was not cleanly.
+fn log_end<E: std::fmt::Display>(ended: Result<(), E>) {
+    if let Err(e) = ended {
+        tracing::debug!(error = %e, "a connection ended with an error");
+    }
+}
+
 /// Serves `endpoint` on `listener` until `shutdown`, then shuts down gracefully.
 async fn serve_endpoints(
     endpoint: Endpoints,
@@ -133,7 +184,9 @@ async fn serve_endpoints(
     builder.http2().timer(TokioTimer::new()).max_concurrent_streams(options.max_streams_per_connection);
     let builder = Arc::new(builder);
     let connections = Arc::new(Semaphore::new(options.max_connections.max(1)));
-    let graceful = GracefulShutdown::new();
+    let stop = CancellationToken::new();
+    let open = TaskTracker::new();
+    let deadlines = (options.header_read_timeout, options.idle_timeout);
     tokio::pin!(shutdown);
     let mut backoff = ACCEPT_BACKOFF_MIN;
     loop {
@@ -162,23 +215,17 @@ async fn serve_endpoints(
         };
         backoff = ACCEPT_BACKOFF_MIN;
         let _ = stream.set_nodelay(true);
-        let endpoint = endpoint.clone();
-        let service = hyper::service::service_fn(move |request: Request<Incoming>| {
-            let endpoint = endpoint.clone();
-            async move { Ok::<_, Infallible>(endpoint.handle(request).await) }
-        });
-        let builder = builder.clone();
-        let watcher = graceful.watcher();
-        tokio::spawn(async move {
-            let connection = watcher.watch(builder.serve_connection(TokioIo::new(stream), service));
-            if let Err(e) = connection.await {
-                tracing::debug!(error = %e, "a connection ended with an error");
-            }
+        let connection =
+            Connection { endpoint: endpoint.clone(), builder: builder.clone(), stop: stop.clone() };
+        open.spawn(async move {
+            connection.serve(stream, deadlines).await;
             drop(place);
         });
     }
     endpoint.close_streams();
-    if tokio::time::timeout(grace, graceful.shutdown()).await.is_err() {
+    stop.cancel();
+    open.close();
+    if tokio::time::timeout(grace, open.wait()).await.is_err() {
         tracing::info!("connections still open after the grace period were dropped");
     }
     endpoint.cancel_requests();
