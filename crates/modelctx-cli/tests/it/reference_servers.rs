@@ -648,29 +648,102 @@ async fn git_refuses_other_repositories_options_and_unknown_revisions() {
     assert!(failed && unknown.contains("names no commit"), "{unknown}");
 }
 
-/// A repository's own configuration cannot make the server run a program: hooks and an
-/// fsmonitor command set in `.git/config` stay unused.
+/// A repository's own configuration cannot make the server run a program: hooks, an
+/// fsmonitor command, filter drivers (clean, smudge, process: run by status, add, checkout),
+/// a diff driver and a signing program set in `.git/config` — or in a file it includes — stay
+/// unused (the filter drivers and the signing program used to run).
 #[tokio::test]
 async fn git_runs_no_program_a_repository_configures() {
     let dir = repository();
     let repo = dir.path().to_str().unwrap();
-    let marker = dir.path().join("ran");
-    let script = format!("#!/bin/sh\ntouch {}\n", marker.display());
+    let ran = dir.path().join("ran");
+    let program = |name: &str| {
+        let path = dir.path().join(format!("{name}.sh"));
+        std::fs::write(&path, format!("#!/bin/sh\necho {name} >> {}\ncat\n", ran.display())).unwrap();
+        Command::new("chmod").arg("+x").arg(&path).status().unwrap();
+        path.to_str().unwrap().to_owned()
+    };
     let hook = dir.path().join(".git/hooks/pre-commit");
-    std::fs::write(&hook, &script).unwrap();
-    std::fs::write(dir.path().join("monitor.sh"), &script).unwrap();
-    for file in [&hook, &dir.path().join("monitor.sh")] {
-        Command::new("chmod").arg("+x").arg(file).status().unwrap();
+    std::fs::copy(program("hook"), &hook).unwrap();
+    git_in(dir.path(), &["config", "core.fsmonitor", &program("monitor")]);
+    for (key, name) in [
+        ("filter.evil.clean", "clean"),
+        ("filter.evil.smudge", "smudge"),
+        ("diff.evil.textconv", "textconv"),
+        ("diff.evil.command", "diffcommand"),
+        ("gpg.program", "gpg"),
+        ("gpg.ssh.program", "ssh-keygen"),
+    ] {
+        git_in(dir.path(), &["config", key, &program(name)]);
     }
-    git_in(dir.path(), &["config", "core.fsmonitor", dir.path().join("monitor.sh").to_str().unwrap()]);
+    let included = dir.path().join("included.config");
+    std::fs::write(&included, format!("[filter \"other\"]\n\tprocess = {}\n", program("process"))).unwrap();
+    git_in(dir.path(), &["config", "include.path", included.to_str().unwrap()]);
+    git_in(dir.path(), &["config", "log.showSignature", "true"]);
+    std::fs::write(dir.path().join(".gitattributes"), "*.txt filter=evil diff=evil\n*.dat filter=other\n")
+        .unwrap();
     let client = git_server(dir.path(), EraMode::Auto).await;
-    std::fs::write(dir.path().join("new.txt"), "x").unwrap();
+    std::fs::write(dir.path().join("new.txt"), "x\n").unwrap();
+    std::fs::write(dir.path().join("new.dat"), "y\n").unwrap();
     git_tool(&client, "git_status", json!({"repo_path": repo})).await;
-    git_tool(&client, "git_add", json!({"repo_path": repo, "files": ["new.txt"]})).await;
+    let (failed, added) = git_tool(
+        &client,
+        "git_add",
+        json!({"repo_path": repo, "files": [".gitattributes", "new.txt", "new.dat"]}),
+    )
+    .await;
+    assert!(!failed, "{added}");
     let (failed, committed) =
         git_tool(&client, "git_commit", json!({"repo_path": repo, "message": "m"})).await;
     assert!(!failed, "{committed}");
-    assert!(!marker.exists(), "a program of the repository's ran");
+    std::fs::write(dir.path().join("new.txt"), "changed\n").unwrap();
+    // Every tool, and a checkout that writes a filtered file (smudge), and a signed commit.
+    for (tool_name, arguments) in [
+        ("git_diff_unstaged", json!({"repo_path": repo})),
+        ("git_create_branch", json!({"repo_path": repo, "branch_name": "side"})),
+        ("git_add", json!({"repo_path": repo, "files": ["new.txt"]})),
+        ("git_diff_staged", json!({"repo_path": repo})),
+        ("git_commit", json!({"repo_path": repo, "message": "changed"})),
+        ("git_show", json!({"repo_path": repo, "revision": "HEAD"})),
+        ("git_diff", json!({"repo_path": repo, "target": "side"})),
+        ("git_log", json!({"repo_path": repo})),
+        ("git_checkout", json!({"repo_path": repo, "branch_name": "side"})),
+        ("git_branch", json!({"repo_path": repo, "branch_type": "all"})),
+    ] {
+        let (failed, said) = git_tool(&client, tool_name, arguments).await;
+        assert!(!failed, "{tool_name}: {said}");
+    }
+    std::fs::write(dir.path().join("new.dat"), "z\n").unwrap();
+    git_tool(&client, "git_add", json!({"repo_path": repo, "files": ["new.dat"]})).await;
+    // Signed with the user's program (here none works): it may fail, but not run the repository's.
+    git_tool(&client, "git_commit_signed", json!({"repo_path": repo, "message": "signed"})).await;
+    let ran = std::fs::read_to_string(&ran).unwrap_or_default();
+    assert!(ran.is_empty(), "programs of the repository's ran: {ran}");
+}
+
+/// A submodule's configuration is no way around it: its work tree is not looked into (status
+/// compared its files through the filter its own `.git/config` named, and ran it).
+#[tokio::test]
+async fn git_runs_no_program_a_submodule_configures() {
+    let (dir, sub) = (repository(), repository());
+    let ran = dir.path().join("ran");
+    std::fs::write(sub.path().join(".gitattributes"), "*.md filter=evil\n").unwrap();
+    git_in(sub.path(), &["add", ".gitattributes"]);
+    git_in(sub.path(), &["commit", "--quiet", "-m", "attributes"]);
+    let source = sub.path().to_str().unwrap();
+    git_in(dir.path(), &["-c", "protocol.file.allow=always", "submodule", "--quiet", "add", source, "sub"]);
+    git_in(dir.path(), &["commit", "--quiet", "-m", "submodule"]);
+    let inside = dir.path().join("sub");
+    git_in(&inside, &["config", "filter.evil.clean", &format!("touch {}; cat", ran.display())]);
+    // The same size, so status must read the file (through the filter) to see the change.
+    let readme = inside.join("README.md");
+    let same_size = std::fs::read_to_string(&readme).unwrap().replace('h', "j");
+    std::fs::write(&readme, same_size).unwrap();
+    let client = git_server(dir.path(), EraMode::Auto).await;
+    let (failed, status) =
+        git_tool(&client, "git_status", json!({"repo_path": dir.path().to_str().unwrap()})).await;
+    assert!(!failed, "{status}");
+    assert!(!ran.exists(), "the submodule's filter ran");
 }
 
 /// `modelctx tools list` lists each reference server's official tools, spawned with the
