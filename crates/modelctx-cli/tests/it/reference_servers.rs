@@ -487,7 +487,14 @@ async fn fetch_honours_robots_txt_unless_a_person_asks_or_it_is_told_not_to() {
 #[tokio::test]
 async fn fetch_reaches_public_addresses_only_and_bounds_what_it_reads() {
     let site = Site::start().await;
-    let public_only = Client::spawn(&serve(&["fetch"]), options(EraMode::Auto)).await.unwrap();
+    // A proxy in the environment (the site plays it) is not used: it would resolve the name
+    // itself, past the check (it was: a name reached the proxy unchecked).
+    let proxy = format!("http://{}", site.address);
+    let mut public_only = serve(&["fetch"]).env("NO_PROXY", "").env("no_proxy", "");
+    for variable in ["HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"] {
+        public_only = public_only.env(variable, &proxy);
+    }
+    let public_only = Client::spawn(&public_only, options(EraMode::Auto)).await.unwrap();
     for url in [
         site.url("/article"),
         "http://169.254.169.254/latest/meta-data/".into(),
@@ -496,7 +503,7 @@ async fn fetch_reaches_public_addresses_only_and_bounds_what_it_reads() {
         let (failed, refused) = fetched(&public_only, json!({"url": url})).await;
         assert!(failed && refused.contains("only public addresses may be reached"), "{url}: {refused}");
     }
-    assert!(site.agents.lock().unwrap().is_empty(), "nothing reached the site");
+    assert!(site.agents.lock().unwrap().is_empty(), "nothing reached the site or the proxy");
     let (failed, file) = fetched(&public_only, json!({"url": "file:///etc/passwd"})).await;
     assert!(failed && file.contains("only http and https"), "{file}");
 

@@ -56,11 +56,12 @@ impl Fetcher {
     /// A fetcher within `limits`, through `proxy` when there is one (the proxy then decides
     /// where requests go: only literal addresses are checked).
     pub fn new(limits: Limits, proxy: Option<&str>) -> Result<Self, String> {
-        let mut builder = reqwest::Client::builder()
+        let mut builder = limits
+            .egress
+            .client_builder()
             .timeout(limits.timeout)
             .connect_timeout(limits.timeout.min(Duration::from_secs(10)))
-            .redirect(limits.egress.redirects(MAX_REDIRECTS))
-            .dns_resolver(limits.egress.resolver());
+            .redirect(limits.egress.redirects(MAX_REDIRECTS));
         if let Some(proxy) = proxy {
             builder =
                 builder.proxy(reqwest::Proxy::all(proxy).map_err(|e| format!("--proxy-url {proxy}: {e}"))?);

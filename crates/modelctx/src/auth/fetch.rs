@@ -79,11 +79,12 @@ pub struct Fetcher {
 impl Fetcher {
     /// A fetcher within `limits`.
     pub fn new(limits: FetchLimits) -> Result<Self, AuthError> {
-        let client = reqwest::Client::builder()
+        let client = limits
+            .egress
+            .client_builder()
             .timeout(limits.timeout)
             .connect_timeout(limits.timeout.min(Duration::from_secs(10)))
             .redirect(reqwest::redirect::Policy::none())
-            .dns_resolver(limits.egress.resolver())
             .build()
             .map_err(|e| AuthError::Config(format!("the HTTP client could not be built: {e}")))?;
         Ok(Self { client, limits })

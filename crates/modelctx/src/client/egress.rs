@@ -49,6 +49,15 @@ impl Egress {
         Arc::new(EgressResolver(self))
     }
 
+    /// A client builder whose connections go only where this allows: host names resolved by
+    /// [`Egress::resolver`], and no proxy taken from the environment (`HTTP_PROXY` and the
+    /// like) unless every address is allowed — a proxy resolves the name itself, past the
+    /// check. A proxy set on the builder afterwards is used (and decides where requests go).
+    pub fn client_builder(self) -> reqwest::ClientBuilder {
+        let builder = reqwest::Client::builder().dns_resolver(self.resolver());
+        if self == Self::Any { builder } else { builder.no_proxy() }
+    }
+
     /// A redirect policy that follows at most `limit` redirects, each to a URL
     /// [`Egress::check_url`] allows.
     pub fn redirects(self, limit: usize) -> reqwest::redirect::Policy {
@@ -98,7 +107,9 @@ impl Resolve for EgressResolver {
 /// Whether `ip` is a public unicast address: not loopback, private (RFC 1918, unique local),
 /// link-local (the cloud metadata endpoints among them), shared (CGNAT), unspecified,
 /// broadcast, multicast, documentation, benchmarking or otherwise reserved. IPv4 addresses
-/// embedded in IPv6 (mapped, NAT64) are judged as the IPv4 address.
+/// embedded in IPv6 (mapped, NAT64, 6to4) are judged as the IPv4 address; local-use NAT64
+/// (64:ff9b:1::/48) and Teredo (2001::/32, whose embedded addresses are obscured) are not
+/// public.
 pub fn is_public(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(ip) => is_public_v4(ip),
@@ -127,10 +138,14 @@ fn is_public_v6(ip: Ipv6Addr) -> bool {
     if let Some(v4) = ip.to_ipv4_mapped() {
         return is_public_v4(v4);
     }
-    // NAT64 (64:ff9b::/96) carries an IPv4 address in its last 32 bits.
+    let v4 = |high: u16, low: u16| Ipv4Addr::from((u32::from(high) << 16) | u32::from(low));
+    // NAT64 (64:ff9b::/96) carries an IPv4 address in its last 32 bits, 6to4 (2002::/16) in
+    // the 32 after its prefix.
     if segments[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
-        let [.., high, low] = segments;
-        return is_public_v4(Ipv4Addr::from((u32::from(high) << 16) | u32::from(low)));
+        return is_public_v4(v4(segments[6], segments[7]));
+    }
+    if segments[0] == 0x2002 {
+        return is_public_v4(v4(segments[1], segments[2]));
     }
     !(ip.is_unspecified()
         || ip.is_loopback()
@@ -139,6 +154,9 @@ fn is_public_v6(ip: Ipv6Addr) -> bool {
         || (segments[0] & 0xffc0) == 0xfe80
         || (segments[0] & 0xffc0) == 0xfec0
         || (segments[0] == 0x2001 && segments[1] == 0x0db8)
+        || (segments[0] == 0x2001 && segments[1] == 0)
+        || segments[..3] == [0x2001, 0x0002, 0]
+        || segments[..3] == [0x64, 0xff9b, 1]
         || segments[..4] == [0x100, 0, 0, 0]
         || segments[..6] == [0, 0, 0, 0, 0, 0])
 }
@@ -149,7 +167,15 @@ mod tests {
 
     #[test]
     fn only_public_unicast_addresses_are_public() {
-        let public = ["93.184.215.14", "8.8.8.8", "2606:4700::1111", "::ffff:1.1.1.1", "64:ff9b::808:808"];
+        let public = [
+            "93.184.215.14",
+            "8.8.8.8",
+            "2606:4700::1111",
+            "::ffff:1.1.1.1",
+            "64:ff9b::808:808",
+            "2002:808:808::1",
+            "2001:4860::8888",
+        ];
         for ip in public {
             assert!(is_public(ip.parse().unwrap()), "{ip}");
         }
@@ -178,6 +204,11 @@ mod tests {
             "64:ff9b::a00:1",
             "::127.0.0.1",
             "100::1",
+            "64:ff9b:1::a00:1",
+            "2002:7f00:1::1",
+            "2002:a9fe:a9fe::",
+            "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+            "2001:2::1",
         ];
         for ip in not_public {
             assert!(!is_public(ip.parse().unwrap()), "{ip}");
