@@ -408,6 +408,7 @@ impl Site {
             }
             "/plain" => ("200 OK", "text/plain", "0123456789".repeat(1200).into_bytes()),
             "/big" => ("200 OK", "text/plain", vec![b'x'; 3_000_000]),
+            "/deep" => ("200 OK", "text/html", "<div>".repeat(100_000).into_bytes()),
             "/moved" => ("302 Found", "text/plain", Vec::new()),
             _ => ("404 Not Found", "text/plain", b"no such page".to_vec()),
         };
@@ -459,6 +460,9 @@ async fn fetch_reads_pages_as_markdown_in_windows() {
 
     let (_, moved) = fetched(&client, json!({"url": site.url("/moved")})).await;
     assert!(moved.contains("Ada Lovelace"), "a redirect is followed: {moved}");
+    // 500 KB of nested `<div>`s is refused at once (it took minutes, or overflowed the stack).
+    let (failed, deep) = fetched(&client, json!({"url": site.url("/deep")})).await;
+    assert!(!failed && deep.contains("nests its elements more than 256 deep"), "{deep}");
     let (failed, missing) = fetched(&client, json!({"url": site.url("/nowhere")})).await;
     assert!(failed && missing.ends_with("- status code 404"), "{missing}");
     let agents = site.agents.lock().unwrap().clone();

@@ -6,6 +6,7 @@
 
 mod markdown;
 mod page;
+mod tree;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -17,6 +18,7 @@ use reqwest::Url;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use markdown::{MAX_NESTING, NotSimplified};
 use page::{Fetcher, Limits, Page};
 
 /// The user agent of fetches the model decides on.
@@ -101,8 +103,14 @@ impl Fetch {
         if status.is_client_error() || status.is_server_error() {
             return Err(format!("Failed to fetch {url} - status code {}", status.as_u16()));
         }
-        let mut readable = readable(&page, url, raw);
-        if page.cut {
+        // Simplifying is CPU work (a 5 MiB page takes a while): off the runtime, so the server
+        // answers other requests and signals meanwhile.
+        let cut = page.cut;
+        let at = url.clone();
+        let mut readable = tokio::task::spawn_blocking(move || readable(&page, &at, raw))
+            .await
+            .map_err(|e| format!("simplifying {url} failed: {e}"))?;
+        if cut {
             readable.content.push_str(
                 "\n\n<error>The page was longer than the server reads; the rest was not fetched.</error>",
             );
@@ -123,8 +131,16 @@ struct Readable {
 /// after a line that says so).
 fn readable(page: &Page, url: &Url, raw: bool) -> Readable {
     if page.is_html() && !raw {
-        let content = markdown::simplified(&page.text, url.as_str())
-            .unwrap_or_else(|| "<error>Page failed to be simplified from HTML</error>".to_owned());
+        let content = match markdown::simplified(&page.text, url.as_str()) {
+            Ok(markdown) => markdown,
+            Err(NotSimplified::NothingReadable) => {
+                "<error>Page failed to be simplified from HTML</error>".to_owned()
+            }
+            Err(NotSimplified::TooDeep) => format!(
+                "<error>The page nests its elements more than {MAX_NESTING} deep, deeper than the server \
+                 simplifies; call fetch with raw set to true for its HTML</error>"
+            ),
+        };
         Readable { prefix: String::new(), content }
     } else {
         let kind = page.content_type.as_deref().unwrap_or("unknown");
