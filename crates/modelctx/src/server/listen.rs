@@ -51,6 +51,35 @@ impl Server {
         }
     }
 
+    /// Refuses a filter naming more resource URIs or task ids than
+    /// [`Limits::max_subscriptions`](super::Limits::max_subscriptions), or more bytes of them
+    /// than [`Limits::max_subscription_bytes`](super::Limits::max_subscription_bytes) (each task
+    /// id is a store read, each URI is kept while the listen lasts).
+    fn within_bounds(&self, wanted: &SubscriptionFilter) -> Result<(), ErrorObject> {
+        let limits = &self.options().limits;
+        let named =
+            [("resourceSubscriptions", &wanted.resource_subscriptions), ("taskIds", &wanted.task_ids)];
+        let mut bytes = 0;
+        for (field, names) in named {
+            let names = names.as_deref().unwrap_or_default();
+            if names.len() > limits.max_subscriptions {
+                return Err(ErrorObject::invalid_params(format!(
+                    "{field} names {} entries, more than the {} one listen may",
+                    names.len(),
+                    limits.max_subscriptions
+                )));
+            }
+            bytes += names.iter().map(String::len).sum::<usize>();
+        }
+        if bytes > limits.max_subscription_bytes {
+            return Err(ErrorObject::invalid_params(format!(
+                "resourceSubscriptions and taskIds hold {bytes} bytes, more than the {} one listen may",
+                limits.max_subscription_bytes
+            )));
+        }
+        Ok(())
+    }
+
     /// Serves one subscription: the acknowledgement first (SUB-02), then each change the
     /// filter asked for, tagged with the subscription id (META-08), until the client cancels
     /// (no response then) or the server ends it: then `notifications/cancelled` naming the
@@ -67,6 +96,7 @@ impl Server {
                 json!({"extensions": {tasks::EXTENSION_ID: {}}}),
             ));
         }
+        self.within_bounds(&wanted)?;
         let owner = ctx.principal().map(super::Principal::key);
         let honoured = self.honoured(wanted, owner.as_deref()).await;
         let id = ctx.request_id().clone();

@@ -47,8 +47,13 @@ pub struct Limits {
     /// `subscriptions/listen` requests one client may hold open: per connection or legacy
     /// session, and per endpoint for the stateless HTTP requests. They take no turn of
     /// `max_in_flight` and do not count toward `max_queued`. The same bound holds the URIs
-    /// one legacy session may `resources/subscribe` to. Default 1024.
+    /// one legacy session may `resources/subscribe` to, and the resource URIs and the task
+    /// ids one `subscriptions/listen` names. Default 1024.
     pub max_subscriptions: usize,
+    /// The URIs one legacy session subscribes to, or the resource URIs and task ids one
+    /// `subscriptions/listen` names, in bytes in all: more is refused (`-32603` for a
+    /// `resources/subscribe`, `-32602` for a listen). Default 64 KiB.
+    pub max_subscription_bytes: usize,
     /// Changes one `subscriptions/listen` may have yet to deliver, coalesced (each kind of
     /// list change once, each updated URI once): a listener further behind is ended with
     /// `-32603` telling it to listen again. Default 1024.
@@ -70,6 +75,7 @@ impl Default for Limits {
             max_read_ahead: 64,
             request_timeout: Some(Duration::from_secs(300)),
             max_subscriptions: 1024,
+            max_subscription_bytes: 64 * 1024,
             max_listener_backlog: 1024,
             shutdown_grace: Duration::from_secs(5),
             client_request_timeout: Duration::from_secs(300),

@@ -85,10 +85,23 @@ impl LegacySession {
                 Err(ErrorObject::method_not_found(method.as_str()))
             }
             Method::Subscribe => params_of::<v2025::Subscribe>(params).and_then(|p| {
-                let bound = server.options().limits.max_subscriptions;
-                if self.subscriptions.len() >= bound && !self.subscriptions.contains(&p.uri) {
+                if self.subscriptions.contains(&p.uri) {
+                    return empty();
+                }
+                let limits = &server.options().limits;
+                if self.subscriptions.len() >= limits.max_subscriptions {
                     return Err(ErrorObject::internal(format!(
-                        "server busy: this session already holds {bound} subscriptions; unsubscribe from one first"
+                        "server busy: this session already holds {} subscriptions; unsubscribe from one first",
+                        limits.max_subscriptions
+                    )));
+                }
+                let held: usize = self.subscriptions.iter().map(String::len).sum();
+                if held + p.uri.len() > limits.max_subscription_bytes {
+                    return Err(ErrorObject::internal(format!(
+                        "server busy: this session's subscriptions would hold {} bytes of URIs, more than \
+                         the {} allowed; unsubscribe from some first",
+                        held + p.uri.len(),
+                        limits.max_subscription_bytes
                     )));
                 }
                 self.subscriptions.insert(p.uri);

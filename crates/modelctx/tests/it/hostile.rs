@@ -204,12 +204,13 @@ async fn closed(stream: &mut tokio::net::TcpStream) {
     let _ = stream.read_to_end(&mut rest).await;
 }
 
-/// A legacy session's `resources/subscribe` URIs are bounded by `Limits::max_subscriptions`
-/// (they used to grow without bound, each kept in the session state).
+/// A legacy session's `resources/subscribe` URIs are bounded in count by
+/// `Limits::max_subscriptions` and in bytes by `Limits::max_subscription_bytes` (they used to
+/// grow without bound, each kept in the session state: 300 URIs of 1 MiB took 1.2 GiB).
 #[tokio::test]
 async fn a_sessions_subscriptions_are_bounded() {
     use modelctx::server::{Limits, ResourceDef, ServerOptions};
-    let limits = Limits { max_subscriptions: 2, ..Limits::default() };
+    let limits = Limits { max_subscriptions: 2, max_subscription_bytes: 100, ..Limits::default() };
     let server = Server::builder("hostile", "1")
         .options(ServerOptions { limits, ..ServerOptions::default() })
         .resource(ResourceDef::text("test://a", "a", "a"))
@@ -225,6 +226,13 @@ async fn a_sessions_subscriptions_are_bounded() {
         crate::common::raw(&client, "resources/subscribe", json!({"uri": "test://c"})).await.unwrap_err();
     assert!(refused.message.contains("already holds 2 subscriptions"), "{}", refused.message);
     crate::common::raw(&client, "resources/unsubscribe", json!({"uri": "test://b"})).await.unwrap();
+    let long = format!("test://{}", "x".repeat(100));
+    let refused = crate::common::raw(&client, "resources/subscribe", json!({"uri": long})).await.unwrap_err();
+    assert!(
+        refused.message.contains("would hold 115 bytes of URIs, more than the 100"),
+        "{}",
+        refused.message
+    );
     crate::common::raw(&client, "resources/subscribe", json!({"uri": "test://c"})).await.expect("room again");
 }
 

@@ -229,6 +229,63 @@ async fn http_50_a_session_stream_opens_with_a_priming_event_and_carries_changes
     assert_eq!(no_session.status, 400);
 }
 
+/// Reads a streamed body to its end (it must end).
+async fn ended(body: &mut hyper::body::Incoming) {
+    while let Some(frame) = tokio::time::timeout(WAIT, body.frame()).await.expect("the stream ended") {
+        if frame.is_err() {
+            return;
+        }
+    }
+}
+
+/// Opens `session`'s GET stream.
+async fn session_stream(endpoint: &Endpoint, session: &str) -> hyper::body::Incoming {
+    endpoint
+        .open("GET", &[("accept", "text/event-stream"), ("mcp-session-id", session)], "")
+        .await
+        .into_body()
+}
+
+/// The status of a `ping` in `session`.
+async fn ping(endpoint: &Endpoint, session: &str) -> u16 {
+    let headers = [("content-type", "application/json"), ("mcp-session-id", session)];
+    endpoint.send("POST", &headers, r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#).await.status
+}
+
+/// A session's GET stream ends with the session: at DELETE, and once the store has let it go
+/// (here evicted by a newer session); while the stream is open the session stays in use,
+/// however long its client sends nothing else. (The stream used to outlive its session and
+/// go on delivering.)
+#[tokio::test]
+async fn a_sessions_get_stream_ends_with_the_session_and_keeps_it_in_use() {
+    let options = HttpOptions {
+        session_idle_timeout: Duration::from_millis(400),
+        max_sessions: 1,
+        ..HttpOptions::default()
+    };
+    let endpoint = start(options).await;
+    let deleted = endpoint.initialize(json!({})).await;
+    let mut stream = session_stream(&endpoint, &deleted).await;
+    read_text_until(&mut stream, "id: ").await;
+    let headers = [("mcp-session-id", deleted.as_str())];
+    assert_eq!(endpoint.send("DELETE", &headers, "").await.status, 200);
+    ended(&mut stream).await;
+
+    let listening = endpoint.initialize(json!({})).await;
+    let mut stream = session_stream(&endpoint, &listening).await;
+    read_text_until(&mut stream, "id: ").await;
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    assert_eq!(
+        ping(&endpoint, &listening).await,
+        200,
+        "an open stream keeps its session past the idle timeout"
+    );
+    let newer = endpoint.initialize(json!({})).await;
+    ended(&mut stream).await;
+    assert_eq!(ping(&endpoint, &listening).await, 404, "evicted by the newer session");
+    assert_eq!(ping(&endpoint, &newer).await, 200);
+}
+
 #[tokio::test]
 async fn http_54_a_released_legacy_stream_resumes_with_last_event_id() {
     let endpoint = start(HttpOptions::default()).await;

@@ -162,6 +162,39 @@ async fn tx_15_task_ids_need_the_tasks_extension() {
     assert_eq!(error.code.0, -32021);
 }
 
+/// A listen naming more resource URIs or task ids than `max_subscriptions`, or more bytes of
+/// them than `max_subscription_bytes`, is refused at once (each task id was a store read, and
+/// URIs of any length were kept while the listen lasted).
+#[tokio::test]
+async fn a_listen_naming_too_much_is_refused() {
+    use modelctx::server::{Limits, ServerOptions};
+    let limits = Limits { max_subscriptions: 2, max_subscription_bytes: 1024, ..Limits::default() };
+    let server = Server::builder("listen-test", "1")
+        .options(ServerOptions { limits, ..ServerOptions::default() })
+        .resource(ResourceDef::text("test://docs", "docs", "text"))
+        .build()
+        .unwrap();
+    let client = TestClient::start(server);
+    let long = format!("test://{}", "x".repeat(2000));
+    for (filter, says) in [
+        (
+            json!({"resourceSubscriptions": ["test://a", "test://b", "test://c"]}),
+            "resourceSubscriptions names 3 entries",
+        ),
+        (json!({"resourceSubscriptions": [long]}), "hold 2007 bytes, more than the 1024"),
+    ] {
+        let error = listen(&client, filter).await.response().await.unwrap_err();
+        assert_eq!(error.code.0, -32602, "{}", error.message);
+        assert!(error.message.contains(says), "{}", error.message);
+    }
+    let within = listen(&client, json!({"resourceSubscriptions": ["test://docs"]})).await;
+    assert_eq!(
+        next(&client, "notifications/subscriptions/acknowledged").await["notifications"]["resourceSubscriptions"],
+        json!(["test://docs"])
+    );
+    drop(within);
+}
+
 #[tokio::test]
 /// SUB-06, SUB-07: a server that ends a subscription (here, shutting down) says so with
 /// `notifications/cancelled` naming the listen request, then answers that request with the

@@ -62,6 +62,18 @@ impl Session {
     pub(super) fn idle_for(&self) -> Duration {
         self.last_used.lock().unwrap_or_else(PoisonError::into_inner).elapsed()
     }
+
+    /// Marks the session used now.
+    pub(super) fn touch(&self) {
+        *self.last_used.lock().unwrap_or_else(PoisonError::into_inner) = Instant::now();
+    }
+
+    /// Ends what the session holds here, once it is gone (deleted, expired or evicted): its
+    /// requests are cancelled and its GET stream closed.
+    pub(super) fn end(&self) {
+        self.exchange.end();
+        self.standalone.end();
+    }
 }
 
 /// Why no session was found.

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -29,6 +29,8 @@ pub(super) struct Sessions {
     /// Sessions this instance has served, for their live parts.
     local: Arc<LocalSessions>,
     idle: Duration,
+    /// Most sessions this instance holds the live parts of (`HttpOptions::max_sessions`).
+    max_local: usize,
     /// Whether the messages other instances relay for these sessions are taken (started
     /// once, with the first session, when the server has a bus).
     relaying: AtomicBool,
@@ -74,6 +76,7 @@ impl Sessions {
             lifecycle,
             local,
             idle: options.session_idle_timeout,
+            max_local: options.max_sessions.max(1),
             relaying: AtomicBool::new(false),
         }
     }
@@ -103,27 +106,34 @@ impl Sessions {
         let Ok(id) = id.to_str() else { return Ok(Err(Missing::Unknown)) };
         let seen = self.local().get(id).map(|session| session.generation.load(Ordering::Acquire));
         let Some(state) = self.stores.sessions.get(id).await? else {
-            self.local().remove(id);
+            if let Some(gone) = self.local().remove(id) {
+                gone.end();
+            }
             return Ok(Err(Missing::Unknown));
         };
         // Another principal's session is no session of this caller's: 404, as if unknown.
         if state.owner != principal.map(Principal::key) {
             return Ok(Err(Missing::Unknown));
         }
-        let session = self
-            .local()
-            .entry(id.to_owned())
-            .or_insert_with(|| {
-                Arc::new(Session::new(id.to_owned(), state.clone(), self.lifecycle.exchange()))
-            })
-            .clone();
+        let session = {
+            let mut local = self.local();
+            if !local.contains_key(id) {
+                self.make_room(&mut local);
+            }
+            local
+                .entry(id.to_owned())
+                .or_insert_with(|| {
+                    Arc::new(Session::new(id.to_owned(), state.clone(), self.lifecycle.exchange()))
+                })
+                .clone()
+        };
         {
             let mut current = session.state();
             if seen.is_some_and(|seen| seen % 2 == 0 && seen == session.generation.load(Ordering::Acquire)) {
                 *current = state;
             }
         }
-        *session.last_used.lock().unwrap_or_else(PoisonError::into_inner) = Instant::now();
+        session.touch();
         Ok(Ok(session))
     }
 
@@ -142,9 +152,11 @@ impl Sessions {
         let (served, changed, _written) = {
             let mut state = session.state();
             let written = Changing::start(&session.generation);
-            let before = state.clone();
+            // A ping changes nothing: no copy of the state to compare with.
+            let before = (*method != modelctx_protocol::Method::Ping).then(|| state.clone());
             let served = state.handle(server, method, params);
-            (served, (*state != before).then(|| state.clone()), written)
+            let changed = before.is_some_and(|before| *state != before);
+            (served, changed.then(|| state.clone()), written)
         };
         match (served, changed) {
             (Some(served), Some(after)) => Some(self.save(session, after).await.and(served)),
@@ -158,9 +170,29 @@ impl Sessions {
         self.stores.sessions.create(&id, state.clone()).await.map_err(|e| ErrorObject::internal(e.0))?;
         let session = Arc::new(Session::new(id.clone(), state, self.lifecycle.exchange()));
         let mut local = self.local();
-        local.retain(|_, s| s.idle_for() <= self.idle);
+        self.make_room(&mut local);
         local.insert(id, session.clone());
         Ok(session)
+    }
+
+    /// Makes room in this instance's table for one more session, at `max_local`: the sessions
+    /// idle too long go, then the least recently used that nothing here holds (a request or a
+    /// GET stream holds its session). A session let go here is still in the store: its next
+    /// request brings it back. (Sessions the store evicted used to stay here for the idle
+    /// timeout, and every `initialize` scanned them all.)
+    fn make_room(&self, local: &mut HashMap<String, Arc<Session>>) {
+        if local.len() < self.max_local {
+            return;
+        }
+        local.retain(|_, session| Arc::strong_count(session) > 1 || session.idle_for() <= self.idle);
+        while local.len() >= self.max_local {
+            let unheld = local.iter().filter(|(_, session)| Arc::strong_count(session) == 1);
+            let Some(oldest) = unheld.max_by_key(|(_, session)| session.idle_for()).map(|(id, _)| id.clone())
+            else {
+                break;
+            };
+            local.remove(&oldest);
+        }
     }
 
     /// Writes `state` back after a request changed the session (passed in rather than
@@ -169,12 +201,43 @@ impl Sessions {
         self.stores.sessions.update(&session.id, state).await.map_err(|e| store_failure(&e))
     }
 
-    /// Ends a session (DELETE): its requests here are cancelled and its id answers 404 from
-    /// now on, on every instance.
+    /// Ends a session (DELETE): its requests here are cancelled, its GET stream closed, and
+    /// its id answers 404 from now on, on every instance.
     pub(super) async fn remove(&self, session: &Session) -> Result<(), StoreError> {
         self.local().remove(&session.id);
-        session.exchange.end();
+        session.end();
         self.stores.sessions.remove(&session.id).await?;
         self.stores.events.forget(&session.id).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::Server;
+    use modelctx_protocol::ProtocolVersion;
+
+    /// This instance's table of live sessions stays within `max_sessions`, however many the
+    /// store evicts (the sessions it evicted stayed here for the idle timeout: 20,000
+    /// `initialize`s added 32 MiB, and each scanned them all); one a request holds stays.
+    #[tokio::test]
+    async fn the_table_of_live_sessions_stays_within_the_bound() {
+        let server = Server::builder("s", "1").build().unwrap();
+        let options = HttpOptions { max_sessions: 4, ..HttpOptions::default() };
+        let sessions = Sessions::new(&options, Lifecycle::new(server.clone()));
+        let params = serde_json::json!({
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}
+        });
+        let state = || {
+            let params = params.as_object().cloned();
+            LegacySession::initialize(&server, ProtocolVersion::V2025_11_25, params).unwrap().0
+        };
+        let held = sessions.create(state()).await.unwrap();
+        for _ in 0..100 {
+            sessions.create(state()).await.unwrap();
+        }
+        let local = sessions.local();
+        assert_eq!(local.len(), 4);
+        assert!(local.contains_key(&held.id), "a session a request holds is kept");
     }
 }

@@ -118,7 +118,8 @@ impl SessionStore for MemorySessionStore {
                 else {
                     break;
                 };
-                tracing::info!(session = %oldest, "evicting the least recently used session to make room");
+                // No id: a session id is as good as the session to whoever reads the log.
+                tracing::info!("evicting the least recently used session to make room");
                 map.remove(&oldest);
             }
             map.insert(id.to_owned(), (session, Instant::now()));

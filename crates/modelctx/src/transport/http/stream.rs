@@ -5,6 +5,7 @@
 //! goes out on two streams (HTTP-52).
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use bytes::Bytes;
 use http::{HeaderMap, Response};
@@ -37,8 +38,11 @@ pub(super) async fn open(
     let gone = CancellationToken::new();
     if session.standalone.replace(sender, gone.clone()) {
         let server = shared.lifecycle.server();
-        // With a bus, the session may be subscribed on another instance: its store copy decides.
-        let store = server.bus().map(|_| shared.sessions.stores.sessions.clone());
+        let store = Store {
+            sessions: shared.sessions.stores.sessions.clone(),
+            shared_by_instances: server.bus().is_some(),
+            check_every: (shared.options.session_idle_timeout / 4).min(MAX_CHECK_EVERY),
+        };
         let closing = shared.lifecycle.closing().clone();
         tokio::spawn(dispatch(session.clone(), server.events(), closing, store));
     }
@@ -46,34 +50,57 @@ pub(super) async fn open(
     sse_response(vec![priming], stream, Some(gone.drop_guard()))
 }
 
+/// The longest a GET stream goes without asking the store whether its session still exists.
+const MAX_CHECK_EVERY: Duration = Duration::from_secs(30);
+
+/// The session store as a GET stream's dispatcher reads it.
+struct Store {
+    sessions: Arc<dyn SessionStore>,
+    /// Whether other instances serve the session too (a bus): its subscriptions may have
+    /// changed there, so the store's copy decides who hears of a resource update.
+    shared_by_instances: bool,
+    /// How often the stream asks whether its session still exists.
+    check_every: Duration,
+}
+
 /// Sends each server event the session should hear of to its standalone stream of the
 /// moment; stops when the client dropped the stream and no other took its place, at
-/// shutdown, or once the session is gone.
+/// shutdown, or once the session is gone: deleted here, or found gone from the store
+/// (deleted elsewhere, evicted or expired) at the next look. An open stream keeps its session
+/// in use: each look refreshes it.
 async fn dispatch(
     session: Arc<Session>,
     mut events: broadcast::Receiver<ServerEvent>,
     closing: CancellationToken,
-    store: Option<Arc<dyn SessionStore>>,
+    store: Store,
 ) {
     let standalone = &session.standalone;
+    let mut looks =
+        tokio::time::interval_at(tokio::time::Instant::now() + store.check_every, store.check_every);
     loop {
         let Some(gone) = standalone.watch() else { return };
         let event = tokio::select! {
             () = closing.cancelled() => return standalone.end(),
             // Dropped: a stream that took its place, or none.
             () = gone.cancelled() => continue,
+            _ = looks.tick() => {
+                match store.sessions.get(&session.id).await {
+                    Ok(Some(_)) => session.touch(),
+                    Ok(None) => return session.end(),
+                    Err(e) => tracing::debug!(error = %e, "a GET stream could not look its session up"),
+                }
+                continue;
+            }
             event = events.recv() => event,
         };
         let notification = match event {
-            // Whether the session subscribed may have changed on another instance.
-            Ok(event @ ServerEvent::ResourceUpdated(_)) => match &store {
-                Some(store) => match store.get(&session.id).await {
+            Ok(event @ ServerEvent::ResourceUpdated(_)) if store.shared_by_instances => {
+                match store.sessions.get(&session.id).await {
                     Ok(Some(state)) => state.notification_for(&event),
-                    Ok(None) => return standalone.end(),
+                    Ok(None) => return session.end(),
                     Err(_) => session.state().notification_for(&event),
-                },
-                None => session.state().notification_for(&event),
-            },
+                }
+            }
             Ok(event) => session.state().notification_for(&event),
             Err(RecvError::Lagged(missed)) => {
                 tracing::warn!(missed, "a session stream missed server events");
