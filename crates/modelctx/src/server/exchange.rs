@@ -17,7 +17,7 @@
 //! response (CANCEL-05).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use modelctx_protocol::jsonrpc::{ErrorCode, ErrorObject, Message, Request, RequestId};
@@ -57,6 +57,11 @@ pub(crate) struct Lifecycle {
     admitted: AtomicUsize,
     /// How many may be admitted at once: [`Limits::max_in_flight`] + [`Limits::max_queued`].
     queue_bound: usize,
+    /// The bytes of the requests admitted and not finished ([`Limits::max_admitted_bytes`]).
+    admitted_bytes: AtomicUsize,
+    /// Set when a request did not fit in the bytes left: the next that frees bytes tells
+    /// `freed` (so that a finished request tells no one when no one waits).
+    bytes_wanted: AtomicBool,
     /// Told when a full queue gets room again (a connection holding requests waits for it).
     freed: Notify,
     /// Tripped when shutdown starts: long-lived requests end gracefully.
@@ -75,6 +80,8 @@ impl Lifecycle {
             limits,
             server,
             admitted: AtomicUsize::new(0),
+            admitted_bytes: AtomicUsize::new(0),
+            bytes_wanted: AtomicBool::new(false),
             freed: Notify::new(),
             closing: CancellationToken::new(),
             abort: CancellationToken::new(),
@@ -107,6 +114,32 @@ impl Lifecycle {
     /// Starts shutdown: long-lived requests (`subscriptions/listen`) end gracefully.
     pub(crate) fn close(&self) {
         self.closing.cancel();
+    }
+
+    /// Whether `bytes` more fit in [`Limits::max_admitted_bytes`] (always, when none are
+    /// admitted); when not, the next request to finish says so on `freed`.
+    fn fits(&self, bytes: usize) -> bool {
+        let admitted = self.admitted_bytes.load(Ordering::Acquire);
+        let fits = admitted == 0 || admitted.saturating_add(bytes) <= self.limits.max_admitted_bytes;
+        if !fits {
+            self.bytes_wanted.store(true, Ordering::Release);
+        }
+        fits
+    }
+
+    /// Whether `bytes` more would be turned away now: the queue is full or they do not fit.
+    fn is_full_for(&self, bytes: usize) -> bool {
+        self.admitted.load(Ordering::Acquire) >= self.queue_bound || !self.fits(bytes)
+    }
+
+    /// Takes back a finished (or refused) request's place and bytes, telling those waiting
+    /// for room.
+    fn release(&self, bytes: usize) {
+        let was_full = self.admitted.fetch_sub(1, Ordering::AcqRel) == self.queue_bound;
+        self.admitted_bytes.fetch_sub(bytes, Ordering::AcqRel);
+        if was_full || self.bytes_wanted.swap(false, Ordering::AcqRel) {
+            self.freed.notify_waiters();
+        }
     }
 
     /// Cancels every request of every peer (the grace period of shutdown is over).
@@ -204,9 +237,10 @@ impl Exchange {
         &self.inner.lifecycle
     }
 
-    /// Lets `request` in, arrived now, or refuses it at once: a duplicate id, a full queue
-    /// (`max_in_flight + max_queued` requests already admitted), or too many subscriptions.
-    pub(crate) fn admit(&self, request: &Request) -> Result<Admission, Refusal> {
+    /// Lets `request` (`bytes` long), arrived now, in or refuses it at once: a duplicate id, a
+    /// full queue (`max_in_flight + max_queued` requests, or `max_admitted_bytes`, already
+    /// admitted), or too many subscriptions.
+    pub(crate) fn admit(&self, request: &Request, bytes: usize) -> Result<Admission, Refusal> {
         let lifecycle = &self.inner.lifecycle;
         let limits = &lifecycle.limits;
         let mut in_flight = self.inner.track_ids.then(|| self.in_flight());
@@ -237,6 +271,22 @@ impl Exchange {
             };
             return Err(Refusal::Busy(ErrorObject::new(ErrorCode::INTERNAL_ERROR, error)));
         }
+        let bytes = if subscription { 0 } else { bytes };
+        if !subscription {
+            let bound = limits.max_admitted_bytes;
+            let taken =
+                lifecycle.admitted_bytes.fetch_update(Ordering::AcqRel, Ordering::Acquire, |admitted| {
+                    (admitted == 0 || admitted.saturating_add(bytes) <= bound).then(|| admitted + bytes)
+                });
+            if let Err(admitted) = taken {
+                lifecycle.release(0);
+                let error = format!(
+                    "server busy: requests of {admitted} bytes are already in flight or queued, and this one's {bytes} \
+                     would pass the {bound} allowed; try again later"
+                );
+                return Err(Refusal::Busy(ErrorObject::new(ErrorCode::INTERNAL_ERROR, error)));
+            }
+        }
         let token = self.inner.abort.child_token();
         if let Some(table) = &mut in_flight {
             table.insert(request.id.clone(), token.clone());
@@ -245,26 +295,26 @@ impl Exchange {
             exchange: self.clone(),
             id: in_flight.map(|_| request.id.clone()),
             subscription,
+            bytes,
             token,
             deadline: (!subscription).then_some(limits.request_timeout).flatten().map(|t| Instant::now() + t),
         })
     }
 
-    /// Whether `request` would be refused now for a full queue (`max_in_flight + max_queued`
-    /// requests admitted). A subscription takes no place in the queue: never.
-    pub(crate) fn is_full_for(&self, request: &Request) -> bool {
-        let lifecycle = &self.inner.lifecycle;
-        request.method != Method::SubscriptionsListen
-            && lifecycle.admitted.load(Ordering::Acquire) >= lifecycle.queue_bound
+    /// Whether `request` (`bytes` long) would be refused now for a full queue
+    /// (`max_in_flight + max_queued` requests, or `max_admitted_bytes`, admitted). A
+    /// subscription takes no place in the queue: never.
+    pub(crate) fn is_full_for(&self, request: &Request, bytes: usize) -> bool {
+        request.method != Method::SubscriptionsListen && self.inner.lifecycle.is_full_for(bytes)
     }
 
-    /// Waits until the queue has room (at once when it has).
-    pub(crate) async fn room(&self) {
+    /// Waits until the queue has room for a request of `bytes` (at once when it has).
+    pub(crate) async fn room(&self, bytes: usize) {
         let lifecycle = &self.inner.lifecycle;
         loop {
             // Made before the check, so that room made between the two is not missed.
             let freed = lifecycle.freed.notified();
-            if lifecycle.admitted.load(Ordering::Acquire) < lifecycle.queue_bound {
+            if !lifecycle.is_full_for(bytes) {
                 return;
             }
             freed.await;
@@ -392,6 +442,8 @@ pub(crate) struct Admission {
     /// The id entered in the in-flight table, if ids are tracked.
     id: Option<RequestId>,
     subscription: bool,
+    /// Its bytes as they arrived (0 for a subscription).
+    bytes: usize,
     token: CancellationToken,
     /// Arrival plus [`Limits::request_timeout`]; `None` for no limit.
     deadline: Option<Instant>,
@@ -462,10 +514,7 @@ impl Drop for Admission {
             inner.subscriptions.fetch_sub(1, Ordering::AcqRel);
             return;
         }
-        let lifecycle = &inner.lifecycle;
-        if lifecycle.admitted.fetch_sub(1, Ordering::AcqRel) == lifecycle.queue_bound {
-            lifecycle.freed.notify_waiters();
-        }
+        inner.lifecycle.release(self.bytes);
     }
 }
 

@@ -34,6 +34,12 @@ pub struct Limits {
     /// and then stops reading, so the peer's writes wait; a Streamable HTTP request is refused
     /// at once with `-32603` saying the server is busy (HTTP 503). Default 1024.
     pub max_queued: usize,
+    /// The bytes of the requests let in at once on one endpoint (running or waiting for a
+    /// turn, subscriptions aside), counted as they arrived: past it a request is treated as
+    /// one past a full queue (held by a connection, refused `503` over Streamable HTTP). One
+    /// request is always let in when none is. A message parses to up to some 17 times its
+    /// bytes (a body of small numbers), which this bounds. Default 64 MiB.
+    pub max_admitted_bytes: usize,
     /// Requests a connection (stdio, an HTTP+SSE session) reads past a full queue and holds, in
     /// order, until the queue has room; it reads them to let through what needs no room (a
     /// cancellation — of a held request too — or the client's answer to a question of the
@@ -72,6 +78,7 @@ impl Default for Limits {
             parse: ParseLimits::default(),
             max_in_flight: 64,
             max_queued: 1024,
+            max_admitted_bytes: 64 * 1024 * 1024,
             max_read_ahead: 64,
             request_timeout: Some(Duration::from_secs(300)),
             max_subscriptions: 1024,

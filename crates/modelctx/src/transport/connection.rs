@@ -34,8 +34,14 @@ use crate::server::middleware::McpRequest;
 use crate::server::outgoing::Outgoing;
 use crate::server::{LegacySession, Server, ServerEvent};
 
-/// One message as the adapter read it, or why it could not be read (answered with the error).
-pub(crate) type Inbound = Result<Message, ParseFailure>;
+/// One message as the adapter read it, or why it could not be read (answered with the error),
+/// and its size as it arrived.
+pub(crate) struct Inbound {
+    /// The message, or why it could not be read.
+    pub(crate) message: Result<Message, ParseFailure>,
+    /// Its bytes as they arrived (what [`crate::server::Limits::max_admitted_bytes`] counts).
+    pub(crate) bytes: usize,
+}
 
 /// Messages the reader handles before it lets the writer (and the requests' tasks) run. A
 /// reader that handled a whole read's worth of requests before yielding would write their
@@ -91,7 +97,9 @@ pub(crate) async fn serve_messages(
                 }
                 None => reading = false,
             },
-            () = connection.exchange.room(), if holding => connection.let_in_held().await,
+            () = connection.exchange.room(connection.held.front().map_or(0, |call| call.bytes)), if holding => {
+                connection.let_in_held().await;
+            }
             Some((event, receiver)) = events.next() => {
                 // A closed channel (the server is gone) is heard no more.
                 if !matches!(event, Err(broadcast::error::RecvError::Closed)) {
@@ -163,14 +171,14 @@ impl Connection {
         self.session.as_ref().map_or(PeerState::NoSession, |s| PeerState::Session(s.version))
     }
 
-    async fn on_message(&mut self, message: Inbound) {
+    async fn on_message(&mut self, Inbound { message, bytes }: Inbound) {
         let message = match message {
             Ok(message) => message,
             Err(ParseFailure { id, error }) => {
                 return self.send(Message::Error(ErrorResponse { id, error })).await;
             }
         };
-        match desk::receive(&self.server, message, &Transport::Stdio, self.peer()) {
+        match desk::receive(&self.server, message, bytes, &Transport::Stdio, self.peer()) {
             Action::Refuse(refused) => self.refuse(refused).await,
             Action::Ignore(reason) => tracing::debug!(reason, "ignoring a message"),
             Action::Open { id, session, result } => {
@@ -183,7 +191,9 @@ impl Connection {
                     self.reply(request.id, result).await;
                 }
             }
-            Action::Call(call) if !self.held.is_empty() || self.exchange.is_full_for(&call.request) => {
+            Action::Call(call)
+                if !self.held.is_empty() || self.exchange.is_full_for(&call.request, call.bytes) =>
+            {
                 self.held.push_back(call);
             }
             Action::Call(call) => self.call(call).await,
@@ -206,7 +216,7 @@ impl Connection {
     /// Lets held requests in, oldest first, while the queue has room.
     async fn let_in_held(&mut self) {
         while let Some(call) = self.held.front() {
-            if self.exchange.is_full_for(&call.request) {
+            if self.exchange.is_full_for(&call.request, call.bytes) {
                 return;
             }
             let call = self.held.pop_front().expect("a held request");

@@ -55,9 +55,11 @@ pub(crate) enum Action {
     Deliver { id: RequestId, outcome: Result<JsonObject, ErrorObject> },
 }
 
-/// A request the router accepted, with its era.
+/// A request the router accepted, with its era and size.
 pub(crate) struct Call {
     pub(crate) request: Request,
+    /// Its bytes as they arrived.
+    pub(crate) bytes: usize,
     /// The version of a 2026-07-28 request; `None` for a request of the legacy session.
     pub(crate) modern: Option<ProtocolVersion>,
 }
@@ -70,12 +72,13 @@ impl Call {
     }
 }
 
-/// Decides what `message`, arrived on `transport`, asks for. `peer` is what the transport
+/// Decides what `message` (`bytes` long), arrived on `transport`, asks for. `peer` is what the transport
 /// knows of the peer's legacy session: on stdio, the connection's; over HTTP, the one
 /// `Mcp-Session-Id` names, or that it names one that is gone.
 pub(crate) fn receive(
     server: &Server,
     message: Message,
+    bytes: usize,
     transport: &Transport<'_>,
     peer: PeerState,
 ) -> Action {
@@ -90,7 +93,7 @@ pub(crate) fn receive(
             }
         }
         (Route::Modern(version), Message::Request(request)) => {
-            Action::Call(Call { request, modern: Some(version) })
+            Action::Call(Call { request, bytes, modern: Some(version) })
         }
         (Route::Modern(_), Message::Notification(_)) if own_stream => {
             Action::Ignore("2026-07-28 over Streamable HTTP: a request is cancelled by closing its stream")
@@ -111,7 +114,7 @@ pub(crate) fn receive(
         (Route::Legacy(_), Message::Request(request)) if LegacySession::serves(&request.method) => {
             Action::Session(request)
         }
-        (Route::Legacy(_), Message::Request(request)) => Action::Call(Call { request, modern: None }),
+        (Route::Legacy(_), Message::Request(request)) => Action::Call(Call { request, bytes, modern: None }),
         (Route::Legacy(_), Message::Notification(notification)) => match notification.method {
             Method::Cancelled => Action::Cancel(notification.params),
             method => Action::Note(method),
@@ -153,9 +156,9 @@ pub(crate) struct Desk<'a> {
 /// flight, the queue or the subscriptions are full, the `_meta` of a 2026-07-28 request is
 /// malformed, or a legacy request came without its session.
 pub(crate) fn check_in(server: &Server, call: Call, desk: Desk<'_>) -> Result<Ticket, Refused> {
-    let Call { request, modern } = call;
+    let Call { request, bytes, modern } = call;
     let refused = |error, status| Refused { id: Some(request.id.clone()), error, status };
-    let admission = match desk.exchange.admit(&request) {
+    let admission = match desk.exchange.admit(&request, bytes) {
         Ok(admission) => admission,
         Err(refusal) => {
             let status = refusal.http_status();

@@ -32,12 +32,12 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures::StreamExt;
 use http::{HeaderValue, Method, Request, Response, StatusCode, Uri, header};
-use modelctx_protocol::jsonrpc::{ErrorCode, ErrorObject, Message, parse_message_with};
+use modelctx_protocol::jsonrpc::{ErrorCode, ErrorObject, parse_message_with};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::connection::serve_messages;
-use super::http::body::{empty, error_response, read_limited, sse_body, sse_event};
+use super::connection::{Inbound, serve_messages};
+use super::http::body::{BodyReader, empty, error_response, sse_body, sse_event};
 use super::http::sessions::fresh_id;
 use super::http::{HttpOptions, McpBody, guard};
 use crate::server::Server;
@@ -72,11 +72,12 @@ struct Shared {
     /// The POST URI the `endpoint` event names, before `?sessionId=`.
     messages_path: String,
     /// Each open session's input: the messages its connection reads.
-    sessions: Mutex<HashMap<String, mpsc::Sender<Message>>>,
+    sessions: Mutex<HashMap<String, mpsc::Sender<Inbound>>>,
+    bodies: BodyReader,
 }
 
 impl Shared {
-    fn sessions(&self) -> MutexGuard<'_, HashMap<String, mpsc::Sender<Message>>> {
+    fn sessions(&self) -> MutexGuard<'_, HashMap<String, mpsc::Sender<Inbound>>> {
         self.sessions.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
@@ -97,6 +98,7 @@ impl McpSse {
     ) -> Self {
         let inner = Shared {
             lifecycle: Lifecycle::new(server),
+            bodies: BodyReader::new(&options),
             options,
             messages_path: messages_path.into(),
             sessions: Mutex::new(HashMap::new()),
@@ -217,13 +219,7 @@ impl McpSse {
         let Some(input) = shared.sessions().get(id).cloned() else {
             return unknown_session();
         };
-        let bytes = match read_limited(
-            request.into_body(),
-            shared.options.max_body_bytes,
-            shared.options.body_read_timeout,
-        )
-        .await
-        {
+        let bytes = match shared.bodies.read(request.into_body()).await {
             Ok(bytes) => bytes,
             Err(response) => return response,
         };
@@ -235,6 +231,7 @@ impl McpSse {
                 return error_response(StatusCode::BAD_REQUEST.as_u16(), failure.id, failure.error);
             }
         };
+        let message = Inbound { message: Ok(message), bytes: bytes.len() };
         match tokio::time::timeout(INBOX_WAIT, input.send(message)).await {
             Ok(Ok(())) => empty(StatusCode::ACCEPTED),
             // The stream closed meanwhile.
@@ -258,12 +255,12 @@ super::service_via_handle!(McpSse);
 async fn run_session(
     shared: Arc<Shared>,
     id: String,
-    mut inbox: mpsc::Receiver<Message>,
+    mut inbox: mpsc::Receiver<Inbound>,
     outbox: mpsc::Sender<Outgoing>,
     gone: CancellationToken,
 ) {
     let exchange = shared.lifecycle.exchange();
-    let input = futures::stream::poll_fn(move |cx| inbox.poll_recv(cx)).map(Ok);
+    let input = futures::stream::poll_fn(move |cx| inbox.poll_recv(cx));
     let ended = async {
         tokio::select! {
             () = shared.lifecycle.closing().cancelled() => {}

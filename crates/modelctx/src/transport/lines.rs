@@ -67,14 +67,19 @@ fn inbound(line: Line, limits: &ParseLimits) -> Option<Inbound> {
     match line {
         Line::Bytes(bytes) if bytes.trim_ascii().is_empty() => None,
         // Bytes, not text: a line that is not UTF-8 is a parse error for that line alone.
-        Line::Bytes(bytes) => Some(parse_message_with(&bytes, limits)),
-        Line::Oversize => Some(Err(ParseFailure {
-            id: None,
-            error: ErrorObject::invalid_request(format!(
-                "message longer than the limit of {} bytes; it was discarded",
-                limits.max_message_bytes
-            )),
-        })),
+        Line::Bytes(bytes) => {
+            Some(Inbound { message: parse_message_with(&bytes, limits), bytes: bytes.len() })
+        }
+        Line::Oversize => Some(Inbound {
+            message: Err(ParseFailure {
+                id: None,
+                error: ErrorObject::invalid_request(format!(
+                    "message longer than the limit of {} bytes; it was discarded",
+                    limits.max_message_bytes
+                )),
+            }),
+            bytes: 0,
+        }),
     }
 }
 

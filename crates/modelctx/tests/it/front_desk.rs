@@ -199,17 +199,33 @@ async fn subscriptions_beyond_the_cap_are_refused_as_busy() {
 async fn a_full_queue_holds_a_connections_requests_and_refuses_a_streamable_http_post_at_once() {
     // Two turns and no waiting room: two running calls fill the lifecycle.
     let limits = Limits { max_in_flight: 2, max_queued: 0, ..Limits::default() };
+    full_lifecycle_holds_or_refuses(limits, 2, "requests are already in flight or queued").await;
+}
+
+/// The bytes of the requests let in are bounded as their count is (a 4 MiB body of small
+/// values parses to some 70 MiB, and 1,088 could queue): here one running call's bytes fill
+/// the lifecycle.
+#[tokio::test]
+async fn requests_past_the_admitted_bytes_are_held_or_refused_as_past_a_full_queue() {
+    let limits = Limits { max_admitted_bytes: 1, ..Limits::default() };
+    full_lifecycle_holds_or_refuses(limits, 1, "would pass the 1 allowed").await;
+}
+
+/// `filling` calls of `gate` fill a lifecycle under `limits`: on every wire a further call is
+/// held by a connection, or refused at once over Streamable HTTP saying `says`, and runs (or
+/// runs again) once the gate opens.
+async fn full_lifecycle_holds_or_refuses(limits: Limits, filling: usize, says: &str) {
     for wire in WIRES {
         for &mode in wire.modes() {
             let (server, mut probe) = server(limits);
             let client = Arc::new(wire.connect(server, mode).await);
-            let running: Vec<_> = (0..2)
+            let running: Vec<_> = (0..filling)
                 .map(|_| {
                     let client = client.clone();
                     tokio::spawn(async move { client.call_tool("gate", json!({})).await })
                 })
                 .collect();
-            for _ in 0..2 {
+            for _ in 0..filling {
                 assert_eq!(within(probe.started.recv()).await, Some("gate"), "{wire:?} {mode:?}");
             }
             let quick = {
@@ -220,7 +236,7 @@ async fn a_full_queue_holds_a_connections_requests_and_refuses_a_streamable_http
                 // Each POST is a request of its own, which the server answers: busy, at once.
                 let refused = rpc_error(within(quick).await.unwrap());
                 assert_eq!(refused.code.0, -32603, "{wire:?} {mode:?}: {}", refused.message);
-                assert!(refused.message.contains("busy"), "{wire:?} {mode:?}: {}", refused.message);
+                assert!(refused.message.contains(says), "{wire:?} {mode:?}: {}", refused.message);
                 None
             } else {
                 // The peer writes into the connection: the call is held until a turn frees.

@@ -109,6 +109,25 @@ async fn a_body_that_never_arrives_is_answered_408() {
     assert_eq!(status, "HTTP/1.1 408 Request Timeout");
 }
 
+/// The bodies being read at once are bounded in bytes (`max_reading_bytes`): a body that finds
+/// the budget held by others is answered 503 at once, and served once they are gone (each
+/// connection × HTTP/2 stream could hold 4 MiB for 30 s before).
+#[tokio::test]
+async fn bodies_being_read_are_bounded_in_bytes() {
+    let options = modelctx::transport::http::HttpOptions { max_reading_bytes: 1000, ..Default::default() };
+    let address = serve_http_with(options).await;
+    let mut slow = tokio::net::TcpStream::connect(address).await.unwrap();
+    slow.write_all(post_head(address, 2000).as_bytes()).await.unwrap();
+    slow.write_all(&[b' '; 900]).await.unwrap();
+    tokio::time::sleep(crate::common::BRIEF).await;
+    let mut other = tokio::net::TcpStream::connect(address).await.unwrap();
+    assert_eq!(within(call_over(&mut other, address)).await, "HTTP/1.1 503 Service Unavailable");
+    drop(slow);
+    tokio::time::sleep(crate::common::BRIEF).await;
+    let mut again = tokio::net::TcpStream::connect(address).await.unwrap();
+    assert_eq!(within(call_over(&mut again, address)).await, "HTTP/1.1 200 OK");
+}
+
 /// At `max_connections` the listener stops accepting: a further connection is served only
 /// once an earlier one closes (there used to be no bound at all).
 #[tokio::test]

@@ -9,87 +9,126 @@ use http::{Response, StatusCode, header};
 use http_body::Frame;
 use http_body_util::{BodyExt, Empty, Full, StreamBody};
 use modelctx_protocol::jsonrpc::{ErrorObject, ErrorResponse, Message, RequestId};
-use tokio::sync::mpsc;
+use tokio::sync::{Semaphore, SemaphorePermit, mpsc};
 use tokio_util::sync::DropGuard;
 
-use super::McpBody;
 use super::live::LiveFrame;
+use super::{HttpOptions, McpBody};
 use crate::server::outgoing::Outgoing;
 
-/// Reads the whole body within `timeout` (else 408), refusing more than `limit` bytes with
-/// 413 as soon as the limit is passed (also for chunked bodies without a length).
-pub(crate) async fn read_limited<B>(
-    body: B,
+/// How one endpoint reads request bodies: each within `HttpOptions::max_body_bytes` (else
+/// 413) and `HttpOptions::body_read_timeout` (else 408), and every body being read at once
+/// within `HttpOptions::max_reading_bytes` (else 503): a body holds its bytes of that budget
+/// as they arrive, until it is read.
+pub(crate) struct BodyReader {
     limit: usize,
     timeout: Duration,
-) -> Result<Bytes, Response<McpBody>>
-where
-    B: http_body::Body<Data = Bytes>,
-    B::Error: std::fmt::Display,
-{
-    let mut read = std::pin::pin!(read_within(body, limit));
-    // A body that arrived with its headers (most do) is read without setting a timer.
-    let read = match futures::FutureExt::now_or_never(read.as_mut()) {
-        Some(read) => Ok(read),
-        None => tokio::time::timeout(timeout, read).await,
-    };
-    let read = match read {
-        Ok(read) => read,
-        Err(_) => Err(error_response(
-            StatusCode::REQUEST_TIMEOUT.as_u16(),
-            None,
-            ErrorObject::invalid_request(format!(
-                "the request body did not arrive within {}s",
-                timeout.as_secs_f64()
-            )),
-        )),
-    };
-    // The rest of a refused body is never read, so the connection cannot carry another
-    // request: say so, or a client reusing it loses its next request.
-    read.map_err(|mut refused| {
-        refused.headers_mut().insert(header::CONNECTION, header::HeaderValue::from_static("close"));
-        refused
-    })
+    reading: Semaphore,
+    reading_bound: usize,
 }
 
-/// [`read_limited`] without the time limit.
-async fn read_within<B>(body: B, limit: usize) -> Result<Bytes, Response<McpBody>>
-where
-    B: http_body::Body<Data = Bytes>,
-    B::Error: std::fmt::Display,
-{
-    let too_large = || {
-        error_response(
-            StatusCode::PAYLOAD_TOO_LARGE.as_u16(),
-            None,
-            ErrorObject::invalid_request(format!(
-                "the request body is larger than the limit of {limit} bytes"
-            )),
-        )
-    };
-    let mut body = std::pin::pin!(body);
-    // A body of one frame (most are) is kept as it came; more frames are copied together.
-    let (mut first, mut collected) = (Bytes::new(), None::<Vec<u8>>);
-    while let Some(frame) = body.frame().await {
-        let frame = frame.map_err(|e| {
-            error_response(
-                400,
-                None,
-                ErrorObject::invalid_request(format!("reading the request body failed: {e}")),
-            )
-        })?;
-        if let Ok(data) = frame.into_data() {
-            if collected.as_ref().map_or(first.len(), Vec::len) + data.len() > limit {
-                return Err(too_large());
-            }
-            match &mut collected {
-                Some(collected) => collected.extend_from_slice(&data),
-                None if first.is_empty() => first = data,
-                None => collected = Some([&first[..], &data[..]].concat()),
-            }
+impl BodyReader {
+    /// The reader `options` describe.
+    pub(crate) fn new(options: &HttpOptions) -> Self {
+        let reading_bound = options.max_reading_bytes.clamp(1, Semaphore::MAX_PERMITS);
+        Self {
+            limit: options.max_body_bytes,
+            timeout: options.body_read_timeout,
+            reading: Semaphore::new(reading_bound),
+            reading_bound,
         }
     }
-    Ok(collected.map_or(first, Bytes::from))
+
+    /// Reads the whole body, or answers why not.
+    pub(crate) async fn read<B>(&self, body: B) -> Result<Bytes, Response<McpBody>>
+    where
+        B: http_body::Body<Data = Bytes>,
+        B::Error: std::fmt::Display,
+    {
+        let mut read = std::pin::pin!(self.read_within(body));
+        // A body that arrived with its headers (most do) is read without setting a timer.
+        let read = match futures::FutureExt::now_or_never(read.as_mut()) {
+            Some(read) => Ok(read),
+            None => tokio::time::timeout(self.timeout, read).await,
+        };
+        let read = match read {
+            Ok(read) => read,
+            Err(_) => Err(error_response(
+                StatusCode::REQUEST_TIMEOUT.as_u16(),
+                None,
+                ErrorObject::invalid_request(format!(
+                    "the request body did not arrive within {}s",
+                    self.timeout.as_secs_f64()
+                )),
+            )),
+        };
+        // The rest of a refused body is never read, so the connection cannot carry another
+        // request: say so, or a client reusing it loses its next request.
+        read.map_err(|mut refused| {
+            refused.headers_mut().insert(header::CONNECTION, header::HeaderValue::from_static("close"));
+            refused
+        })
+    }
+
+    /// [`BodyReader::read`] without the time limit.
+    async fn read_within<B>(&self, body: B) -> Result<Bytes, Response<McpBody>>
+    where
+        B: http_body::Body<Data = Bytes>,
+        B::Error: std::fmt::Display,
+    {
+        let limit = self.limit;
+        let too_large = || {
+            error_response(
+                StatusCode::PAYLOAD_TOO_LARGE.as_u16(),
+                None,
+                ErrorObject::invalid_request(format!(
+                    "the request body is larger than the limit of {limit} bytes"
+                )),
+            )
+        };
+        let mut body = std::pin::pin!(body);
+        // A body of one frame (most are) is kept as it came; more frames are copied together.
+        let (mut first, mut collected) = (Bytes::new(), None::<Vec<u8>>);
+        let mut held: Option<SemaphorePermit<'_>> = None;
+        while let Some(frame) = body.frame().await {
+            let frame = frame.map_err(|e| {
+                error_response(
+                    400,
+                    None,
+                    ErrorObject::invalid_request(format!("reading the request body failed: {e}")),
+                )
+            })?;
+            if let Ok(data) = frame.into_data() {
+                if collected.as_ref().map_or(first.len(), Vec::len) + data.len() > limit {
+                    return Err(too_large());
+                }
+                let permits = u32::try_from(data.len()).unwrap_or(u32::MAX);
+                match (self.reading.try_acquire_many(permits), &mut held) {
+                    (Ok(permit), Some(held)) => held.merge(permit),
+                    (Ok(permit), None) => held = Some(permit),
+                    (Err(_), _) => return Err(self.busy()),
+                }
+                match &mut collected {
+                    Some(collected) => collected.extend_from_slice(&data),
+                    None if first.is_empty() => first = data,
+                    None => collected = Some([&first[..], &data[..]].concat()),
+                }
+            }
+        }
+        Ok(collected.map_or(first, Bytes::from))
+    }
+
+    /// The answer when the bodies being read fill the budget.
+    fn busy(&self) -> Response<McpBody> {
+        error_response(
+            StatusCode::SERVICE_UNAVAILABLE.as_u16(),
+            None,
+            ErrorObject::internal(format!(
+                "server busy: request bodies being read hold the {} bytes allowed; try again later",
+                self.reading_bound
+            )),
+        )
+    }
 }
 
 /// A JSON response with `status`.

@@ -48,7 +48,7 @@ pub use store::{
     StoreError, StoreFuture,
 };
 
-use body::{error_response, read_limited};
+use body::{BodyReader, error_response};
 use sessions::{Sessions, store_failure};
 
 /// The response body of the MCP endpoint: JSON, or an SSE stream.
@@ -67,6 +67,7 @@ struct Shared {
     stateless: Exchange,
     options: HttpOptions,
     sessions: Sessions,
+    bodies: BodyReader,
 }
 
 impl McpHttp {
@@ -76,7 +77,8 @@ impl McpHttp {
         let lifecycle = Lifecycle::new(server);
         let sessions = Sessions::new(&options, lifecycle.clone());
         let stateless = lifecycle.stateless();
-        Self { inner: Arc::new(Shared { lifecycle, stateless, options, sessions }) }
+        let bodies = BodyReader::new(&options);
+        Self { inner: Arc::new(Shared { lifecycle, stateless, options, sessions, bodies }) }
     }
 
     /// Ends long-lived streams (`subscriptions/listen`, session streams), as at shutdown.
@@ -135,13 +137,10 @@ impl McpHttp {
         };
         if method == HttpMethod::Post {
             let (parts, body) = request.into_parts();
-            let bytes =
-                match read_limited(body, shared.options.max_body_bytes, shared.options.body_read_timeout)
-                    .await
-                {
-                    Ok(bytes) => bytes,
-                    Err(response) => return response,
-                };
+            let bytes = match shared.bodies.read(body).await {
+                Ok(bytes) => bytes,
+                Err(response) => return response,
+            };
             return post::handle(shared, &parts.headers, &bytes, principal).await;
         }
         let session = match shared.sessions.lookup(request.headers(), principal.as_deref()).await {

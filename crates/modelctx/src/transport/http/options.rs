@@ -26,6 +26,10 @@ pub struct HttpOptions {
     /// Time a client has to send a request's body once its headers are in; a slower one
     /// gets 408. Default 30 s.
     pub body_read_timeout: Duration,
+    /// The bytes of every request body being read at once on the endpoint: a body holds its
+    /// share as its bytes arrive, until it is read; one that finds no room is answered 503.
+    /// Default 64 MiB.
+    pub max_reading_bytes: usize,
     /// A connection with no request open for this long (HTTP/1.1 keep-alive between
     /// requests, HTTP/2 with no stream) is closed gracefully, within a quarter more. An open
     /// SSE stream is a request: it keeps its connection. Default 60 s.
@@ -62,6 +66,7 @@ impl Default for HttpOptions {
             header_read_timeout: Duration::from_secs(10),
             body_read_timeout: Duration::from_secs(30),
             idle_timeout: Duration::from_secs(60),
+            max_reading_bytes: 64 * 1024 * 1024,
             max_connections: 1024,
             max_streams_per_connection: 256,
             session_idle_timeout: Duration::from_secs(30 * 60),

@@ -75,7 +75,7 @@ pub(super) async fn handle(
         mcp_name: header(headers, names::NAME),
     };
     let session = session.ok();
-    match desk::receive(server, message, &Transport::Http(facts), peer) {
+    match desk::receive(server, message, bytes.len(), &Transport::Http(facts), peer) {
         Action::Refuse(refused) => error_response(refused.status, refused.id, refused.error),
         Action::Ignore(_) => empty(StatusCode::ACCEPTED),
         Action::Open { id, session, result } => {
