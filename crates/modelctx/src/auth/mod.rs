@@ -50,6 +50,8 @@ pub mod challenge;
 mod discovery;
 mod dpop;
 mod fetch;
+mod introspected;
+mod keyset;
 pub mod metadata;
 mod oauth;
 mod options;
@@ -65,10 +67,11 @@ pub use agent::{Headless, LoopbackBrowser, UserAgent};
 pub use challenge::Challenge;
 pub use dpop::DpopKey;
 pub use fetch::{FetchLimits, Fetched, Fetcher};
+pub use keyset::Keys;
 pub use metadata::{ResourceMetadata, ServerMetadata};
 pub use oauth::OAuth;
 pub use options::{ApplicationType, Assertion, Grant, OAuthOptions, SigningKey, StaticClient};
-pub use resource::{DEFAULT_ALGORITHMS, Keys, ResourceServer};
+pub use resource::{DEFAULT_ALGORITHMS, ResourceServer};
 pub use store::{CredentialStore, FileStore, MemoryStore, Secret, TokenSet};
 
 /// Why authorization failed.

@@ -10,15 +10,14 @@
 //! scheme and a fresh proof for this request (RFC 9449 §7), never seen before.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use futures::future::BoxFuture;
 use http::header::{AUTHORIZATION, HeaderMap};
-use jsonwebtoken::jwk::{Jwk, JwkSet, ThumbprintHash};
+use jsonwebtoken::jwk::ThumbprintHash;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use reqwest::Url;
 use serde_json::{Map, Value, json};
@@ -27,6 +26,8 @@ use sha2::{Digest, Sha256};
 use super::AuthError;
 use super::challenge::{Challenge, split_scopes};
 use super::fetch::{FetchLimits, Fetcher};
+use super::introspected::Introspected;
+use super::keyset::{KeySet, Keys};
 use super::metadata::{canonical_resource, resource_metadata_urls};
 use super::store::{Secret, unix_now};
 use crate::client::egress::Egress;
@@ -47,30 +48,11 @@ pub const DEFAULT_ALGORITHMS: [Algorithm; 8] = [
     Algorithm::ES384,
 ];
 
-/// Where the authorization server's signing keys are.
-#[derive(Clone, Debug)]
-pub enum Keys {
-    /// A JWKS document on disk, read once.
-    File(PathBuf),
-    /// A JWKS URL (the authorization server's `jwks_uri`), kept for `refresh` and fetched
-    /// again, at most once a minute, when a token names a key id it lacks.
-    Url(String),
-    /// A key set given in code.
-    Set(JwkSet),
-}
-
 /// How tokens are verified.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 enum Verifier {
-    Jwt { keys: Keys, algorithms: Vec<Algorithm> },
-    Introspection { endpoint: String, client_id: String, client_secret: Secret },
-}
-
-/// The key set of a JWT verifier, with when it was fetched.
-#[derive(Debug, Default)]
-struct KeyCache {
-    set: Option<JwkSet>,
-    fetched: Option<Instant>,
+    Jwt { keys: KeySet, algorithms: Vec<Algorithm> },
+    Introspection { endpoint: String, client_id: String, client_secret: Secret, answers: Introspected },
 }
 
 /// The most DPoP proof ids remembered in memory; past it the soonest to expire are forgotten
@@ -92,7 +74,6 @@ pub struct ResourceServer {
     leeway: Duration,
     proof_lifetime: Duration,
     fetcher: Fetcher,
-    keys: tokio::sync::Mutex<KeyCache>,
     /// The `jti`s of DPoP proofs seen within their lifetime.
     replay: Arc<dyn OnceStore>,
 }
@@ -101,6 +82,7 @@ impl ResourceServer {
     /// The resource server of the MCP endpoint at `resource` (its public URL, as clients
     /// reach it), accepting JWTs issued by `issuer` and signed with `keys`.
     pub fn jwt(resource: &str, issuer: impl Into<String>, keys: Keys) -> Result<Self, AuthError> {
+        let keys = KeySet::new(keys);
         Self::new(resource, issuer.into(), Verifier::Jwt { keys, algorithms: DEFAULT_ALGORITHMS.to_vec() })
     }
 
@@ -113,8 +95,12 @@ impl ResourceServer {
         client_id: impl Into<String>,
         client_secret: Secret,
     ) -> Result<Self, AuthError> {
-        let verifier =
-            Verifier::Introspection { endpoint: endpoint.into(), client_id: client_id.into(), client_secret };
+        let verifier = Verifier::Introspection {
+            endpoint: endpoint.into(),
+            client_id: client_id.into(),
+            client_secret,
+            answers: Introspected::new(Duration::from_secs(60)),
+        };
         Self::new(resource, issuer.into(), verifier)
     }
 
@@ -134,7 +120,6 @@ impl ResourceServer {
             leeway: Duration::from_secs(30),
             proof_lifetime: Duration::from_secs(60),
             fetcher,
-            keys: tokio::sync::Mutex::default(),
             replay: Arc::new(MemoryOnceStore::new(MAX_REMEMBERED_PROOFS)),
         })
     }
@@ -174,6 +159,25 @@ impl ResourceServer {
     /// The clock skew allowed on `exp`, `nbf` and DPoP `iat`. Default 30 s, at most 5 minutes.
     pub fn leeway(mut self, leeway: Duration) -> Self {
         self.leeway = leeway.min(Duration::from_secs(300));
+        self
+    }
+
+    /// The least time between two fetches of a key set at a URL, when tokens name key ids it
+    /// lacks (a load that failed counts: it is not tried again sooner). Default 1 minute.
+    pub fn key_refetch_interval(mut self, every: Duration) -> Self {
+        if let Verifier::Jwt { keys, .. } = &mut self.verifier {
+            keys.set_refetch_every(every);
+        }
+        self
+    }
+
+    /// How long introspection's answer for an active token is kept (never past the token's
+    /// `exp`); zero keeps none. Default 1 minute: a token revoked meanwhile is accepted for
+    /// up to that long.
+    pub fn introspection_cache(mut self, lifetime: Duration) -> Self {
+        if let Verifier::Introspection { answers, .. } = &mut self.verifier {
+            answers.set_lifetime(lifetime);
+        }
         self
     }
 
@@ -244,8 +248,16 @@ impl ResourceServer {
         }
         let claims = match &self.verifier {
             Verifier::Jwt { keys, algorithms } => self.verify_jwt(token, keys, algorithms).await?,
-            Verifier::Introspection { endpoint, client_id, client_secret } => {
-                self.introspect(token, endpoint, client_id, client_secret).await?
+            Verifier::Introspection { endpoint, client_id, client_secret, answers } => {
+                match answers.get(token) {
+                    Some(claims) => claims,
+                    None => {
+                        let _call = answers.call().await;
+                        let claims = self.introspect(token, endpoint, client_id, client_secret).await?;
+                        answers.keep(token, &claims);
+                        claims
+                    }
+                }
             }
         };
         let bound = claims.get("cnf").and_then(|c| c.get("jkt")).and_then(Value::as_str);
@@ -280,7 +292,7 @@ impl ResourceServer {
     async fn verify_jwt(
         &self,
         token: &str,
-        keys: &Keys,
+        keys: &KeySet,
         algorithms: &[Algorithm],
     ) -> Result<Map<String, Value>, Denial> {
         // `alg: none` and unknown algorithms fail to parse here.
@@ -289,7 +301,10 @@ impl ResourceServer {
         if !algorithms.contains(&header.alg) {
             return Err(self.invalid(format!("tokens signed with {:?} are not accepted", header.alg)));
         }
-        let key = self.key_for(keys, header.kid.as_deref(), header.alg).await?;
+        let key = keys
+            .key(&self.fetcher, header.kid.as_deref(), header.alg)
+            .await
+            .map_err(|why| self.invalid(why))?;
         let mut validation = Validation::new(header.alg);
         validation.algorithms = vec![header.alg];
         validation.leeway = self.leeway.as_secs();
@@ -300,57 +315,6 @@ impl ResourceServer {
         jsonwebtoken::decode::<Map<String, Value>>(token, &key, &validation)
             .map(|data| data.claims)
             .map_err(|e| self.invalid(format!("the token was refused: {}", jwt_failure(&e))))
-    }
-
-    /// The key that verifies a token of `kid` and `alg`: the one with that id, or when the
-    /// token names none, the only key of the algorithm's family. A key set from a URL is
-    /// fetched again (at most once a minute) when it has no such key: the server rotated.
-    async fn key_for(&self, keys: &Keys, kid: Option<&str>, alg: Algorithm) -> Result<DecodingKey, Denial> {
-        let mut cache = self.keys.lock().await;
-        if cache.set.is_none() {
-            self.reload(&mut cache, keys).await?;
-        }
-        if let Some(key) = pick(cache.set.as_ref(), kid, alg) {
-            return Ok(key);
-        }
-        let stale = cache.fetched.is_none_or(|at| at.elapsed() > Duration::from_secs(60));
-        if matches!(keys, Keys::Url(_)) && stale {
-            self.reload(&mut cache, keys).await?;
-            if let Some(key) = pick(cache.set.as_ref(), kid, alg) {
-                return Ok(key);
-            }
-        }
-        Err(self.invalid(match kid {
-            Some(kid) => format!("no key {kid} for {alg:?} in the authorization server's key set"),
-            None => format!("the token names no key, and the key set has no single {alg:?} key"),
-        }))
-    }
-
-    async fn reload(&self, cache: &mut KeyCache, keys: &Keys) -> Result<(), Denial> {
-        cache.set = Some(self.load_keys(keys).await.map_err(|e| self.invalid(e.to_string()))?);
-        cache.fetched = Some(Instant::now());
-        Ok(())
-    }
-
-    async fn load_keys(&self, keys: &Keys) -> Result<JwkSet, AuthError> {
-        match keys {
-            Keys::Set(set) => Ok(set.clone()),
-            Keys::File(path) => {
-                let text = tokio::fs::read(path).await.map_err(|e| {
-                    AuthError::Config(format!("cannot read the key set {}: {e}", path.display()))
-                })?;
-                serde_json::from_slice(&text)
-                    .map_err(|e| AuthError::Config(format!("{} is not a JWKS document: {e}", path.display())))
-            }
-            Keys::Url(url) => {
-                let parsed =
-                    Url::parse(url).map_err(|e| AuthError::Config(format!("the key set URL {url}: {e}")))?;
-                self.fetcher
-                    .get_document::<JwkSet>(&parsed, "key set")
-                    .await?
-                    .ok_or_else(|| AuthError::Discovery(format!("no key set at {url}")))
-            }
-        }
     }
 
     async fn introspect(
@@ -455,25 +419,6 @@ impl ResourceServer {
                     .invalid(format!("the DPoP proof could not be checked for replay ({e}); send a new one")))
             }
         }
-    }
-}
-
-/// The key of `set` for a token of `kid` and `alg`: of the algorithm's family (an RSA or EC
-/// key never verifies an HMAC signature), of that algorithm when the key names one.
-fn pick(set: Option<&JwkSet>, kid: Option<&str>, alg: Algorithm) -> Option<DecodingKey> {
-    let usable = |jwk: &&Jwk| {
-        jwk.common.key_algorithm.is_none_or(|a| a == jsonwebtoken::jwk::KeyAlgorithm::from(alg))
-            && DecodingKey::from_jwk(jwk).is_ok_and(|key| key.family() == alg.family())
-    };
-    let found: Vec<&Jwk> = set?
-        .keys
-        .iter()
-        .filter(|k| kid.is_none_or(|kid| k.common.key_id.as_deref() == Some(kid)))
-        .filter(usable)
-        .collect();
-    match found.as_slice() {
-        [only] => DecodingKey::from_jwk(only).ok(),
-        _ => None,
     }
 }
 

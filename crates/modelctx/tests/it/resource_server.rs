@@ -3,6 +3,7 @@
 #![cfg(feature = "auth")]
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use base64::Engine;
@@ -18,6 +19,8 @@ use modelctx_protocol::types::Implementation;
 use p256::pkcs8::EncodePrivateKey;
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
+
+use crate::common::within;
 
 const ISSUER: &str = "https://as.example.com";
 
@@ -53,6 +56,11 @@ impl Signer {
     }
 
     fn sign(&self, key: &EncodingKey, audience: &str, claims: Value) -> String {
+        self.sign_as(key, "k1", audience, claims)
+    }
+
+    /// A token signed with `key` under key id `kid`.
+    fn sign_as(&self, key: &EncodingKey, kid: &str, audience: &str, claims: Value) -> String {
         let mut body = json!({"iss": ISSUER, "aud": audience, "sub": "alice", "exp": now() + 3600,
                               "iat": now(), "scope": "files:read", "client_id": "the-client"});
         for (name, value) in claims.as_object().unwrap() {
@@ -62,7 +70,7 @@ impl Signer {
             }
         }
         let mut header = Header::new(Algorithm::ES256);
-        header.kid = Some("k1".into());
+        header.kid = Some(kid.into());
         jsonwebtoken::encode(&header, &body, key).unwrap()
     }
 }
@@ -395,18 +403,22 @@ async fn dpop_proofs_are_remembered_in_the_store_the_resource_server_is_given() 
 }
 
 /// An RFC 7662 introspection endpoint on 127.0.0.1 that knows three tokens, for the resource
-/// at `audience`, and wants the resource server's own credentials.
-async fn introspection_endpoint(audience: String) -> String {
+/// at `audience`, and wants the resource server's own credentials; with the count of calls.
+async fn introspection_endpoint(audience: String) -> (String, Arc<AtomicUsize>) {
     use http_body_util::{BodyExt, Full};
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/introspect", listener.local_addr().unwrap());
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counted = calls.clone();
     tokio::spawn(async move {
         loop {
             let (stream, _) = listener.accept().await.unwrap();
             let audience = audience.clone();
+            let counted = counted.clone();
             let service =
                 hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
                     let audience = audience.clone();
+                    counted.fetch_add(1, Ordering::SeqCst);
                     async move {
                         let authenticated =
                             request.headers().get("authorization").and_then(|v| v.to_str().ok())
@@ -445,14 +457,14 @@ async fn introspection_endpoint(audience: String) -> String {
             );
         }
     });
-    url
+    (url, calls)
 }
 
 #[tokio::test]
 async fn auth_39_40_introspected_tokens_must_be_active_and_for_this_resource() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let endpoint = introspection_endpoint(url.clone()).await;
+    let (endpoint, calls) = introspection_endpoint(url.clone()).await;
     let verifier =
         ResourceServer::introspection(&url, ISSUER, endpoint, "rs", modelctx::auth::Secret::new("rs-secret"))
             .unwrap();
@@ -470,4 +482,125 @@ async fn auth_39_40_introspected_tokens_must_be_active_and_for_this_resource() {
     for refused in ["inactive", "other-audience"] {
         assert_eq!(endpoint.call("peek", refused).await.status, 401, "{refused}");
     }
+    // An active token's answer is kept (for a minute, never past its exp): one call for all
+    // these requests, where each used to make its own.
+    let before = calls.load(Ordering::SeqCst);
+    for _ in 0..5 {
+        assert_eq!(endpoint.call("peek", "good").await.status, 200);
+    }
+    assert!(calls.load(Ordering::SeqCst) - before <= 1, "{} calls", calls.load(Ordering::SeqCst) - before);
+}
+
+/// A JWKS endpoint on 127.0.0.1 serving `set`: it fails while `failing`, and holds each
+/// answer while `stalled` until `release` is told; with the count of requests and of answers.
+struct JwksEndpoint {
+    url: String,
+    failing: Arc<AtomicBool>,
+    stalled: Arc<AtomicBool>,
+    release: Arc<tokio::sync::Notify>,
+    asked: Arc<AtomicUsize>,
+    answered: Arc<AtomicUsize>,
+}
+
+impl JwksEndpoint {
+    async fn start(set: JwkSet) -> Self {
+        use http_body_util::Full;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let endpoint = Self {
+            url: format!("http://{}/jwks", listener.local_addr().unwrap()),
+            failing: Arc::default(),
+            stalled: Arc::default(),
+            release: Arc::default(),
+            asked: Arc::default(),
+            answered: Arc::default(),
+        };
+        let body = serde_json::to_string(&set).unwrap();
+        let (failing, stalled, release) =
+            (endpoint.failing.clone(), endpoint.stalled.clone(), endpoint.release.clone());
+        let (asked, answered) = (endpoint.asked.clone(), endpoint.answered.clone());
+        tokio::spawn(async move {
+            loop {
+                let (stream, _) = listener.accept().await.unwrap();
+                let (failing, stalled, release) = (failing.clone(), stalled.clone(), release.clone());
+                let (asked, answered, body) = (asked.clone(), answered.clone(), body.clone());
+                let service = hyper::service::service_fn(move |_: hyper::Request<hyper::body::Incoming>| {
+                    let (failing, stalled, release) = (failing.clone(), stalled.clone(), release.clone());
+                    let (answered, body) = (answered.clone(), body.clone());
+                    asked.fetch_add(1, Ordering::SeqCst);
+                    async move {
+                        if stalled.load(Ordering::SeqCst) {
+                            release.notified().await;
+                        }
+                        answered.fetch_add(1, Ordering::SeqCst);
+                        let status = if failing.load(Ordering::SeqCst) { 500 } else { 200 };
+                        Ok::<_, std::convert::Infallible>(
+                            hyper::Response::builder()
+                                .status(status)
+                                .header("content-type", "application/json")
+                                .body(Full::new(bytes::Bytes::from(body)))
+                                .unwrap(),
+                        )
+                    }
+                });
+                tokio::spawn(
+                    hyper::server::conn::http1::Builder::new()
+                        .serve_connection(hyper_util::rt::TokioIo::new(stream), service),
+                );
+            }
+        });
+        endpoint
+    }
+}
+
+/// An endpoint whose resource server fetches its keys from `jwks`.
+async fn start_fetching(jwks: &JwksEndpoint, refetch: std::time::Duration) -> Endpoint {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let verifier =
+        ResourceServer::jwt(&url, ISSUER, Keys::Url(jwks.url.clone())).unwrap().key_refetch_interval(refetch);
+    let options = HttpOptions { authenticator: Some(Arc::new(verifier)), ..HttpOptions::default() };
+    let (_stop, stopped) = oneshot::channel::<()>();
+    tokio::spawn(serve_http(server(), listener, options, async move {
+        let _ = stopped.await;
+    }));
+    Endpoint { url, signer: signer(), http: reqwest::Client::new(), _stop, _keys: None }
+}
+
+/// A key set at a URL is loaded one load at a time, and a token whose key is held never waits
+/// for a load under way (the set was locked across a load of up to 15 s).
+#[tokio::test]
+async fn a_token_whose_key_is_held_does_not_wait_for_a_key_set_load() {
+    let jwks = JwksEndpoint::start(JwkSet { keys: vec![signer().public] }).await;
+    let endpoint = Arc::new(start_fetching(&jwks, std::time::Duration::ZERO).await);
+    let good = endpoint.signer.token(&endpoint.url, json!({}));
+    assert_eq!(endpoint.call("peek", &good).await.status, 200);
+    assert_eq!(jwks.answered.load(Ordering::SeqCst), 1);
+    jwks.stalled.store(true, Ordering::SeqCst);
+    let rotated = endpoint.signer.sign_as(&endpoint.signer.stranger, "k9", &endpoint.url, json!({}));
+    let waiting = {
+        let endpoint = endpoint.clone();
+        tokio::spawn(async move { endpoint.call("peek", &rotated).await.status })
+    };
+    while jwks.asked.load(Ordering::SeqCst) < 2 {
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert_eq!(within(endpoint.call("peek", &good)).await.status, 200, "served while the set loads");
+    assert_eq!(jwks.answered.load(Ordering::SeqCst), 1, "the load was still under way");
+    jwks.release.notify_one();
+    assert_eq!(within(waiting).await.unwrap(), 401, "no key k9 in the set loaded again");
+}
+
+/// A load that failed is remembered: tokens arriving meanwhile do not each start another (the
+/// authorization server was asked once per token naming a key it lacked).
+#[tokio::test]
+async fn a_failed_key_set_load_is_not_tried_again_for_every_token() {
+    let jwks = JwksEndpoint::start(JwkSet { keys: vec![signer().public] }).await;
+    jwks.failing.store(true, Ordering::SeqCst);
+    let endpoint = start_fetching(&jwks, std::time::Duration::from_secs(60)).await;
+    let good = endpoint.signer.token(&endpoint.url, json!({}));
+    for _ in 0..5 {
+        let refused = endpoint.call("peek", &good).await;
+        assert_eq!(refused.status, 401);
+    }
+    assert_eq!(jwks.asked.load(Ordering::SeqCst), 1, "one load, remembered as failed");
 }
