@@ -41,11 +41,15 @@ static GET: LazyLock<Script> = LazyLock::new(|| {
     )
 });
 
-/// Replaces a session that still exists. KEYS: session, index. ARGV: JSON, idle ms, now, id.
+/// Replaces a session that still exists and is still as expected: 1 when replaced, 0 when
+/// another change came first, -1 when it is gone. KEYS: session, index. ARGV: JSON, idle ms,
+/// now, id, the expected JSON.
 static UPDATE: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
-        if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+        local stored = redis.call('GET', KEYS[1])
+        if not stored then return -1 end
+        if stored ~= ARGV[5] then return 0 end
         redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
         redis.call('ZADD', KEYS[2], ARGV[3], ARGV[4])
         return 1",
@@ -106,13 +110,22 @@ impl SessionStore for RedisSessionStore {
         })
     }
 
-    fn update<'a>(&'a self, id: &'a str, session: LegacySession) -> StoreFuture<'a, ()> {
+    fn update<'a>(
+        &'a self,
+        id: &'a str,
+        expected: &'a LegacySession,
+        session: LegacySession,
+    ) -> StoreFuture<'a, bool> {
         Box::pin(async move {
             let (key, index) = self.keys(id);
             let mut invocation = UPDATE.prepare_invoke();
             invocation.key(&key).key(&index).arg(encode(&session)?).arg(self.idle_ms()).arg(now_ms()).arg(id);
+            // The same encoding as the stored copy's: a session read back encodes as it was
+            // written (its maps keep their order).
+            invocation.arg(encode(expected)?);
             match self.redis.invoke::<i64>("update a session", &invocation).await? {
-                1 => Ok(()),
+                1 => Ok(true),
+                0 => Ok(false),
                 _ => Err(StoreError(format!("session {id} ended meanwhile"))),
             }
         })

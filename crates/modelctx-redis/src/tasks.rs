@@ -11,19 +11,38 @@ use crate::Redis;
 use crate::sessions::now_ms;
 
 /// Keeps a new task if there is room. KEYS: task, index, the owner's index. ARGV: JSON,
-/// expiry ms (empty for never), now, max, id.
+/// expiry ms (empty for never), now, max, id, task key prefix.
+///
+/// The owner's index (ids in lexicographic order, for listing) expires with the last of its
+/// tasks, and sheds the ids of expired tasks once it holds more than can be alive (it used to
+/// keep every id for ever: only `tasks/list`, which modern clients never call, trimmed it).
 static CREATE: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
         redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[3])
         if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then return 0 end
         redis.call('ZADD', KEYS[3], 0, ARGV[5])
+        if redis.call('ZCARD', KEYS[3]) > tonumber(ARGV[4]) then
+            for _, id in ipairs(redis.call('ZRANGE', KEYS[3], 0, -1)) do
+                if id ~= ARGV[5] and redis.call('EXISTS', ARGV[6] .. id) == 0 then
+                    redis.call('ZREM', KEYS[3], id)
+                end
+            end
+        end
         if ARGV[2] == '' then
             redis.call('SET', KEYS[1], ARGV[1])
             redis.call('ZADD', KEYS[2], '+inf', ARGV[5])
+            redis.call('SET', KEYS[3] .. ':forever', 1)
+            redis.call('PERSIST', KEYS[3])
         else
             redis.call('SET', KEYS[1], ARGV[1], 'PXAT', ARGV[2])
             redis.call('ZADD', KEYS[2], ARGV[2], ARGV[5])
+            if redis.call('EXISTS', KEYS[3] .. ':forever') == 0 then
+                local left = redis.call('PTTL', KEYS[3])
+                if left < 0 or tonumber(ARGV[3]) + left < tonumber(ARGV[2]) then
+                    redis.call('PEXPIREAT', KEYS[3], ARGV[2])
+                end
+            end
         end
         return 1",
     )
@@ -93,7 +112,7 @@ impl TaskStore for RedisTaskStore {
                 .key(self.owner_index(task.owner()));
             invocation.arg(encode(task)?);
             invocation.arg(task.expires_ms().map(|at| at.to_string()).unwrap_or_default());
-            invocation.arg(now_ms()).arg(max).arg(task.id());
+            invocation.arg(now_ms()).arg(max).arg(task.id()).arg(self.key(""));
             Ok(self.redis.invoke::<i64>("keep a task", &invocation).await? == 1)
         })
     }

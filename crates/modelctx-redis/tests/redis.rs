@@ -138,6 +138,36 @@ async fn redis_sessions_and_event_logs_stay_within_their_bounds() {
     assert!(events.replay("s", 3, 0).await.unwrap().is_some());
 }
 
+/// An owner's index of task ids expires with its last task, and sheds the ids of expired
+/// tasks once it holds more than can be alive (it was kept for ever: only `tasks/list`
+/// trimmed it).
+#[tokio::test]
+async fn an_owners_task_index_expires_with_its_tasks() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = RedisServer::start(dir.path(), free_port());
+    let options = fresh_namespace();
+    let redis = Redis::connect(&server.url(), options.clone()).await.unwrap();
+    let tasks = redis.task_store();
+    let mut raw =
+        redis::Client::open(server.url()).unwrap().get_multiplexed_async_connection().await.unwrap();
+    let index = format!("{}:tasks-of:p:alice", options.namespace);
+    let task = |n: u32, ttl_ms: u64| {
+        TaskRecord::new(format!("t{n}"), Some("alice".into()), Some(ttl_ms), 500, 10_000)
+    };
+    for n in 0..2 {
+        assert!(tasks.create(&task(n, 200), 2).await.unwrap());
+    }
+    let left: i64 = redis::cmd("PTTL").arg(&index).query_async(&mut raw).await.unwrap();
+    assert!(left > 0 && left <= 200, "the index expires with its tasks: {left} ms left");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(tasks.create(&task(2, 60_000), 2).await.unwrap(), "room again: the others expired");
+    let ids: Vec<String> =
+        redis::cmd("ZRANGE").arg(&index).arg(0).arg(-1).query_async(&mut raw).await.unwrap();
+    assert_eq!(ids, ["t2"], "the expired tasks' ids were shed");
+    let left: i64 = redis::cmd("PTTL").arg(&index).query_async(&mut raw).await.unwrap();
+    assert!(left > 200, "extended to the newest task's expiry: {left} ms left");
+}
+
 /// With persistence on, a Redis restart loses no stored session or task; while Redis is down
 /// an operation fails at once with an error that says so; after it the same connection
 /// serves again and the bus delivers again, with no restart of the instance.

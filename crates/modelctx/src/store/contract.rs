@@ -34,18 +34,24 @@ fn session(level: Option<&str>) -> LegacySession {
     }
 }
 
-/// A [`SessionStore`]: a session reads back as it was stored and as it was updated; an
-/// update of a session that is gone fails; a removed session is unknown.
+/// A [`SessionStore`]: a session reads back as it was stored and as it was updated; an update
+/// from a copy that is no longer the stored one changes nothing (compare-and-set); an update
+/// of a session that is gone fails; a removed session is unknown.
 pub async fn session_store(store: &dyn SessionStore) {
     let id = unique("session");
     assert_eq!(store.get(&id).await.unwrap(), None, "an unknown session is none");
     store.create(&id, session(None)).await.expect("a new session is kept");
     assert_eq!(store.get(&id).await.unwrap(), Some(session(None)), "a session reads back as stored");
-    store.update(&id, session(Some("debug"))).await.expect("an update is kept");
+    let read = store.get(&id).await.unwrap().expect("the session");
+    assert!(store.update(&id, &read, session(Some("debug"))).await.expect("an update"), "an update is kept");
     assert_eq!(store.get(&id).await.unwrap(), Some(session(Some("debug"))), "the update reads back");
+    let stale = store.update(&id, &read, session(Some("error"))).await.expect("an update");
+    assert!(!stale, "an update from a copy changed meanwhile is refused");
+    assert_eq!(store.get(&id).await.unwrap(), Some(session(Some("debug"))), "and changes nothing");
     store.remove(&id).await.unwrap();
     assert_eq!(store.get(&id).await.unwrap(), None, "a removed session is unknown");
-    assert!(store.update(&id, session(None)).await.is_err(), "a removed session is not revived");
+    let debug = session(Some("debug"));
+    assert!(store.update(&id, &debug, session(None)).await.is_err(), "a removed session is not revived");
 }
 
 /// An [`EventStore`] (HTTP-54, HTTP-55): a replay holds exactly what one stream logged after

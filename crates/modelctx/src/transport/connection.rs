@@ -198,8 +198,9 @@ impl Connection {
             }
             Action::Call(call) => self.call(call).await,
             Action::Note(method) => {
+                desk::note(&self.server, &method, self.session_id.as_deref());
                 if let Some(session) = &mut self.session {
-                    desk::note(&self.server, session, &method, self.session_id.as_deref());
+                    session.notification(&method);
                 }
             }
             Action::Cancel(params) => {

@@ -4,7 +4,7 @@
 //! legacy session the transport holds for its peer, and returns the one [`Action`] the
 //! transport carries out with its own I/O; [`check_in`] turns an [`Action::Call`] into a
 //! request admitted to the lifecycle with its context, or the refusal to answer; [`note`]
-//! applies a session's notification. The transports are framing over it: `connection` (stdio,
+//! tells the server of a session's notification. The transports are framing over it: `connection` (stdio,
 //! HTTP+SSE, the in-process test client) reads lines or POSTed messages and writes to one
 //! outbox; `http::post` (Streamable HTTP) reads a POST body and answers with JSON or an SSE
 //! stream.
@@ -181,14 +181,9 @@ pub(crate) fn check_in(server: &Server, call: Call, desk: Desk<'_>) -> Result<Ti
     Ok(Ticket { admission, ctx, request })
 }
 
-/// Applies a legacy session's notification `method` to `session` and tells the server
-/// (`notifications/roots/list_changed` runs its hook); `true` when the session changed.
-pub(crate) fn note(
-    server: &Server,
-    session: &mut LegacySession,
-    method: &Method,
-    session_id: Option<&str>,
-) -> bool {
+/// Tells the server of a legacy session's notification `method`
+/// (`notifications/roots/list_changed` runs its hook). What it changes in the session's state
+/// (`LegacySession::notification`) the transport applies where it keeps the session.
+pub(crate) fn note(server: &Server, method: &Method, session_id: Option<&str>) {
     server.on_session_notification(method, session_id);
-    session.notification(method)
 }

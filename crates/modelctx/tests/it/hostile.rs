@@ -402,11 +402,12 @@ impl modelctx::transport::http::SessionStore for Remote {
     fn update<'a>(
         &'a self,
         id: &'a str,
+        expected: &'a modelctx::server::LegacySession,
         session: modelctx::server::LegacySession,
-    ) -> modelctx::transport::http::StoreFuture<'a, ()> {
+    ) -> modelctx::transport::http::StoreFuture<'a, bool> {
         Box::pin(async move {
             tokio::time::sleep(std::time::Duration::from_millis(2)).await;
-            self.0.update(id, session).await
+            self.0.update(id, expected, session).await
         })
     }
 
@@ -420,6 +421,20 @@ impl modelctx::transport::http::SessionStore for Remote {
 /// the subscription bound: with room for exactly 40, 40 concurrent subscriptions fill it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_changes_to_one_session_are_all_kept() {
+    concurrent_subscriptions_are_all_kept(1).await;
+}
+
+/// The same across instances sharing the store: each change is compared and set, and one that
+/// finds the session changed by another instance is applied again on top (the store's copy
+/// used to be overwritten blindly, losing the other instance's change).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_changes_on_instances_sharing_a_store_are_all_kept() {
+    concurrent_subscriptions_are_all_kept(2).await;
+}
+
+/// 40 concurrent subscriptions of one session, spread over `instances` endpoints sharing one
+/// (slow) session store, fill a bound of exactly 40.
+async fn concurrent_subscriptions_are_all_kept(instances: usize) {
     use modelctx::server::{Limits, ResourceDef, ServerOptions};
     let limits = Limits { max_subscriptions: 40, ..Limits::default() };
     let server = Server::builder("hostile", "1")
@@ -427,8 +442,6 @@ async fn concurrent_changes_to_one_session_are_all_kept() {
         .resource(ResourceDef::text("test://a", "a", "a"))
         .build()
         .unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let defaults = modelctx::transport::http::HttpStores::in_memory(std::time::Duration::from_secs(60), 16);
     let remote = std::time::Duration::from_secs(60);
     let stores = modelctx::transport::http::HttpStores {
@@ -436,11 +449,23 @@ async fn concurrent_changes_to_one_session_are_all_kept() {
         events: defaults.events,
     };
     let options = modelctx::transport::http::HttpOptions { stores: Some(stores), ..Default::default() };
-    tokio::spawn(modelctx::transport::http::serve_http(server, listener, options, std::future::pending()));
+    let mut urls = Vec::new();
+    for _ in 0..instances {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        urls.push(format!("http://{}/mcp", listener.local_addr().unwrap()));
+        let serving = modelctx::transport::http::serve_http(
+            server.clone(),
+            listener,
+            options.clone(),
+            std::future::pending(),
+        );
+        tokio::spawn(serving);
+    }
     let http = reqwest::Client::new();
     let post = |session: Option<String>, body: Value| {
+        let n = body["id"].as_u64().unwrap_or_default() as usize;
         let mut request = http
-            .post(&url)
+            .post(&urls[n % urls.len()])
             .header("content-type", "application/json")
             .header("accept", "application/json, text/event-stream")
             .header("mcp-protocol-version", "2025-11-25")

@@ -390,7 +390,7 @@ impl SessionStore for Unreachable {
     fn get<'a>(&'a self, _: &'a str) -> StoreFuture<'a, Option<LegacySession>> {
         Box::pin(async { Err(StoreError("connection refused".into())) })
     }
-    fn update<'a>(&'a self, _: &'a str, _: LegacySession) -> StoreFuture<'a, ()> {
+    fn update<'a>(&'a self, _: &'a str, _: &'a LegacySession, _: LegacySession) -> StoreFuture<'a, bool> {
         Box::pin(async { Err(StoreError("connection refused".into())) })
     }
     fn remove<'a>(&'a self, _: &'a str) -> StoreFuture<'a, ()> {

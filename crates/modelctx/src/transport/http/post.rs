@@ -135,13 +135,8 @@ async fn in_session(shared: &Shared, session: &Session, action: Action) -> Respo
             }
         }
         Action::Note(method) => {
-            let changed = {
-                let mut state = session.state();
-                desk::note(server, &mut state, &method, Some(&session.id)).then(|| state.clone())
-            };
-            if let Some(after) = changed
-                && let Err(e) = shared.sessions.save(session, after).await
-            {
+            desk::note(server, &method, Some(&session.id));
+            if let Err(e) = shared.sessions.change(session, |state| state.notification(&method)).await {
                 tracing::warn!(error = %e.message, "a session change could not be stored");
             }
             empty(StatusCode::ACCEPTED)

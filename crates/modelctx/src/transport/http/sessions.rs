@@ -11,6 +11,7 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use http::HeaderMap;
 use modelctx_protocol::jsonrpc::ErrorObject;
+use modelctx_protocol::{JsonObject, Method};
 
 use super::HttpOptions;
 use super::relay::{self, LocalSessions};
@@ -41,6 +42,9 @@ pub(crate) fn fresh_id() -> String {
     getrandom::fill(&mut bytes).expect("the system random source works");
     URL_SAFE_NO_PAD.encode(bytes)
 }
+
+/// How many times a change is applied again on a session other instances changed meanwhile.
+const MAX_CHANGE_ATTEMPTS: usize = 16;
 
 /// A store failure as the client sees it.
 pub(super) fn store_failure(error: &StoreError) -> ErrorObject {
@@ -138,30 +142,63 @@ impl Sessions {
     }
 
     /// Serves a request that reads or changes the session state (`ping`, `logging/setLevel`,
-    /// `resources/subscribe`, …) and writes a change to the store before answering; `None`
-    /// when `method` is not one. Changes on one instance are applied one after the other, so
-    /// none is lost to a concurrent one.
+    /// `resources/subscribe`, …) and writes a change to the store before answering
+    /// ([`Sessions::change`]); `None` when `method` is not one.
     pub(super) async fn serve_own(
         &self,
         session: &Session,
         server: &crate::server::Server,
-        method: &modelctx_protocol::Method,
-        params: Option<modelctx_protocol::JsonObject>,
-    ) -> Option<Result<modelctx_protocol::JsonObject, ErrorObject>> {
-        let _writing = session.writing.lock().await;
-        let (served, changed, _written) = {
-            let mut state = session.state();
-            let written = Changing::start(&session.generation);
-            // A ping changes nothing: no copy of the state to compare with.
-            let before = (*method != modelctx_protocol::Method::Ping).then(|| state.clone());
-            let served = state.handle(server, method, params);
-            let changed = before.is_some_and(|before| *state != before);
-            (served, changed.then(|| state.clone()), written)
-        };
-        match (served, changed) {
-            (Some(served), Some(after)) => Some(self.save(session, after).await.and(served)),
-            (served, _) => served,
+        method: &Method,
+        params: Option<JsonObject>,
+    ) -> Option<Result<JsonObject, ErrorObject>> {
+        // A ping changes nothing: answered without a copy of the state to compare with.
+        if *method == Method::Ping {
+            return session.state().handle(server, method, params);
         }
+        match self.change(session, |state| state.handle(server, method, params.clone())).await {
+            Ok(served) => served,
+            Err(error) => Some(Err(error)),
+        }
+    }
+
+    /// Applies `change` to the session's state and, when it changed anything, writes the
+    /// result to the store before returning what `change` returned. Changes on one instance
+    /// are applied one after the other; one another instance made meanwhile is read back and
+    /// `change` applied again on top of it (the store compares and sets), so that none is lost
+    /// (the store's copy used to be overwritten blindly).
+    pub(super) async fn change<R>(
+        &self,
+        session: &Session,
+        mut change: impl FnMut(&mut LegacySession) -> R,
+    ) -> Result<R, ErrorObject> {
+        let _writing = session.writing.lock().await;
+        for _ in 0..MAX_CHANGE_ATTEMPTS {
+            let (result, written, _changing) = {
+                let mut state = session.state();
+                let changing = Changing::start(&session.generation);
+                let before = state.clone();
+                let result = change(&mut state);
+                let written = (*state != before).then(|| (before, state.clone()));
+                (result, written, changing)
+            };
+            let Some((before, after)) = written else { return Ok(result) };
+            let sessions = &self.stores.sessions;
+            if sessions.update(&session.id, &before, after).await.map_err(|e| store_failure(&e))? {
+                return Ok(result);
+            }
+            match sessions.get(&session.id).await.map_err(|e| store_failure(&e))? {
+                Some(current) => *session.state() = current,
+                None => {
+                    return Err(store_failure(&StoreError(format!(
+                        "session {} ended meanwhile",
+                        session.id
+                    ))));
+                }
+            }
+        }
+        Err(ErrorObject::internal(format!(
+            "the session kept changing on other instances; the change was given up after {MAX_CHANGE_ATTEMPTS} attempts"
+        )))
     }
 
     /// Stores a new session; this instance forgets the live parts of those idle too long.
@@ -193,12 +230,6 @@ impl Sessions {
             };
             local.remove(&oldest);
         }
-    }
-
-    /// Writes `state` back after a request changed the session (passed in rather than
-    /// re-read, so a concurrent lookup refreshing this copy cannot undo the change).
-    pub(super) async fn save(&self, session: &Session, state: LegacySession) -> Result<(), ErrorObject> {
-        self.stores.sessions.update(&session.id, state).await.map_err(|e| store_failure(&e))
     }
 
     /// Ends a session (DELETE): its requests here are cancelled, its GET stream closed, and

@@ -23,8 +23,17 @@ pub trait SessionStore: Send + Sync + 'static {
     fn create<'a>(&'a self, id: &'a str, session: LegacySession) -> StoreFuture<'a, ()>;
     /// The session `id`, or `None` when it does not exist or expired; refreshes its idle clock.
     fn get<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<LegacySession>>;
-    /// Replaces the state of session `id` (after `logging/setLevel`, `resources/subscribe`, …).
-    fn update<'a>(&'a self, id: &'a str, session: LegacySession) -> StoreFuture<'a, ()>;
+    /// Replaces the state of session `id` (after `logging/setLevel`, `resources/subscribe`, …)
+    /// with `session` if it is still `expected`, compare-and-set, so that instances sharing
+    /// the store lose no change to each other: `Ok(false)` when another change came first
+    /// (the caller reads the session again and redoes its change), an error when the session
+    /// is gone.
+    fn update<'a>(
+        &'a self,
+        id: &'a str,
+        expected: &'a LegacySession,
+        session: LegacySession,
+    ) -> StoreFuture<'a, bool>;
     /// Forgets session `id`; it is unknown from then on.
     fn remove<'a>(&'a self, id: &'a str) -> StoreFuture<'a, ()>;
 }
@@ -140,13 +149,21 @@ impl SessionStore for MemorySessionStore {
         })
     }
 
-    fn update<'a>(&'a self, id: &'a str, session: LegacySession) -> StoreFuture<'a, ()> {
+    fn update<'a>(
+        &'a self,
+        id: &'a str,
+        expected: &'a LegacySession,
+        session: LegacySession,
+    ) -> StoreFuture<'a, bool> {
         Box::pin(async move {
             match locked(&self.map).get_mut(id) {
-                Some(entry) => *entry = (session, Instant::now()),
-                None => return Err(StoreError(format!("session {id} ended meanwhile"))),
+                Some((stored, _)) if stored != expected => Ok(false),
+                Some(entry) => {
+                    *entry = (session, Instant::now());
+                    Ok(true)
+                }
+                None => Err(StoreError(format!("session {id} ended meanwhile"))),
             }
-            Ok(())
         })
     }
 
@@ -387,7 +404,7 @@ mod tests {
         tokio::time::sleep(Duration::from_millis(60)).await;
         assert!(store.get("a").await.unwrap().is_none(), "expired");
         store.create("b", session()).await.unwrap();
-        assert!(store.update("a", session()).await.is_err(), "an ended session is not revived");
+        assert!(store.update("a", &session(), session()).await.is_err(), "an ended session is not revived");
         store.remove("b").await.unwrap();
         assert!(store.get("b").await.unwrap().is_none());
     }
