@@ -100,7 +100,7 @@ use negotiate::negotiate;
 use rpc::Rpc;
 use stdio::Process;
 use tracing::Instrument as _;
-use wire::{member, result_type, with_meta};
+use wire::{json_bytes, member, result_type, with_meta};
 
 #[cfg(feature = "validation")]
 use crate::schema::Validator;
@@ -573,16 +573,28 @@ impl Client {
     }
 
     /// Requests every page of `method`, handing each to `each` (which returns its
-    /// `nextCursor`); stops on a repeated cursor or after [`MAX_PAGES`].
+    /// `nextCursor`); stops on a repeated cursor, after [`MAX_PAGES`], or once the pages hold
+    /// more than [`ClientOptions::max_listing_bytes`].
     async fn paginate(
         &self,
         method: &Method,
         mut each: impl FnMut(JsonObject) -> Result<Option<String>, ClientError>,
     ) -> Result<(), ClientError> {
         let mut cursor: Option<String> = None;
+        let (bound, mut held) = (self.options.max_listing_bytes, 0usize);
         for _ in 0..MAX_PAGES {
             let params = cursor.as_ref().map_or_else(|| json!({}), |cursor| json!({"cursor": cursor}));
-            let next = each(self.cached_request(method, params).await?)?;
+            let page = self.cached_request(method, params).await?;
+            held = held.saturating_add(json_bytes(&page));
+            if held > bound {
+                return Err(ClientError::invalid_result(
+                    method.clone(),
+                    format!(
+                        "the listing holds more than the {bound} bytes allowed (ClientOptions::max_listing_bytes)"
+                    ),
+                ));
+            }
+            let next = each(page)?;
             match next {
                 Some(next) if cursor.as_ref() == Some(&next) => {
                     return Err(ClientError::invalid_result(

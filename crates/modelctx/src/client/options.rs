@@ -43,6 +43,10 @@ pub struct ClientOptions {
     pub limits: ParseLimits,
     /// How the client answers the server's questions (elicitation, sampling, roots).
     pub handlers: ClientHandlers,
+    /// The most a listing (`tools/list`, `prompts/list`, `resources/list`, … over all its
+    /// pages) may hold, counted as its pages' JSON: a server listing more is an error (a
+    /// hostile one could send 1,000 pages of 4 MiB). Default 16 MiB.
+    pub max_listing_bytes: usize,
     /// Rounds of input a multi-round-trip request may ask for before the client gives up.
     /// Default 8.
     pub max_input_rounds: usize,
@@ -91,6 +95,7 @@ impl ClientOptions {
             shutdown_grace: Duration::from_secs(2),
             limits: ParseLimits::default(),
             handlers: ClientHandlers::default(),
+            max_listing_bytes: 16 * 1024 * 1024,
             max_input_rounds: 8,
             reset_timeout_on_progress: true,
             #[cfg(feature = "http-client")]

@@ -18,8 +18,12 @@ use tokio::sync::{broadcast, mpsc};
 
 use super::in_flight::InFlight;
 use super::relay::on_behalf_of;
+use crate::client::Progress;
 use crate::host::{Host, HostError, HostTool};
 use crate::server::RequestContext;
+
+/// Progress reports of one call waiting to be relayed; more are dropped.
+const PROGRESS_BACKLOG: usize = 64;
 
 /// Calls `entry` on its backend for the inbound request `ctx`.
 pub(super) async fn call_tool(
@@ -29,8 +33,10 @@ pub(super) async fn call_tool(
     ctx: RequestContext,
     arguments: JsonObject,
 ) -> Result<CallToolResult, ErrorObject> {
-    let (progress, mut reports) = mpsc::unbounded_channel();
-    let report = ctx.wants_progress().then_some(move |report| drop(progress.send(report)));
+    // Bounded: a backend reporting faster than the caller takes its reports loses the
+    // reports past the bound (a later one supersedes them), never queues without end.
+    let (progress, mut reports) = mpsc::channel::<Progress>(PROGRESS_BACKLOG);
+    let report = ctx.wants_progress().then_some(move |report| drop(progress.try_send(report)));
     let mut notes = host.client(&entry.server).map(|client| client.notifications());
     let _entered = in_flight.enter(&entry.server, &ctx);
     let called = host.call_tool_with_progress(&entry.name, Value::Object(arguments), report);

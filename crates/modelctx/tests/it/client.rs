@@ -743,3 +743,25 @@ async fn life_08_methods_of_undeclared_capabilities_are_never_sent() {
     assert!(client.read_resource("file:///x").await.unwrap_err().to_string().contains("`resources`"));
     assert_eq!(*sent.lock().unwrap(), ["tools/list"], "only the declared capability was used");
 }
+
+/// A listing is bounded in bytes over all its pages (`ClientOptions::max_listing_bytes`): a
+/// server listing more is an error naming the bound (a hostile one could have sent 1,000
+/// pages of 4 MiB, all kept).
+#[tokio::test]
+async fn a_listing_past_its_byte_bound_is_an_error() {
+    use modelctx::server::{ServerOptions, ToolDef};
+    let mut builder = modelctx::server::Server::builder("big", "1")
+        .options(ServerOptions { page_size: 2, ..ServerOptions::default() });
+    for n in 0..20 {
+        builder =
+            builder.tool(ToolDef::new(format!("tool{n}"), || async { "" }).description("d".repeat(1000)));
+    }
+    let server = builder.build().unwrap();
+    let bounded =
+        modelctx::client::ClientOptions { max_listing_bytes: 5000, ..crate::common::client::options() };
+    let client = crate::common::client::connect(server.clone(), bounded).await.unwrap();
+    let refused = client.list_tools().await.unwrap_err().to_string();
+    assert!(refused.contains("max_listing_bytes"), "{refused}");
+    let client = crate::common::client::connect(server, crate::common::client::options()).await.unwrap();
+    assert_eq!(client.list_tools().await.unwrap().len(), 20);
+}
