@@ -56,6 +56,7 @@ impl TaskStore for MemoryTaskStore {
         let now = now_ms();
         let mut tasks = self.tasks();
         tasks.retain(|_, kept| !kept.expired(now));
+        crate::store::shrink_when_sparse(&mut tasks);
         let kept = tasks.len() < max;
         if kept {
             tasks.insert(task.id().to_owned(), task.clone());

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -32,6 +32,8 @@ pub(super) struct Sessions {
     idle: Duration,
     /// Most sessions this instance holds the live parts of (`HttpOptions::max_sessions`).
     max_local: usize,
+    /// When the table was last swept of idle sessions.
+    swept: Mutex<Instant>,
     /// Whether the messages other instances relay for these sessions are taken (started
     /// once, with the first session, when the server has a bus).
     relaying: AtomicBool,
@@ -81,6 +83,7 @@ impl Sessions {
             local,
             idle: options.session_idle_timeout,
             max_local: options.max_sessions.max(1),
+            swept: Mutex::new(Instant::now()),
             relaying: AtomicBool::new(false),
         }
     }
@@ -212,16 +215,21 @@ impl Sessions {
         Ok(session)
     }
 
-    /// Makes room in this instance's table for one more session, at `max_local`: the sessions
-    /// idle too long go, then the least recently used that nothing here holds (a request or a
+    /// Makes room in this instance's table for one more session: the sessions idle too long
+    /// go (at `max_local`, or once a quarter of the idle timeout passed since they last went),
+    /// then, at `max_local`, the least recently used that nothing here holds (a request or a
     /// GET stream holds its session). A session let go here is still in the store: its next
     /// request brings it back. (Sessions the store evicted used to stay here for the idle
     /// timeout, and every `initialize` scanned them all.)
     fn make_room(&self, local: &mut HashMap<String, Arc<Session>>) {
-        if local.len() < self.max_local {
+        let mut swept = self.swept.lock().unwrap_or_else(PoisonError::into_inner);
+        if local.len() < self.max_local && swept.elapsed() < self.idle / 4 {
             return;
         }
+        *swept = Instant::now();
+        drop(swept);
         local.retain(|_, session| Arc::strong_count(session) > 1 || session.idle_for() <= self.idle);
+        crate::store::shrink_when_sparse(local);
         while local.len() >= self.max_local {
             let unheld = local.iter().filter(|(_, session)| Arc::strong_count(session) == 1);
             let Some(oldest) = unheld.max_by_key(|(_, session)| session.idle_for()).map(|(id, _)| id.clone())
@@ -235,7 +243,11 @@ impl Sessions {
     /// Ends a session (DELETE): its requests here are cancelled, its GET stream closed, and
     /// its id answers 404 from now on, on every instance.
     pub(super) async fn remove(&self, session: &Session) -> Result<(), StoreError> {
-        self.local().remove(&session.id);
+        {
+            let mut local = self.local();
+            local.remove(&session.id);
+            crate::store::shrink_when_sparse(&mut local);
+        }
         session.end();
         self.stores.sessions.remove(&session.id).await?;
         self.stores.events.forget(&session.id).await

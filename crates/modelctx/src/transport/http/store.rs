@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use crate::server::LegacySession;
+use crate::store::shrink_when_sparse;
 pub use crate::store::{StoreError, StoreFuture};
 
 /// The state of legacy sessions by `Mcp-Session-Id`: negotiated version, client
@@ -131,6 +132,7 @@ impl SessionStore for MemorySessionStore {
                 tracing::info!("evicting the least recently used session to make room");
                 map.remove(&oldest);
             }
+            shrink_when_sparse(&mut map);
             map.insert(id.to_owned(), (session, Instant::now()));
             Ok(())
         })
@@ -169,7 +171,9 @@ impl SessionStore for MemorySessionStore {
 
     fn remove<'a>(&'a self, id: &'a str) -> StoreFuture<'a, ()> {
         Box::pin(async move {
-            locked(&self.map).remove(id);
+            let mut map = locked(&self.map);
+            map.remove(id);
+            shrink_when_sparse(&mut map);
             Ok(())
         })
     }
