@@ -36,6 +36,7 @@ impl std::error::Error for StoreError {}
 /// What a store operation returns.
 pub type StoreFuture<'a, T> = BoxFuture<'a, Result<T, StoreError>>;
 
+#[cfg(feature = "server")]
 /// Gives back the room of a table that held many more entries than it holds now (a
 /// `HashMap` keeps its capacity: 10,000 sessions, once gone, held 10 MiB of empty buckets).
 pub(crate) fn shrink_when_sparse<K: std::hash::Hash + Eq, V>(table: &mut std::collections::HashMap<K, V>) {

@@ -1,8 +1,9 @@
 //! Serving the MCP endpoint on a TCP listener with hyper: HTTP/1.1 with keep-alive and a
 //! header-read timeout, and HTTP/2 with prior knowledge (h2c, what proxies and balancers
 //! speak to back ends) on the same port, told apart by the connection's first bytes;
-//! `TCP_NODELAY`, connections closed when silent or idle (`idle`), and a graceful shutdown. With the `http-sse` feature, [`serve_http_with_sse`]
-//! also serves the deprecated HTTP+SSE transport (`/sse`, `/messages`) on the same listener.
+//! `TCP_NODELAY`, connections closed when silent or idle (`idle`), and a graceful shutdown.
+//! With the `http-sse` feature, [`serve_http_with_sse`] also serves the deprecated HTTP+SSE
+//! transport (`/sse`, `/messages`) on the same listener.
 
 use std::convert::Infallible;
 use std::future::Future;
