@@ -7,6 +7,10 @@
 #
 #   scripts/fuzz.sh                 # every target
 #   scripts/fuzz.sh envelope glob   # some
+#   scripts/fuzz.sh --build         # only build them all (scripts/test.sh does, in the background)
+#
+# scripts/test.sh runs every target for FUZZ_SECONDS=5 (a bounded run in CI); a finding there
+# fails the run.
 #
 # Stable Rust: libFuzzer's coverage instrumentation without a sanitizer (`--sanitizer none`;
 # the address sanitizer needs a nightly toolchain). Installs cargo-fuzz when it is missing.
@@ -19,6 +23,12 @@ TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target}
 if ! cargo fuzz --version >/dev/null 2>&1; then
     echo "==> installing cargo-fuzz"
     CARGO_INCREMENTAL=0 cargo install cargo-fuzz --locked
+fi
+
+if [ "${1:-}" = "--build" ]; then
+    CARGO_INCREMENTAL=0 CARGO_TARGET_DIR="$TARGET_DIR/fuzz/build" cargo fuzz build --fuzz-dir "$FUZZ_DIR" \
+        --sanitizer none
+    exit 0
 fi
 
 targets=("$@")

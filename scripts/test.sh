@@ -2,8 +2,9 @@
 # Runs every check of the project: formatting, lints, all tests, the guide (built, its
 # includes checked, its examples run), interop with the official Python and TypeScript SDK
 # clients, the official conformance suite over HTTP, the same suite and the cluster tests
-# through three instances behind haproxy sharing Redis, and the instruction count per request
-# (valgrind) against the recorded one; and the feature matrix of the `modelctx` crate. Prints
+# through three instances behind haproxy sharing Redis, the instruction count per request
+# (valgrind) against the recorded one, and every fuzz target under libFuzzer for a few
+# seconds; and the feature matrix of the `modelctx` crate. Prints
 # each stage's time, and a summary of them at the end; and the crates packed as published
 # (scripts/package.sh).
 # Needs the Rust toolchain, Python 3, Node 20+ and git; it installs the Debian packages the
@@ -30,8 +31,8 @@ stage() {
     echo "==> $name: done in ${took} s"
 }
 
-# The CPU-heavy builds of two late stages — mdbook for the guide, the optimized bench server for
-# the instruction counts — start now at the lowest priority, in the CPU time the checks before
+# The CPU-heavy builds of three late stages — mdbook for the guide, the optimized bench server
+# for the instruction counts, the fuzz targets — start now at the lowest priority, in the CPU time the checks before
 # them leave idle (one crate at a time, waiting on tests); their stages wait for them.
 mkdir -p target
 declare -A preparing=()
@@ -55,6 +56,7 @@ prepared() {
 }
 prepare guide scripts/guide.sh --install
 prepare instructions scripts/instructions.sh --build
+prepare fuzz scripts/fuzz.sh --build
 
 stage "packages (Debian packages the tests start)" scripts/packages.sh
 stage "cargo fmt --check" cargo fmt --all -- --check
@@ -77,6 +79,8 @@ stage "gateway: the suite's server scenarios through modelctx gateway fronting s
 stage "cluster: the suite and the cluster tests through haproxy, three instances, one Redis" scripts/cluster.sh
 instructions() { prepared instructions && scripts/instructions.sh; }
 stage "instructions per request (callgrind), against bench/instructions.json" instructions
+fuzz() { prepared fuzz && FUZZ_SECONDS=${FUZZ_SECONDS:-5} scripts/fuzz.sh; }
+stage "fuzz: every target under libFuzzer from its corpus, FUZZ_SECONDS (5) each" fuzz
 
 echo "==> stage times"
 printf '%s\n' "${stage_times[@]}"
