@@ -47,7 +47,8 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-"$BIN" gateway --config "$OUT/gateway.json" --http 127.0.0.1:0 </dev/null >"$OUT/gateway.log" 2>&1 &
+# --no-auth: the suite sends no token; the run token is tested in crates/modelctx-cli/tests/it/gateway.rs.
+"$BIN" gateway --config "$OUT/gateway.json" --http 127.0.0.1:0 --no-auth </dev/null >"$OUT/gateway.log" 2>&1 &
 GATEWAY_PID=$!
 deadline=$((SECONDS + STARTUP_TIMEOUT))
 until grep -qaE 'listening on http://127\.0\.0\.1:[0-9]+/mcp' "$OUT/gateway.log" 2>/dev/null; do

@@ -129,7 +129,8 @@ class GatewayServer(HttpServer):
         self._dir = tempfile.TemporaryDirectory(prefix="modelctx-gateway-")
         config_path = Path(self._dir.name) / "gateway.json"
         config_path.write_text(json.dumps(config, indent=2))
-        args = ("gateway", "--config", str(config_path), "--http", "127.0.0.1:0")
+        # --no-auth: these tests are about the protocol; the run token is tested in Rust.
+        args = ("gateway", "--config", str(config_path), "--http", "127.0.0.1:0", "--no-auth")
         super().__init__(gateway_binary(), cwd=str(REPO), log_path=log_path, args=args)
 
     def stop(self) -> None:

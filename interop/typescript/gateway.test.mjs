@@ -116,7 +116,8 @@ async function startGateway({ config, logPath }) {
   const dir = mkdtempSync(join(tmpdir(), 'modelctx-gateway-'));
   const configPath = join(dir, 'gateway.json');
   writeFileSync(configPath, JSON.stringify(config, null, 2));
-  const args = ['gateway', '--config', configPath, '--http', '127.0.0.1:0'];
+  // --no-auth: these tests are about the protocol; the run token is tested in Rust.
+  const args = ['gateway', '--config', configPath, '--http', '127.0.0.1:0', '--no-auth'];
   const server = await startHttpServer({ binary: BINARY, cwd: REPO, logPath, args });
   const started = descendants(server.pid); // its backends (and `timeout`'s child)
   const stop = async () => {

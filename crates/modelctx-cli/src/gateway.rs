@@ -4,6 +4,7 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::Args;
 use modelctx::gateway::{Gateway, GatewayOptions};
@@ -34,9 +35,36 @@ pub struct GatewayArgs {
     #[arg(long = "allowed-origin", value_name = "ORIGIN", requires = "http")]
     allowed_origins: Vec<String>,
     /// The gateway's own authorization: its clients' tokens are checked here and never
-    /// passed on (each backend gets only the headers its entry names).
+    /// passed on (each backend gets only the headers its entry names). Without it, --http
+    /// callers need the run's token (`Authorization: Bearer TOKEN`): MODELCTX_GATEWAY_TOKEN, or
+    /// one made at start and printed on stderr as `gateway token: TOKEN` — every backend is
+    /// called with the operator's own credentials, and loopback alone does not tell the
+    /// operator from any other local user or process.
     #[command(flatten)]
     auth: crate::serve::AuthArgs,
+    /// Let every caller that reaches --http in, with no token (a machine with one user, a
+    /// test): anyone who reaches the address then uses the backends as the operator.
+    #[arg(long, requires = "http", conflicts_with = "issuer")]
+    no_auth: bool,
+}
+
+/// The variable that gives the gateway's run token instead of a random one.
+const TOKEN_VARIABLE: &str = "MODELCTX_GATEWAY_TOKEN";
+
+/// The run token `--http` callers need, unless the gateway has OAuth or `--no-auth`: from
+/// [`TOKEN_VARIABLE`], else made now and printed.
+fn run_token(args: &GatewayArgs) -> std::io::Result<Option<String>> {
+    if args.auth.enabled() || args.no_auth {
+        return Ok(None);
+    }
+    match std::env::var(TOKEN_VARIABLE) {
+        Ok(token) if !token.trim().is_empty() => Ok(Some(token.trim().to_owned())),
+        _ => {
+            let token = crate::run_token::random_token()?;
+            eprintln!("gateway token: {token}");
+            Ok(Some(token))
+        }
+    }
 }
 
 /// Runs the gateway until SIGTERM (or, on stdio, until stdin ends): exit 0 then, 1 when the
@@ -68,9 +96,14 @@ pub fn run(args: &GatewayArgs) -> ExitCode {
         let served = match args.http {
             None => modelctx::transport::stdio::serve_stdio(server).await,
             Some(address) => {
+                let gate = run_token(args)?.map(|token| {
+                    Arc::new(crate::run_token::TokenGate::new(token))
+                        as Arc<dyn modelctx::transport::http::Authenticator>
+                });
                 let options = HttpOptions {
                     allowed_hosts: args.allowed_hosts.clone(),
                     allowed_origins: args.allowed_origins.clone(),
+                    authenticator: gate,
                     ..HttpOptions::default()
                 };
                 let auth = Some(&args.auth).filter(|auth| auth.enabled());

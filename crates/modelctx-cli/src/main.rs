@@ -22,6 +22,7 @@ mod inspect;
 mod logging;
 mod login;
 mod route;
+mod run_token;
 mod runtime;
 mod serve;
 

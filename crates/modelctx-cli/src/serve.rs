@@ -38,11 +38,13 @@ pub(crate) async fn serve_http(
     // A fixed line scripts can wait for and parse (the first such line).
     eprintln!("listening on http://{bound}{MCP_PATH}");
     match auth {
-        None => {
-            eprintln!("  and, for old clients, the deprecated HTTP+SSE transport at http://{bound}{SSE_PATH}")
-        }
         Some(auth) => {
             eprintln!("  for callers with an access token of {}", auth.issuer.as_deref().unwrap_or_default());
+        }
+        // The deprecated transport has no authorization: with an authenticator it is not served.
+        None if options.authenticator.is_some() => eprintln!("  for callers with the run's token"),
+        None => {
+            eprintln!("  and, for old clients, the deprecated HTTP+SSE transport at http://{bound}{SSE_PATH}")
         }
     }
     let stop = modelctx::transport::terminated();

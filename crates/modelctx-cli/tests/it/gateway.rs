@@ -25,19 +25,35 @@ fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_modelctx")
 }
 
-/// `modelctx gateway --http 127.0.0.1:0` over `config` (`${BIN}` is this modelctx).
-fn gateway(config: &str) -> (HttpServer, tempfile::TempDir) {
+/// The run token the tests' gateways are given (`MODELCTX_GATEWAY_TOKEN`).
+const RUN_TOKEN: &str = "the-tests-run-token";
+
+/// `modelctx gateway --http 127.0.0.1:0` over `config` (`${BIN}` is this modelctx), with
+/// `extra` arguments and [`RUN_TOKEN`] for its run token.
+fn gateway_with(config: &str, extra: &[&str]) -> (HttpServer, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("gateway.json");
     std::fs::File::create(&path).unwrap().write_all(config.replace("${BIN}", bin()).as_bytes()).unwrap();
     let mut command = Command::new(bin());
-    command.args(["gateway", "--http", "127.0.0.1:0", "--config"]).arg(&path).stdin(Stdio::null());
+    command
+        .args(["gateway", "--http", "127.0.0.1:0", "--config"])
+        .arg(&path)
+        .args(extra)
+        .stdin(Stdio::null());
+    command.env("MODELCTX_GATEWAY_TOKEN", RUN_TOKEN);
     (HttpServer::start(command), dir)
 }
 
+/// [`gateway_with`] no more arguments.
+fn gateway(config: &str) -> (HttpServer, tempfile::TempDir) {
+    gateway_with(config, &[])
+}
+
+/// A client's options that carry the run token.
 fn options(mode: EraMode) -> ClientOptions {
     let mut options = ClientOptions::new(Implementation::new("gateway-test", "1"));
     options.mode = mode;
+    options.auth = Some(Arc::new(StaticBearer::new(RUN_TOKEN)));
     options
 }
 
@@ -265,8 +281,9 @@ async fn recording_relay(backend: std::net::SocketAddr) -> (std::net::SocketAddr
     (address, sent)
 }
 
-/// The gateway's client's token authorizes it at the gateway, and nowhere else: the backend
-/// gets the headers of its own entry only (token passthrough is forbidden).
+/// The gateway's client's token (here the run token) authorizes it at the gateway, and
+/// nowhere else: the backend gets the headers of its own entry only (token passthrough is
+/// forbidden).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_inbound_token_never_reaches_a_backend() {
     let backend = {
@@ -280,16 +297,56 @@ async fn the_inbound_token_never_reaches_a_backend() {
     );
     let (gateway, _dir) = gateway(&config);
     for (mode, _) in MODES {
-        let mut options = options(mode);
-        options.auth = Some(Arc::new(StaticBearer::new("inbound-user-token")));
-        let client = connect(&gateway, options).await;
+        let client = connect(&gateway, options(mode)).await;
         let echoed = client.call_tool("remote__echo", json!({"message": "hi"})).await.unwrap();
         assert_eq!(text(&echoed), "hi");
     }
     let seen = String::from_utf8_lossy(&sent.lock().unwrap()).into_owned();
     assert!(seen.contains("backend-credential"), "the backend's own credential is sent");
     assert!(seen.contains("remote__echo") || seen.contains("\"echo\""), "the calls went through the relay");
-    assert!(!seen.contains("inbound-user-token"), "the client's token is not passed on");
+    assert!(!seen.contains(RUN_TOKEN), "the client's token is not passed on");
+}
+
+/// Over HTTP the gateway lets in only the holders of its run token — every backend is called
+/// with the operator's credentials, and loopback does not tell the operator from any other
+/// local user or process (it used to let everyone in): the token given in
+/// `MODELCTX_GATEWAY_TOKEN`, or one made at start and printed; `--no-auth` opens it on purpose.
+#[tokio::test]
+async fn over_http_the_gateway_lets_in_only_the_holders_of_its_run_token() {
+    const ONE: &str = r#"{"mcpServers": {"ev": {"command": "${BIN}", "args": ["serve", "everything"]}}}"#;
+    let (given, _dir) = gateway(ONE);
+    let url = format!("http://{}/mcp", given.address);
+    for bearer in [None, Some("not-the-token")] {
+        let mut stranger = options(EraMode::Auto);
+        stranger.auth = bearer.map(|token| Arc::new(StaticBearer::new(token)) as _);
+        let refused = Client::connect_http(&url, Default::default(), stranger).await.err().expect("refused");
+        assert!(refused.to_string().contains("401"), "{bearer:?}: {refused}");
+    }
+    assert!(!connect(&given, options(EraMode::Auto)).await.list_tools().await.unwrap().is_empty());
+
+    let printed = {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("gateway.json");
+        std::fs::write(&path, ONE.replace("${BIN}", bin())).unwrap();
+        let mut command = Command::new(bin());
+        command.args(["gateway", "--http", "127.0.0.1:0", "--config"]).arg(&path).stdin(Stdio::null());
+        command.env_remove("MODELCTX_GATEWAY_TOKEN");
+        (HttpServer::start(command), dir)
+    };
+    let token =
+        printed.0.log.iter().find_map(|line| line.strip_prefix("gateway token: ")).expect("a printed token");
+    assert_eq!(token.len(), 64);
+    let mut holder = options(EraMode::Legacy);
+    holder.auth = Some(Arc::new(StaticBearer::new(token)));
+    assert!(!connect(&printed.0, holder).await.list_tools().await.unwrap().is_empty());
+
+    let (open, _dir) = gateway_with(ONE, &["--no-auth"]);
+    let mut anyone = options(EraMode::Auto);
+    anyone.auth = None;
+    assert!(
+        !connect(&open, anyone).await.list_tools().await.unwrap().is_empty(),
+        "--no-auth lets everyone in"
+    );
 }
 
 /// A call its client gives up on (a closed stream in 2026-07-28, `notifications/cancelled`
