@@ -114,7 +114,11 @@ async fn a_body_that_never_arrives_is_answered_408() {
 /// connection × HTTP/2 stream could hold 4 MiB for 30 s before).
 #[tokio::test]
 async fn bodies_being_read_are_bounded_in_bytes() {
-    let options = modelctx::transport::http::HttpOptions { max_reading_bytes: 1000, ..Default::default() };
+    let options = modelctx::transport::http::HttpOptions {
+        max_reading_bytes: 1000,
+        max_body_bytes: 1000,
+        ..Default::default()
+    };
     let address = serve_http_with(options).await;
     let mut slow = tokio::net::TcpStream::connect(address).await.unwrap();
     slow.write_all(post_head(address, 2000).as_bytes()).await.unwrap();

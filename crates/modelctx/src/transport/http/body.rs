@@ -30,7 +30,9 @@ pub(crate) struct BodyReader {
 impl BodyReader {
     /// The reader `options` describe.
     pub(crate) fn new(options: &HttpOptions) -> Self {
-        let reading_bound = options.max_reading_bytes.clamp(1, Semaphore::MAX_PERMITS);
+        // One body of the largest size allowed always fits.
+        let reading_bound =
+            options.max_reading_bytes.max(options.max_body_bytes).clamp(1, Semaphore::MAX_PERMITS);
         Self {
             limit: options.max_body_bytes,
             timeout: options.body_read_timeout,

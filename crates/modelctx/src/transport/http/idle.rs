@@ -43,7 +43,8 @@ impl Activity {
         let first_deadline = tokio::time::sleep(first);
         tokio::pin!(first_deadline);
         let mut first_passed = false;
-        let look_every = idle / (QUIET_LOOKS - 1);
+        // A zero idle timeout closes a quiet connection at the next looks, a millisecond apart.
+        let look_every = (idle / (QUIET_LOOKS - 1)).max(Duration::from_millis(1));
         let mut looks = tokio::time::interval_at(tokio::time::Instant::now() + look_every, look_every);
         let mut seen = 0;
         let mut quiet = 0;

@@ -28,7 +28,7 @@ pub struct HttpOptions {
     pub body_read_timeout: Duration,
     /// The bytes of every request body being read at once on the endpoint: a body holds its
     /// share as its bytes arrive, until it is read; one that finds no room is answered 503.
-    /// Default 64 MiB.
+    /// Never less than `max_body_bytes`. Default 64 MiB.
     pub max_reading_bytes: usize,
     /// A connection with no request open for this long (HTTP/1.1 keep-alive between
     /// requests, HTTP/2 with no stream) is closed gracefully, within a quarter more. An open
