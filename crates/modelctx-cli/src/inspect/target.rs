@@ -173,16 +173,30 @@ impl Target {
 
     /// `--header` values as a header map.
     fn header_map(&self) -> Result<HeaderMap, Failure> {
-        let mut map = HeaderMap::new();
-        for header in &self.headers {
-            let invalid = || Failure::Usage(format!("--header {header:?} is not 'Name: value'"));
-            let (name, value) = header.split_once(':').ok_or_else(invalid)?;
-            let name = HeaderName::try_from(name.trim()).map_err(|_| invalid())?;
-            let value = HeaderValue::try_from(value.trim()).map_err(|_| invalid())?;
-            map.append(name, value);
-        }
-        Ok(map)
+        header_map(&self.headers)
     }
+}
+
+/// `headers` (`Name: value` each) as a header map. A refusal never shows a value: a header
+/// often carries a secret (it used to echo the whole argument).
+fn header_map(headers: &[String]) -> Result<HeaderMap, Failure> {
+    let mut map = HeaderMap::new();
+    for header in headers {
+        let (name, value) = header.split_once(':').ok_or_else(|| {
+            Failure::Usage("a --header has no ':' (give 'Name: value'; its text is not shown)".into())
+        })?;
+        let name = HeaderName::try_from(name.trim()).map_err(|_| {
+            Failure::Usage(format!(
+                "--header {}: not a header name",
+                crate::inspect::output::shown(name.trim(), false)
+            ))
+        })?;
+        let value = HeaderValue::try_from(value.trim()).map_err(|_| {
+            Failure::Usage(format!("--header {name}: its value is not a header value (not shown)"))
+        })?;
+        map.append(name, value);
+    }
+    Ok(map)
 }
 
 /// Connects to the server `name` of the config file at `path`.
@@ -202,4 +216,25 @@ async fn connect_configured(
         )));
     };
     Ok(server.connect(options).await?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_refused_header_never_shows_its_value() {
+        let refused = |header: &str| match header_map(&[header.to_owned()]) {
+            Err(Failure::Usage(message)) => message,
+            other => panic!("{header}: {other:?}"),
+        };
+        for (header, says) in [
+            ("Bearer s3cret-token", "has no ':'"),
+            ("Authorization: Bearer s3cret\u{7}", "authorization: its value is not a header value"),
+        ] {
+            let message = refused(header);
+            assert!(message.contains(says) && !message.contains("s3cret"), "{message}");
+        }
+        assert!(header_map(&["X-Key: value".to_owned()]).unwrap().contains_key("x-key"));
+    }
 }
