@@ -37,6 +37,9 @@ pub(crate) async fn serve_http(
     }
     // A fixed line scripts can wait for and parse (the first such line).
     eprintln!("listening on http://{bound}{MCP_PATH}");
+    if let Some(warning) = unprotected_remote(bound, auth.is_some() || options.authenticator.is_some()) {
+        tracing::warn!("{warning}");
+    }
     match auth {
         Some(auth) => {
             eprintln!("  for callers with an access token of {}", auth.issuer.as_deref().unwrap_or_default());
@@ -52,6 +55,17 @@ pub(crate) async fn serve_http(
         None => modelctx::transport::http::serve_http_with_sse(server, listener, options, stop).await,
         Some(_) => modelctx::transport::http::serve_http(server, listener, options, stop).await,
     }
+}
+
+/// The warning for an endpoint bound to an address other machines reach with nothing that
+/// checks its callers (`--allow-remote` without `--auth-issuer` used to start silently).
+fn unprotected_remote(bound: SocketAddr, authenticated: bool) -> Option<String> {
+    (!bound.ip().is_loopback() && !authenticated).then(|| {
+        format!(
+            "http://{bound}{MCP_PATH} is served to other machines with no authorization: anyone who reaches it \
+             can call every tool (add --auth-issuer and --auth-jwks)"
+        )
+    })
 }
 
 /// Options of `serve --http` that put the endpoint behind OAuth.
@@ -369,6 +383,16 @@ pub fn run(args: &ServeArgs) -> ExitCode {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_endpoint_other_machines_reach_without_authorization_is_warned_of() {
+        let anywhere: SocketAddr = "0.0.0.0:8080".parse().unwrap();
+        let loopback: SocketAddr = "127.0.0.1:8080".parse().unwrap();
+        let warning = unprotected_remote(anywhere, false).expect("a warning");
+        assert!(warning.contains("no authorization") && warning.contains("--auth-issuer"), "{warning}");
+        assert_eq!(unprotected_remote(anywhere, true), None);
+        assert_eq!(unprotected_remote(loopback, false), None);
+    }
 
     const SECRET_32: &str = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8";
 
