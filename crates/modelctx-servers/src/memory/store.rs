@@ -53,15 +53,32 @@ impl From<rusqlite::Error> for StoreError {
     }
 }
 
+/// Creates an empty file at `path`, readable and writable by its owner only, unless one is
+/// there (SQLite gives its journal files the database file's permissions; it would create the
+/// file with the process's umask, 0644 as a rule).
+fn create_private(path: &Path) -> std::io::Result<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    match options.open(path) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
 /// The graph's database.
 pub struct Store {
     connection: Mutex<Connection>,
 }
 
 impl Store {
-    /// Opens (or creates) the database at `path` and brings its schema to the current version.
+    /// Opens (or creates, readable by its owner only: what a model remembers may be private)
+    /// the database at `path` and brings its schema to the current version.
     pub fn open(path: &Path) -> Result<Self, String> {
         let why = |e: rusqlite::Error| format!("{}: {e}", path.display());
+        create_private(path).map_err(|e| format!("{}: {e}", path.display()))?;
         let mut connection = Connection::open(path).map_err(why)?;
         connection.busy_timeout(BUSY_TIMEOUT).map_err(why)?;
         connection.pragma_update(None, "journal_mode", "WAL").map_err(why)?;
@@ -315,6 +332,19 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("memory.db")).unwrap();
         (dir, store)
+    }
+
+    /// A new database (and its journal) is its owner's alone (it was created 0644).
+    #[cfg(unix)]
+    #[test]
+    fn a_new_database_is_readable_by_its_owner_only() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let (dir, store) = opened();
+        store.create_entities(vec![entity("ada", &["wrote the first program"])]).unwrap();
+        for file in ["memory.db", "memory.db-wal"] {
+            let mode = std::fs::metadata(dir.path().join(file)).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode, 0o600, "{file}");
+        }
     }
 
     #[test]
