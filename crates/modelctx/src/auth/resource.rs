@@ -407,7 +407,8 @@ impl ResourceServer {
         let iat = claims.get("iat").and_then(Value::as_u64).unwrap_or_default();
         let now = unix_now();
         let window = self.proof_lifetime.as_secs() + self.leeway.as_secs();
-        if iat + window < now || iat > now + self.leeway.as_secs() {
+        // Saturating: an `iat` near the end of time must be refused, not overflow.
+        if iat.saturating_add(window) < now || iat > now.saturating_add(self.leeway.as_secs()) {
             return Err(self.invalid("the DPoP proof is too old or from the future"));
         }
         let jti = text("jti").ok_or_else(|| self.invalid("the DPoP proof has no jti"))?;

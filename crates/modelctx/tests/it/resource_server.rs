@@ -360,6 +360,29 @@ async fn a_dpop_bound_token_needs_a_fresh_proof_of_its_key() {
     });
 }
 
+/// A DPoP proof whose `iat` is the end of time is refused as from the future (the check's
+/// `iat + window` overflowed: a panic in a debug build, a wrapped sum in a release one).
+#[tokio::test]
+async fn a_dpop_proof_from_the_end_of_time_is_refused() {
+    use sha2::Digest as _;
+    let endpoint = start().await;
+    let key = ec_key(11);
+    let jwk = Jwk::from_encoding_key(&key, Algorithm::ES256).unwrap();
+    let token = endpoint
+        .signer
+        .token(&endpoint.url, json!({"cnf": {"jkt": jwk.thumbprint(ThumbprintHash::SHA256).unwrap()}}));
+    let mut header = Header::new(Algorithm::ES256);
+    header.typ = Some("dpop+jwt".into());
+    header.jwk = Some(jwk);
+    let ath = URL_SAFE_NO_PAD.encode(sha2::Sha256::digest(token.as_bytes()));
+    let claims =
+        json!({"jti": "end-of-time", "htm": "POST", "htu": endpoint.url, "iat": u64::MAX, "ath": ath});
+    let proof = jsonwebtoken::encode(&header, &claims, &key).unwrap();
+    let refused = endpoint.call_with("peek", &format!("DPoP {token}"), &[("dpop", proof.as_str())]).await;
+    assert_eq!(refused.status, 401);
+    assert_eq!(refused.body["error_description"], "the DPoP proof is too old or from the future");
+}
+
 /// Every claim a [`MemoryOnceStore`] took, recorded.
 #[derive(Debug)]
 struct Recording {
