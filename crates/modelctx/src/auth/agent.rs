@@ -118,17 +118,21 @@ impl LoopbackBrowser {
         self
     }
 
-    /// Serves the listener until a request for `/callback` arrives; returns its URL.
-    async fn callback(&self) -> Result<Url, AuthError> {
+    /// Serves the listener until a request for `/callback` with this authorization's `state`
+    /// arrives; returns its URL. A callback with another state (or none) is answered 400 and
+    /// the wait goes on: any local process can reach the port, and the first hit used to be
+    /// taken, ending the login with its error or its code.
+    async fn callback(&self, state: Option<String>) -> Result<Url, AuthError> {
         let (found, mut arrived) = mpsc::channel::<String>(1);
+        let state: std::sync::Arc<Option<String>> = std::sync::Arc::new(state);
         loop {
             tokio::select! {
                 accepted = self.listener.accept() => {
                     let Ok((stream, _)) = accepted else { continue };
-                    let found = found.clone();
+                    let (found, state) = (found.clone(), state.clone());
                     let service = hyper::service::service_fn(move |request: Request<Incoming>| {
-                        let found = found.clone();
-                        async move { Ok::<_, std::convert::Infallible>(answer(&request, &found)) }
+                        let (found, state) = (found.clone(), state.clone());
+                        async move { Ok::<_, std::convert::Infallible>(answer(&request, state.as_deref(), &found)) }
                     });
                     tokio::spawn(async move {
                         let _ = hyper::server::conn::http1::Builder::new()
@@ -147,13 +151,27 @@ impl LoopbackBrowser {
     }
 }
 
-/// The listener's answer: the callback is taken and thanked; anything else is 404.
-fn answer(request: &Request<Incoming>, found: &mpsc::Sender<String>) -> Response<Full<Bytes>> {
+/// The listener's answer: the callback carrying `state` is taken and thanked; another
+/// callback is 400, anything else 404.
+fn answer(
+    request: &Request<Incoming>,
+    state: Option<&str>,
+    found: &mpsc::Sender<String>,
+) -> Response<Full<Bytes>> {
+    let refused = |status: StatusCode, text: &'static str| {
+        let mut response = Response::new(Full::new(Bytes::from_static(text.as_bytes())));
+        *response.status_mut() = status;
+        response
+    };
     let target = request.uri().path_and_query().map(|p| p.as_str().to_owned()).unwrap_or_default();
     if request.uri().path() != "/callback" {
-        let mut response = Response::new(Full::new(Bytes::from_static(b"not found")));
-        *response.status_mut() = StatusCode::NOT_FOUND;
-        return response;
+        return refused(StatusCode::NOT_FOUND, "not found");
+    }
+    let given = url::form_urlencoded::parse(request.uri().query().unwrap_or_default().as_bytes())
+        .find(|(name, _)| name == "state")
+        .map(|(_, value)| value.into_owned());
+    if state.is_some_and(|state| given.as_deref() != Some(state)) {
+        return refused(StatusCode::BAD_REQUEST, "not the callback of the authorization under way");
     }
     let _ = found.try_send(target);
     let page =
@@ -177,9 +195,46 @@ impl UserAgent for LoopbackBrowser {
             } else {
                 eprintln!("To authorize, visit:\n\n  {url}\n");
             }
-            tokio::time::timeout(self.wait, self.callback()).await.map_err(|_| {
+            let state =
+                url.query_pairs().find(|(name, _)| name == "state").map(|(_, value)| value.into_owned());
+            tokio::time::timeout(self.wait, self.callback(state)).await.map_err(|_| {
                 AuthError::Refused(format!("no authorization arrived within {} s", self.wait.as_secs()))
             })?
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::auth::fetch::{FetchLimits, Fetcher};
+
+    /// Only the callback carrying this authorization's `state` ends the wait; another is
+    /// refused and the wait goes on (the first hit on the port used to be taken).
+    #[tokio::test]
+    async fn only_the_callback_with_the_authorizations_state_is_taken() {
+        let browser = std::sync::Arc::new(LoopbackBrowser::bind().await.unwrap().open_browser(false));
+        let callback = browser.redirect_uri();
+        let authorizing = {
+            let browser = browser.clone();
+            tokio::spawn(async move {
+                let url =
+                    Url::parse("https://as.example.com/authorize?state=the-state&code_challenge=x").unwrap();
+                let fetcher = Fetcher::new(FetchLimits::default()).unwrap();
+                browser.authorize(&url, &fetcher).await
+            })
+        };
+        let http = reqwest::Client::new();
+        for forged in ["?code=forged", "?code=forged&state=another"] {
+            let status = http.get(format!("{callback}{forged}")).send().await.unwrap().status();
+            assert_eq!(status, 400, "{forged}");
+        }
+        assert_eq!(
+            http.get(format!("{callback}?code=real&state=the-state")).send().await.unwrap().status(),
+            200
+        );
+        let taken =
+            tokio::time::timeout(Duration::from_secs(10), authorizing).await.unwrap().unwrap().unwrap();
+        assert!(taken.as_str().contains("code=real"), "{taken}");
     }
 }
