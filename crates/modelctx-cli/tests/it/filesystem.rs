@@ -250,6 +250,30 @@ async fn listing_trees_searching_and_info() {
     let bounded = ok(&client, "search_files", json!({"path": ".", "pattern": "*", "maxResults": 2})).await;
     let bounded = bounded.structured_content.unwrap();
     assert_eq!((bounded["matches"].as_array().unwrap().len(), &bounded["truncated"]), (2, &json!(true)));
+    // Patterns are bounded in number and length (each entry walked is matched against every
+    // exclude pattern; they were unbounded).
+    let many: Vec<String> = (0..65).map(|n| format!("x{n}")).collect();
+    refused(
+        &client,
+        "search_files",
+        json!({"path": ".", "pattern": "*", "excludePatterns": many}),
+        "more than the 64",
+    )
+    .await;
+    refused(
+        &client,
+        "directory_tree",
+        json!({"path": ".", "excludePatterns": ["x".repeat(1025)]}),
+        "longer than the 1024",
+    )
+    .await;
+    refused(
+        &client,
+        "search_files",
+        json!({"path": ".", "pattern": "x".repeat(1025)}),
+        "longer than the 1024",
+    )
+    .await;
 
     let info = ok(&client, "get_file_info", json!({"path": "hello.txt"})).await;
     assert!(text(&info).contains("type: file\nsize: 12\n"), "{}", text(&info));

@@ -162,17 +162,45 @@ impl Walk<'_> {
     }
 }
 
-/// Compiles the `excludePatterns`, ignoring empty ones.
-pub fn patterns(patterns: &[String]) -> Vec<Pattern> {
-    patterns.iter().filter_map(|p| Pattern::new(p)).collect()
+/// The most `excludePatterns` one call may give: each entry walked is matched against every
+/// one (they were unbounded: a call could pin a blocking thread for as long as it liked).
+pub const MAX_EXCLUDE_PATTERNS: usize = 64;
+
+/// The longest pattern, search or exclude, in bytes.
+pub const MAX_PATTERN_BYTES: usize = 1024;
+
+/// Refuses a pattern longer than [`MAX_PATTERN_BYTES`].
+fn bounded(pattern: &str) -> Result<&str, FsError> {
+    if pattern.len() > MAX_PATTERN_BYTES {
+        return Err(FsError::Refused(format!(
+            "a pattern of {} bytes is longer than the {MAX_PATTERN_BYTES} allowed",
+            pattern.len()
+        )));
+    }
+    Ok(pattern)
+}
+
+/// Compiles the `excludePatterns`, ignoring empty ones; at most [`MAX_EXCLUDE_PATTERNS`].
+pub fn patterns(patterns: &[String]) -> Result<Vec<Pattern>, FsError> {
+    if patterns.len() > MAX_EXCLUDE_PATTERNS {
+        return Err(FsError::Refused(format!(
+            "{} excludePatterns are more than the {MAX_EXCLUDE_PATTERNS} allowed",
+            patterns.len()
+        )));
+    }
+    let mut compiled = Vec::with_capacity(patterns.len());
+    for pattern in patterns {
+        compiled.extend(Pattern::new(bounded(pattern)?));
+    }
+    Ok(compiled)
 }
 
 /// The tree under `raw`, `max_depth` levels deep (at most [`MAX_DEPTH`]), at most
 /// [`MAX_TREE_ENTRIES`] entries.
 pub fn tree(fs: &Fs, raw: &str, exclude: &[String], max_depth: usize) -> Result<Tree, FsError> {
     let max_depth = max_depth.clamp(1, MAX_DEPTH);
+    let exclude = patterns(exclude)?;
     let opened = fs.open(raw, How::Dir)?;
-    let exclude = patterns(exclude);
     let mut walk = Walk { exclude: &exclude, budget: MAX_TREE_ENTRIES, truncated: false };
     let entries = tree_level(&mut walk, &opened.fd, "", max_depth)
         .map_err(|errno| FsError::io(&shorten(raw), "list", errno))?;
@@ -235,10 +263,10 @@ pub fn search(
     exclude: &[String],
     max_results: usize,
 ) -> Result<Matches, FsError> {
-    let pattern =
-        Pattern::new(pattern).ok_or_else(|| FsError::Refused("pattern must not be empty".into()))?;
+    let pattern = Pattern::new(bounded(pattern)?)
+        .ok_or_else(|| FsError::Refused("pattern must not be empty".into()))?;
+    let exclude = patterns(exclude)?;
     let opened = fs.open(raw, How::Dir)?;
-    let exclude = patterns(exclude);
     let mut walk = Walk { exclude: &exclude, budget: MAX_WALK_ENTRIES, truncated: false };
     let limit = max_results.min(MAX_SEARCH_RESULTS);
     let mut search = Search { pattern, base: opened.path.clone(), limit, matches: Vec::new(), full: false };
