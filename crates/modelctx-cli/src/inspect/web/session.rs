@@ -1,6 +1,7 @@
 //! The inspector's one connection to its server, and what the page sees of it: every JSON-RPC
-//! message, notification and progress report as an event (kept, the last [`HISTORY`], for a
-//! page that opens late), and the server's elicitations waiting for the page's answer.
+//! message, notification and progress report as an event (kept, the last [`HISTORY`] within
+//! [`HISTORY_BYTES`], for a page that opens late; one over [`MAX_EVENT_BYTES`] shortened), and
+//! the server's elicitations waiting for the page's answer.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -16,6 +17,11 @@ use tokio::sync::{OnceCell, broadcast, oneshot};
 
 /// Events kept for a page that connects after they happened.
 const HISTORY: usize = 1000;
+/// The bytes of the events kept, at most (as JSON).
+const HISTORY_BYTES: usize = 16 * 1024 * 1024;
+/// The largest event shown whole; a larger one keeps only what names it (a server's message
+/// may be 4 MiB, and 1,000 of them were kept).
+const MAX_EVENT_BYTES: usize = 256 * 1024;
 /// Events a slow page may fall behind by before it misses some (it is told, and reloads).
 const LIVE: usize = 1024;
 /// How long an elicitation waits for the page before it is cancelled.
@@ -23,13 +29,50 @@ const ANSWER_WITHIN: Duration = Duration::from_secs(600);
 /// Elicitations waiting at once, at most; more are cancelled at once.
 const MAX_PENDING: usize = 64;
 
+/// The events kept, with their sizes and the sum of them.
+#[derive(Default)]
+struct History {
+    events: VecDeque<(Value, usize)>,
+    bytes: usize,
+}
+
+/// `event` and its size as JSON; past [`MAX_EVENT_BYTES`], only its kind and what names its
+/// message (`jsonrpc`, `id`, `method`), with how much was left out.
+fn bounded(event: Value) -> (Value, usize) {
+    let bytes = serde_json::to_vec(&event).map_or(0, |text| text.len());
+    if bytes <= MAX_EVENT_BYTES {
+        return (event, bytes);
+    }
+    let names = |message: &Value| {
+        let mut kept = serde_json::Map::new();
+        for key in ["jsonrpc", "id", "method"] {
+            if let Some(value) = message.get(key) {
+                kept.insert(key.into(), value.clone());
+            }
+        }
+        Value::Object(kept)
+    };
+    let omitted = format!("{bytes} bytes, more than the inspector keeps of one event ({MAX_EVENT_BYTES})");
+    let mut short = json!({"kind": event.get("kind"), "omitted": omitted});
+    for key in ["direction", "method", "id"] {
+        if let Some(value) = event.get(key) {
+            short[key] = value.clone();
+        }
+    }
+    if let Some(message) = event.get("message") {
+        short["message"] = names(message);
+    }
+    let bytes = serde_json::to_vec(&short).map_or(0, |text| text.len());
+    (short, bytes)
+}
+
 /// The connection and its events.
 pub struct Session {
     /// The server as the command line named it.
     pub target: String,
     client: OnceCell<Result<Arc<Client>, String>>,
     events: broadcast::Sender<Value>,
-    history: Mutex<VecDeque<Value>>,
+    history: Mutex<History>,
     pending: Mutex<HashMap<u64, oneshot::Sender<ElicitResult>>>,
     next_id: AtomicU64,
 }
@@ -45,19 +88,22 @@ impl Session {
             target,
             client: OnceCell::new(),
             events: broadcast::channel(LIVE).0,
-            history: Mutex::new(VecDeque::new()),
+            history: Mutex::default(),
             pending: Mutex::default(),
             next_id: AtomicU64::new(1),
         })
     }
 
-    /// Records `event` and tells the pages.
+    /// Records `event` (shortened past [`MAX_EVENT_BYTES`]) and tells the pages.
     pub fn emit(&self, event: Value) {
+        let (event, bytes) = bounded(event);
         let mut history = lock(&self.history);
-        if history.len() == HISTORY {
-            history.pop_front();
+        history.bytes += bytes;
+        history.events.push_back((event.clone(), bytes));
+        while history.events.len() > HISTORY || history.bytes > HISTORY_BYTES {
+            let Some((_, dropped)) = history.events.pop_front() else { break };
+            history.bytes -= dropped;
         }
-        history.push_back(event.clone());
         // No page listening is no one to tell.
         let _ = self.events.send(event);
     }
@@ -65,7 +111,7 @@ impl Session {
     /// The events so far, and the live ones after them (none lost between the two).
     pub fn subscribe(&self) -> (Vec<Value>, broadcast::Receiver<Value>) {
         let history = lock(&self.history);
-        (history.iter().cloned().collect(), self.events.subscribe())
+        (history.events.iter().map(|(event, _)| event.clone()).collect(), self.events.subscribe())
     }
 
     /// The wire tap that turns every message of the connection into an event.
@@ -141,5 +187,31 @@ impl Session {
     /// The connection: `None` while connecting, the reason when it failed.
     pub fn client(&self) -> Option<Result<Arc<Client>, String>> {
         self.client.get().cloned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the page is kept is bounded in bytes: an event past 256 KiB keeps only what names
+    /// it, and the history stays within 16 MiB (1,000 messages of up to 4 MiB were kept).
+    #[test]
+    fn the_events_kept_are_bounded_in_bytes() {
+        let session = Session::new("test".into());
+        let big = "x".repeat(1024 * 1024);
+        session.emit(json!({"kind": "message", "direction": "in",
+                            "message": {"jsonrpc": "2.0", "id": 7, "result": {"text": big}}}));
+        let (events, _) = session.subscribe();
+        assert_eq!(events[0]["message"], json!({"jsonrpc": "2.0", "id": 7}));
+        assert!(events[0]["omitted"].as_str().unwrap().contains("more than the inspector keeps"));
+        let large = "y".repeat(200 * 1024);
+        for n in 0..200 {
+            session.emit(json!({"kind": "notification", "method": "n", "params": {"n": n, "text": large}}));
+        }
+        let (events, _) = session.subscribe();
+        let kept: usize = events.iter().map(|event| serde_json::to_vec(event).unwrap().len()).sum();
+        assert!(kept <= HISTORY_BYTES && events.len() < 200, "{} events, {kept} bytes", events.len());
+        assert_eq!(events.last().unwrap()["params"]["n"], 199, "the newest are kept");
     }
 }
