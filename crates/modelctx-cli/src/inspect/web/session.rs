@@ -66,6 +66,24 @@ fn bounded(event: Value) -> (Value, usize) {
     (short, bytes)
 }
 
+/// The page's event for elicitation `id`: its message, and its form's schema or its link. A
+/// link the CLI would not open either (`client::browser::openable`: `https`, or `http` on
+/// loopback, no credentials) is not given to the page as one: the message says why (the page
+/// made any URL a link, `javascript:` included).
+fn elicitation_event(id: u64, request: &ElicitRequest) -> Value {
+    match request {
+        ElicitRequest::Form { message, requested_schema, .. } => {
+            json!({"kind": "elicitation", "id": id, "message": message,
+                   "schema": serde_json::to_value(requested_schema).ok(), "url": null})
+        }
+        ElicitRequest::Url { message, url, .. } => match modelctx::client::browser::openable(url) {
+            Ok(_) => json!({"kind": "elicitation", "id": id, "message": message, "schema": null, "url": url}),
+            Err(why) => json!({"kind": "elicitation", "id": id, "schema": null, "url": null,
+                               "message": format!("{message}\n\n(The server's link is not shown: {why}.)")}),
+        },
+    }
+}
+
 /// The connection and its events.
 pub struct Session {
     /// The server as the command line named it.
@@ -154,13 +172,7 @@ impl Session {
             }
             pending.insert(id, answer);
         }
-        let (message, schema, url) = match &request {
-            ElicitRequest::Form { message, requested_schema, .. } => {
-                (message.clone(), serde_json::to_value(requested_schema).ok(), None)
-            }
-            ElicitRequest::Url { message, url, .. } => (message.clone(), None, Some(url.clone())),
-        };
-        self.emit(json!({"kind": "elicitation", "id": id, "message": message, "schema": schema, "url": url}));
+        self.emit(elicitation_event(id, &request));
         let outcome = tokio::time::timeout(ANSWER_WITHIN, answered).await;
         lock(&self.pending).remove(&id);
         let result = match outcome {
@@ -196,6 +208,25 @@ mod tests {
 
     /// What the page is kept is bounded in bytes: an event past 256 KiB keeps only what names
     /// it, and the history stays within 16 MiB (1,000 messages of up to 4 MiB were kept).
+    /// A URL-mode elicitation's link reaches the page only when it may be opened.
+    #[test]
+    fn only_an_openable_link_reaches_the_page() {
+        let asking = |url: &str| {
+            let request = ElicitRequest::Url {
+                message: "Sign in".into(),
+                url: url.into(),
+                elicitation_id: Some("e1".into()),
+            };
+            elicitation_event(1, &request)
+        };
+        assert_eq!(asking("https://example.com/login")["url"], "https://example.com/login");
+        for hostile in ["javascript:alert(1)", "http://intranet.example/", "https://user:pw@example.com/"] {
+            let event = asking(hostile);
+            assert_eq!(event["url"], Value::Null, "{hostile}");
+            assert!(event["message"].as_str().unwrap().contains("link is not shown"), "{event}");
+        }
+    }
+
     #[test]
     fn the_events_kept_are_bounded_in_bytes() {
         let session = Session::new("test".into());
