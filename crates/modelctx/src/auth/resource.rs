@@ -271,7 +271,10 @@ impl ResourceServer {
             (None, true) => return Err(self.invalid("the DPoP scheme needs a token bound to a key")),
             (None, false) => {}
         }
-        let mut principal = principal(claims);
+        // Without a subject or a client, callers could not be told apart: they would share one
+        // principal, and with it each other's sessions and tasks.
+        let mut principal = principal(claims)
+            .ok_or_else(|| self.invalid("the token names no subject (sub) or client (client_id, azp)"))?;
         self.expand(&mut principal.scopes);
         Ok(principal)
     }
@@ -439,7 +442,8 @@ fn jwt_failure(error: &jsonwebtoken::errors::Error) -> String {
 }
 
 /// The principal of verified claims.
-fn principal(claims: Map<String, Value>) -> Principal {
+/// The caller `claims` name: its subject, else its client; `None` when they name neither.
+fn principal(claims: Map<String, Value>) -> Option<Principal> {
     let text = |name: &str| claims.get(name).and_then(Value::as_str).map(str::to_owned);
     let scopes = match (claims.get("scope"), claims.get("scp")) {
         (Some(Value::String(scope)), _) | (None, Some(Value::String(scope))) => split_scopes(scope),
@@ -449,8 +453,8 @@ fn principal(claims: Map<String, Value>) -> Principal {
         _ => Vec::new(),
     };
     let client_id = text("client_id").or_else(|| text("azp"));
-    let subject = text("sub").or_else(|| client_id.clone()).unwrap_or_default();
-    Principal::new(text("iss"), subject, scopes).with_client(client_id).with_claims(claims)
+    let subject = text("sub").or_else(|| client_id.clone()).filter(|subject| !subject.is_empty())?;
+    Some(Principal::new(text("iss"), subject, scopes).with_client(client_id).with_claims(claims))
 }
 
 impl Authenticator for ResourceServer {

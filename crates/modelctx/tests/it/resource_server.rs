@@ -360,6 +360,24 @@ async fn a_dpop_bound_token_needs_a_fresh_proof_of_its_key() {
     });
 }
 
+/// A token that names no subject and no client is refused: its callers could not be told apart
+/// (they shared one principal, and each other's sessions and tasks); one naming only its client
+/// is that client.
+#[tokio::test]
+async fn a_token_naming_no_subject_or_client_is_refused() {
+    let endpoint = start().await;
+    let nameless = endpoint.signer.token(&endpoint.url, json!({"sub": null, "client_id": null}));
+    let refused = endpoint.call("peek", &nameless).await;
+    assert_eq!(refused.status, 401);
+    assert!(
+        refused.body["error_description"].as_str().unwrap().contains("names no subject"),
+        "{:?}",
+        refused.body
+    );
+    let client_only = endpoint.signer.token(&endpoint.url, json!({"sub": null}));
+    assert_eq!(endpoint.call("peek", &client_only).await.status, 200);
+}
+
 /// A DPoP proof whose `iat` is the end of time is refused as from the future (the check's
 /// `iat + window` overflowed: a panic in a debug build, a wrapped sum in a release one).
 #[tokio::test]
