@@ -153,6 +153,20 @@ async fn open_sessions(
         .await
 }
 
+/// What `n` peers of a kind cost: what the server holds above `baseline` now, and once `end`
+/// has ended them.
+async fn measure(
+    what: &'static str,
+    n: usize,
+    baseline: isize,
+    end: impl std::future::Future<Output = ()>,
+) -> Figure {
+    let held = settled().await - baseline;
+    end.await;
+    let after = settled().await - baseline;
+    Figure { what, count: n, per_peer: held / n as isize, after }
+}
+
 /// One kind of peer's figures.
 struct Figure {
     what: &'static str,
@@ -236,8 +250,7 @@ async fn sessions_deleted(
 ) -> Figure {
     let baseline = settled().await;
     let ids = open_sessions(sender, address, n).await;
-    let held = settled().await - baseline;
-    futures::stream::iter(ids)
+    let deleted = futures::stream::iter(ids)
         .map(|id| {
             let mut sender = sender.clone();
             async move {
@@ -249,15 +262,11 @@ async fn sessions_deleted(
             }
         })
         .buffer_unordered(64)
-        .collect::<Vec<()>>()
-        .await;
-    let after = settled().await - baseline;
-    Figure {
-        what: "legacy session (in-memory store), ended by DELETE",
-        count: n,
-        per_peer: held / n as isize,
-        after,
-    }
+        .collect::<Vec<()>>();
+    measure("legacy session (in-memory store), ended by DELETE", n, baseline, async {
+        deleted.await;
+    })
+    .await
 }
 
 /// The store's copy of a legacy session alone (in memory): what an instance whose sessions
@@ -287,10 +296,10 @@ async fn store_copies(server_runtime: &tokio::runtime::Runtime, n: usize) -> Fig
         drop(store);
     });
     held_rx.await.unwrap();
-    let held = settled().await - baseline;
-    let _ = done_tx.send(());
-    let after = settled().await - baseline;
-    Figure { what: "of which the store's copy (in memory)", count: n, per_peer: held / n as isize, after }
+    measure("of which the store's copy (in memory)", n, baseline, async {
+        let _ = done_tx.send(());
+    })
+    .await
 }
 
 /// Legacy sessions opened, then left to expire (the next `initialize` sweeps them).
@@ -303,12 +312,11 @@ async fn sessions_expired(
     let baseline = settled().await;
     let ids = open_sessions(sender, address, n).await;
     drop(ids);
-    let held = settled().await - baseline;
-    tokio::time::sleep(lifetime + Duration::from_millis(500)).await;
-    let last = open_sessions(sender, address, 1).await;
-    let after = settled().await - baseline;
-    drop(last);
-    Figure { what: "legacy session, expired", count: n, per_peer: held / n as isize, after }
+    measure("legacy session, expired", n, baseline, async {
+        tokio::time::sleep(lifetime + Duration::from_millis(500)).await;
+        drop(open_sessions(sender, address, 1).await);
+    })
+    .await
 }
 
 /// `subscriptions/listen` streams opened on an HTTP/2 connection of their own, then closed by
@@ -334,11 +342,11 @@ async fn listens(address: std::net::SocketAddr, n: usize) -> Figure {
         .buffer_unordered(64)
         .collect()
         .await;
-    let held = settled().await - baseline;
-    drop(streams);
-    drop(sender);
-    let after = settled().await - baseline;
-    Figure { what: "`subscriptions/listen` stream (HTTP/2)", count: n, per_peer: held / n as isize, after }
+    measure("`subscriptions/listen` stream (HTTP/2)", n, baseline, async {
+        drop(streams);
+        drop(sender);
+    })
+    .await
 }
 
 /// Keep-alive HTTP/1.1 connections, each after one request, then closed by the client.
@@ -372,10 +380,7 @@ async fn connections(address: std::net::SocketAddr, n: usize) -> Figure {
         .buffer_unordered(64)
         .collect()
         .await;
-    let held = settled().await - baseline;
-    drop(open);
-    let after = settled().await - baseline;
-    Figure { what: "keep-alive HTTP/1.1 connection, idle", count: n, per_peer: held / n as isize, after }
+    measure("keep-alive HTTP/1.1 connection, idle", n, baseline, async { drop(open) }).await
 }
 
 /// Tasks of a legacy session, finished and kept for their TTL, then expired (the next task
@@ -402,16 +407,11 @@ async fn tasks(
     let baseline = settled().await;
     let all = futures::stream::iter(1..=n).map(|id| create(session.clone(), id));
     all.buffer_unordered(64).collect::<Vec<()>>().await;
-    let held = settled().await - baseline;
-    tokio::time::sleep(lifetime + Duration::from_millis(500)).await;
-    // The session expired meanwhile too: a new one makes the task that sweeps the others.
-    let session = open_sessions(sender, address, 1).await.remove(0);
-    create(session, n + 1).await;
-    let after = settled().await - baseline;
-    Figure {
-        what: "finished task, kept for its TTL, then expired",
-        count: n,
-        per_peer: held / n as isize,
-        after,
-    }
+    measure("finished task, kept for its TTL, then expired", n, baseline, async {
+        tokio::time::sleep(lifetime + Duration::from_millis(500)).await;
+        // The session expired meanwhile too: a new one makes the task that sweeps the others.
+        let session = open_sessions(sender, address, 1).await.remove(0);
+        create(session, n + 1).await;
+    })
+    .await
 }

@@ -119,8 +119,8 @@ impl Lifecycle {
     /// Whether `bytes` more fit in [`Limits::max_admitted_bytes`] (always, when none are
     /// admitted); when not, the next request to finish says so on `freed`.
     fn fits(&self, bytes: usize) -> bool {
-        let admitted = self.admitted_bytes.load(Ordering::Acquire);
-        let fits = admitted == 0 || admitted.saturating_add(bytes) <= self.limits.max_admitted_bytes;
+        let fits =
+            bytes_fit(self.admitted_bytes.load(Ordering::Acquire), bytes, self.limits.max_admitted_bytes);
         if !fits {
             self.bytes_wanted.store(true, Ordering::Release);
         }
@@ -276,7 +276,7 @@ impl Exchange {
             let bound = limits.max_admitted_bytes;
             let taken =
                 lifecycle.admitted_bytes.fetch_update(Ordering::AcqRel, Ordering::Acquire, |admitted| {
-                    (admitted == 0 || admitted.saturating_add(bytes) <= bound).then(|| admitted + bytes)
+                    bytes_fit(admitted, bytes, bound).then(|| admitted + bytes)
                 });
             if let Err(admitted) = taken {
                 lifecycle.release(0);
@@ -413,6 +413,12 @@ impl Exchange {
             timeout: self.inner.lifecycle.limits.client_request_timeout,
         }
     }
+}
+
+/// Whether a request of `bytes` fits beside `admitted` bytes within `bound`: always, when none
+/// are admitted (so that one message of the largest size allowed always gets in).
+fn bytes_fit(admitted: usize, bytes: usize, bound: usize) -> bool {
+    admitted == 0 || admitted.saturating_add(bytes) <= bound
 }
 
 /// A request [`Admission::start`]ed: answered at once, or running in its task.
