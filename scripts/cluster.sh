@@ -4,16 +4,28 @@
 # instances behind `haproxy`, round robin with no stickiness. Through the balancer:
 #   1. the official conformance suite's server scenarios of 2025-11-25 and 2026-07-28, and
 #      the extensions' (scripts/conformance.sh with CONFORMANCE_URL);
-#   2. the cluster tests of crates/modelctx-cli/tests/cluster.rs: a legacy session spread over
+#   2. the cluster tests of crates/modelctx-cli/tests/cluster/: a legacy session spread over
 #      instances (requests, GET stream, an elicitation answered on another instance), a change
-#      on one instance heard by listeners on another, an instance killed mid-task (last).
+#      on one instance heard by listeners on another, an instance killed mid-task (last);
+#   3. chaos under load (tests/cluster/chaos.rs): with every instance up again, a steady mix of
+#      quick and slow calls, legacy sessions, tasks and listen streams while this script kills
+#      an instance (SIGKILL), starts it again, and stops and starts Redis (SIGTERM, AOF kept);
+#      the test checks that nothing acknowledged was lost and prints what clients saw.
 # Prints how long each step took. Everything binds 127.0.0.1 and is stopped on exit.
 #
-#   scripts/cluster.sh
+#   scripts/cluster.sh                            every step
+#   scripts/cluster.sh chaos                      only the named steps (conformance, tests, chaos)
+#   MODELCTX_CHAOS_SCALE=4 scripts/cluster.sh     chaos with four times the workers
 #
 # Installs the Debian packages redis-server and haproxy when missing (scripts/packages.sh). Logs and results: target/cluster/ (under CARGO_TARGET_DIR if set).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+STEPS=" ${*:-conformance tests chaos} "
+for step in $STEPS; do
+    [[ " conformance tests chaos " == *" $step "* ]] || { echo "cluster: no step '$step' (conformance, tests, chaos)" >&2; exit 2; }
+done
+# wanted STEP: whether STEP is to run.
+wanted() { [[ $STEPS == *" $1 "* ]]; }
 ROOT=$PWD
 TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 case $TARGET_DIR in /*) ;; *) TARGET_DIR=$ROOT/$TARGET_DIR ;; esac
@@ -58,10 +70,15 @@ trap 'exit 143' TERM
 
 started=$SECONDS
 REDIS_PORT=$(free_port)
-redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --dir "$OUT/redis" --appendonly yes --save "" \
-    --protected-mode yes >"$OUT/redis.log" 2>&1 &
-PIDS+=($!)
 REDIS_URL=redis://127.0.0.1:$REDIS_PORT
+# start_redis LOG: on REDIS_PORT, its data (AOF) kept in $OUT/redis across restarts.
+start_redis() {
+    redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --dir "$OUT/redis" --appendonly yes --save "" \
+        --protected-mode yes >"$1" 2>&1 &
+    REDIS_PID=$!
+    PIDS+=("$REDIS_PID")
+}
+start_redis "$OUT/redis.log"
 
 # wait_for FILE PATTERN WHAT: until FILE holds a line matching PATTERN (bounded)
 wait_for() {
@@ -73,16 +90,26 @@ wait_for() {
 }
 wait_for "$OUT/redis.log" 'Ready to accept connections' "redis-server"
 
-declare -A INSTANCE_PID
+declare -A INSTANCE_PID INSTANCE_ADDRESS
+# start_instance NAME [ADDRESS]: serve everything on ADDRESS (a free port when not given), its
+# log in $OUT/NAME.log (NAME.2.log when started again, and so on).
+start_instance() {
+    local name=$1 address=${2:-127.0.0.1:0} log=$OUT/$1.log life=1
+    while [[ -e $log ]]; do
+        life=$((life + 1))
+        log=$OUT/$name.$life.log
+    done
+    "$BIN" serve everything --http "$address" --redis "$REDIS_URL" </dev/null >"$log" 2>&1 &
+    INSTANCE_PID[$name]=$!
+    PIDS+=("$!")
+    wait_for "$log" 'listening on http://127\.0\.0\.1:[0-9]+/mcp' "instance $name"
+    address=$(grep -m1 -aoE 'listening on http://127\.0\.0\.1:[0-9]+' "$log")
+    INSTANCE_ADDRESS[$name]=${address#listening on http://}
+}
 BACKENDS=""
 for name in i1 i2 i3; do
-    "$BIN" serve everything --http 127.0.0.1:0 --redis "$REDIS_URL" </dev/null >"$OUT/$name.log" 2>&1 &
-    pid=$!
-    PIDS+=("$pid")
-    INSTANCE_PID[$name]=$pid
-    wait_for "$OUT/$name.log" 'listening on http://127\.0\.0\.1:[0-9]+/mcp' "instance $name"
-    address=$(grep -m1 -aoE 'listening on http://127\.0\.0\.1:[0-9]+' "$OUT/$name.log")
-    BACKENDS+="    server $name ${address#listening on http://} check inter 500ms fall 2 rise 1"$'\n'
+    start_instance "$name"
+    BACKENDS+="    server $name ${INSTANCE_ADDRESS[$name]} check inter 500ms fall 2 rise 1"$'\n'
 done
 
 LB_PORT=$(free_port)
@@ -119,24 +146,73 @@ echo "==> cluster: redis $REDIS_URL, instances i1 i2 i3, balancer $URL (up in $(
 
 # --- 1. the conformance suite through the balancer ---------------------------------------------
 status=0
-step=$SECONDS
-CONFORMANCE_URL=$URL CONFORMANCE_OUT=$OUT/conformance scripts/conformance.sh || status=1
-echo "==> cluster: conformance through the balancer took $((SECONDS - step)) s"
+if wanted conformance; then
+    step=$SECONDS
+    CONFORMANCE_URL=$URL CONFORMANCE_OUT=$OUT/conformance scripts/conformance.sh || status=1
+    echo "==> cluster: conformance through the balancer took $((SECONDS - step)) s"
+fi
 
 # --- 2. the cluster tests ------------------------------------------------------------------------
-step=$SECONDS
-instances=""
-for name in i1 i2 i3; do
-    instances+="$name=${INSTANCE_PID[$name]} "
-done
-if MODELCTX_CLUSTER_URL=$URL MODELCTX_CLUSTER_INSTANCES=$instances \
-    timeout --foreground -k 10 600 cargo test --locked -q --workspace --all-features --test cluster -- \
-    --ignored --test-threads=1 --nocapture 2>&1 | tee "$OUT/tests.log"; then
-    :
-else
-    status=1
+if wanted tests; then
+    step=$SECONDS
+    instances=""
+    for name in i1 i2 i3; do
+        instances+="$name=${INSTANCE_PID[$name]} "
+    done
+    if MODELCTX_CLUSTER_URL=$URL MODELCTX_CLUSTER_INSTANCES=$instances \
+        timeout --foreground -k 10 600 cargo test --locked -q --workspace --all-features --test cluster -- \
+        --ignored --skip chaos --test-threads=1 --nocapture 2>&1 | tee "$OUT/tests.log"; then
+        :
+    else
+        status=1
+    fi
+    grep -q '^test result: ok' "$OUT/tests.log" || status=1
+    echo "==> cluster: the cluster tests took $((SECONDS - step)) s"
 fi
-grep -q '^test result: ok' "$OUT/tests.log" || status=1
-echo "==> cluster: the cluster tests took $((SECONDS - step)) s"
+
+# --- 3. chaos under load ---------------------------------------------------------------------------
+if wanted chaos; then
+    step=$SECONDS
+    for name in i1 i2 i3; do
+        if ! kill -0 "${INSTANCE_PID[$name]}" 2>/dev/null; then
+            start_instance "$name" "${INSTANCE_ADDRESS[$name]}"
+        fi
+    done
+    sleep 1.5 # the balancer's health check sees them up (inter 500ms, rise 1)
+    EVENTS=$OUT/chaos.events
+    : >"$EVENTS"
+    event() {
+        echo "$(date +%s%3N) $1" >>"$EVENTS"
+        echo "==> cluster: chaos: $1"
+    }
+    MODELCTX_CLUSTER_URL=$URL MODELCTX_CHAOS_EVENTS=$EVENTS \
+        timeout --foreground -k 10 400 cargo test --locked -q --workspace --all-features --test cluster -- \
+        --ignored chaos --nocapture >"$OUT/chaos.log" 2>&1 &
+    chaos=$!
+    wait_for "$OUT/chaos.log" 'chaos: load running' "the chaos load"
+    sleep 4
+    event kill # written first: what the kill cuts ends after it
+    kill -KILL "${INSTANCE_PID[i2]}"
+    sleep 5
+    start_instance i2 "${INSTANCE_ADDRESS[i2]}"
+    event "instance back"
+    sleep 5
+    event "redis stop"
+    kill -TERM "$REDIS_PID" # a clean stop: its AOF written out
+    wait "$REDIS_PID" 2>/dev/null || true
+    sleep 3
+    start_redis "$OUT/redis-again.log"
+    wait_for "$OUT/redis-again.log" 'Ready to accept connections' "redis-server again"
+    event "redis back"
+    sleep 10
+    event end
+    if wait "$chaos" && grep -q '^test result: ok' "$OUT/chaos.log"; then
+        grep -a '^chaos:' "$OUT/chaos.log"
+    else
+        cat "$OUT/chaos.log"
+        status=1
+    fi
+    echo "==> cluster: chaos under load took $((SECONDS - step)) s"
+fi
 echo "cluster: $( ((status == 0)) && echo passed || echo FAILED) in $((SECONDS - started)) s; logs: $OUT"
 exit "$status"

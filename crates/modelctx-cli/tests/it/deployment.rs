@@ -1,6 +1,6 @@
 //! `modelctx serve` as a deployment configures it: a Redis that cannot be reached stops the
 //! start with a message naming it, and the names the server answers under are its options.
-//! (Many instances sharing Redis behind a balancer: `tests/cluster.rs`, by `scripts/cluster.sh`.)
+//! (Many instances sharing Redis behind a balancer: `tests/cluster/`, by `scripts/cluster.sh`.)
 
 use std::process::{Command, Stdio};
 use std::time::Duration;

@@ -413,7 +413,7 @@ async fn a_failing_session_store_is_an_error_the_client_can_read_not_a_lost_sess
     let ping = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
     let lookup =
         endpoint.send("POST", &[("content-type", "application/json"), ("mcp-session-id", "s1")], ping).await;
-    assert_eq!(lookup.status, 500, "not 404, which would tell the client its session is gone");
+    assert_eq!(lookup.status, 503, "not 404, which would tell the client its session is gone; to retry");
     assert_eq!(lookup.json()["id"], 2);
     assert!(
         lookup.json()["error"]["message"]
@@ -421,6 +421,10 @@ async fn a_failing_session_store_is_an_error_the_client_can_read_not_a_lost_sess
             .unwrap()
             .contains("the session store failed: connection refused")
     );
+    let stream = endpoint.send("GET", &[("accept", "text/event-stream"), ("mcp-session-id", "s1")], "").await;
+    assert_eq!(stream.status, 503);
+    let end = endpoint.send("DELETE", &[("mcp-session-id", "s1")], "").await;
+    assert_eq!(end.status, 503);
 }
 
 /// Instances that share stores and a bus need no sticky sessions: a legacy client's answer

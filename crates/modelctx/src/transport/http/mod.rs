@@ -49,7 +49,7 @@ pub use store::{
 };
 
 use body::{BodyReader, error_response};
-use sessions::{Sessions, store_failure};
+use sessions::{Sessions, store_unavailable};
 
 /// The response body of the MCP endpoint: JSON, or an SSE stream.
 pub type McpBody = UnsyncBoxBody<Bytes, Infallible>;
@@ -145,7 +145,7 @@ impl McpHttp {
         }
         let session = match shared.sessions.lookup(request.headers(), principal.as_deref()).await {
             Ok(session) => session,
-            Err(e) => return error_response(500, None, store_failure(&e)),
+            Err(e) => return store_unavailable(None, &e),
         };
         let peer = session.as_ref().map_or_else(|lookup| lookup.peer(), |s| PeerState::Session(s.version()));
         // The origin was checked above, for every method.
@@ -166,7 +166,7 @@ impl McpHttp {
                 if let Ok(session) = session
                     && let Err(e) = shared.sessions.remove(&session).await
                 {
-                    return error_response(500, None, store_failure(&e));
+                    return store_unavailable(None, &e);
                 }
                 body::empty(http::StatusCode::OK)
             }

@@ -22,7 +22,7 @@ use super::live::LIVE_BUFFER;
 use super::names;
 use super::relay;
 use super::session::Session;
-use super::sessions::store_failure;
+use super::sessions::store_unavailable;
 use super::{Denial, McpBody, Shared};
 use crate::server::dispatch::Caller;
 use crate::server::exchange::{Outcome, Started, response};
@@ -62,7 +62,7 @@ pub(super) async fn handle(
     }
     let session = match shared.sessions.lookup(headers, principal.as_deref()).await {
         Ok(session) => session,
-        Err(e) => return error_response(500, message_id(&message), store_failure(&e)),
+        Err(e) => return store_unavailable(message_id(&message), &e),
     };
     let peer = match &session {
         Ok(session) => PeerState::Session(session.version()),

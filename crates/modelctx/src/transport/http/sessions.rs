@@ -10,10 +10,13 @@ use std::time::{Duration, Instant};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use http::HeaderMap;
-use modelctx_protocol::jsonrpc::ErrorObject;
+use http::Response;
+use modelctx_protocol::jsonrpc::{ErrorObject, RequestId};
 use modelctx_protocol::{JsonObject, Method};
 
 use super::HttpOptions;
+use super::McpBody;
+use super::body::error_response;
 use super::relay::{self, LocalSessions};
 use super::session::{Missing, Session};
 use super::store::{HttpStores, StoreError};
@@ -51,6 +54,12 @@ const MAX_CHANGE_ATTEMPTS: usize = 16;
 /// A store failure as the client sees it.
 pub(super) fn store_failure(error: &StoreError) -> ErrorObject {
     ErrorObject::internal(format!("the session store failed: {error}"))
+}
+
+/// A store failure answering a request outright: 503, for the store is away for a while
+/// (Redis restarting) and the request may be sent again.
+pub(super) fn store_unavailable(id: Option<RequestId>, error: &StoreError) -> Response<McpBody> {
+    error_response(503, id, store_failure(error))
 }
 
 /// A change to a session's state being written: the generation is odd from its start to its

@@ -8,6 +8,9 @@
 //!   2026-07-28 `subscriptions/listen`);
 //! - an instance killed mid-task leaves the task readable: failed, saying why, never lost.
 //!
+//! Then, with every instance up again, [`chaos`]: the cluster under a steady mixed load while
+//! `scripts/cluster.sh` kills an instance and restarts Redis.
+//!
 //! The balancer names the instance that served each response in `X-Served-By`.
 //! `MODELCTX_CLUSTER_URL` is the balancer's endpoint; `MODELCTX_CLUSTER_INSTANCES` names each
 //! instance's process (`i1=PID i2=PID i3=PID`).
@@ -17,6 +20,8 @@ use std::time::{Duration, Instant};
 
 use reqwest::header::HeaderMap;
 use serde_json::{Value, json};
+
+mod chaos;
 
 const WAIT: Duration = Duration::from_secs(20);
 const TASKS: &str = "io.modelcontextprotocol/tasks";
@@ -188,12 +193,22 @@ async fn a_legacy_session_spreads_over_instances_and_hears_changes_made_on_anoth
     assert_eq!(deleted.status(), 200);
 }
 
-/// A 2026-07-28 request through the balancer.
+/// A 2026-07-28 request through the balancer, from a client of the tasks extension.
 fn modern(http: &reqwest::Client, method: &str, params: Value) -> reqwest::RequestBuilder {
+    modern_with(http, method, params, json!({TASKS: {}}))
+}
+
+/// A 2026-07-28 request through the balancer, from a client of the given `extensions`.
+fn modern_with(
+    http: &reqwest::Client,
+    method: &str,
+    params: Value,
+    extensions: Value,
+) -> reqwest::RequestBuilder {
     let mut params = params;
     params["_meta"] = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {"extensions": {TASKS: {}}},
+        "io.modelcontextprotocol/clientCapabilities": {"extensions": extensions},
     });
     let request = http
         .post(url())
