@@ -11,7 +11,12 @@ use crate::Redis;
 use crate::sessions::now_ms;
 
 /// Keeps a new task if there is room. KEYS: task, index, the owner's index. ARGV: JSON,
-/// expiry ms (empty for never), now, max, id, task key prefix.
+/// expiry ms (empty for never), now, max, id, task key prefix, how many to read for an ended
+/// one.
+///
+/// At the bound, the ended task that expires first makes room: the index is ordered by expiry,
+/// and its first [`ENDED_SCAN`] entries are read for one that ended (only those: a store full of
+/// working tasks refuses the new one after as many reads).
 ///
 /// The owner's index (ids in lexicographic order, for listing) expires with the last of its
 /// tasks, and sheds the ids of expired tasks once it holds more than can be alive (it used to
@@ -20,7 +25,20 @@ static CREATE: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
         redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[3])
-        if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then return 0 end
+        if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then
+            local room = false
+            for _, id in ipairs(redis.call('ZRANGE', KEYS[2], 0, tonumber(ARGV[7]) - 1)) do
+                local kept = redis.call('GET', ARGV[6] .. id)
+                local status = kept and cjson.decode(kept).status
+                if not kept or status == 'completed' or status == 'failed' or status == 'cancelled' then
+                    redis.call('DEL', ARGV[6] .. id)
+                    redis.call('ZREM', KEYS[2], id)
+                    room = true
+                    break
+                end
+            end
+            if not room then return 0 end
+        end
         redis.call('ZADD', KEYS[3], 0, ARGV[5])
         if redis.call('ZCARD', KEYS[3]) > tonumber(ARGV[4]) then
             for _, id in ipairs(redis.call('ZRANGE', KEYS[3], 0, -1)) do
@@ -47,6 +65,9 @@ static CREATE: LazyLock<Script> = LazyLock::new(|| {
         return 1",
     )
 });
+
+/// How many of the tasks that expire first a full store reads for an ended one to forget.
+const ENDED_SCAN: usize = 64;
 
 /// Replaces a task if it is still as read. KEYS: task. ARGV: as read, new JSON.
 static SWAP: LazyLock<Script> = LazyLock::new(|| {
@@ -112,7 +133,7 @@ impl TaskStore for RedisTaskStore {
                 .key(self.owner_index(task.owner()));
             invocation.arg(encode(task)?);
             invocation.arg(task.expires_ms().map(|at| at.to_string()).unwrap_or_default());
-            invocation.arg(now_ms()).arg(max).arg(task.id()).arg(self.key(""));
+            invocation.arg(now_ms()).arg(max).arg(task.id()).arg(self.key("")).arg(ENDED_SCAN);
             Ok(self.redis.invoke::<i64>("keep a task", &invocation).await? == 1)
         })
     }

@@ -78,7 +78,8 @@ pub async fn event_store(store: &dyn EventStore) {
 }
 
 /// A [`TaskStore`], which must hold no other task (a fresh one, or a fresh namespace): a task
-/// reads back as created; `max` bounds the tasks kept; concurrent changes are all applied
+/// reads back as created; `max` bounds the tasks kept, and at it the ended task that expires
+/// first makes room (none while every task works); concurrent changes are all applied
 /// (none lost to another); an owner lists its own tasks only, in id order; a task is gone (and
 /// unlisted) once it expired, and never before.
 pub async fn task_store(store: &dyn TaskStore) {
@@ -87,7 +88,7 @@ pub async fn task_store(store: &dyn TaskStore) {
     assert_eq!(store.get(task.id()).await.unwrap().as_ref(), Some(&task), "a task reads back as created");
     let second = TaskRecord::new(unique("task"), None, Some(60_000), 500, 10_000);
     assert!(store.create(&second, 2).await.unwrap());
-    let third = TaskRecord::new(unique("task"), None, Some(60_000), 500, 10_000);
+    let third = TaskRecord::new(unique("task"), None, Some(120_000), 500, 10_000);
     assert!(!store.create(&third, 2).await.unwrap(), "no room past max");
     assert_eq!(store.get(third.id()).await.unwrap(), None, "a refused task is not kept");
 
@@ -123,6 +124,16 @@ pub async fn task_store(store: &dyn TaskStore) {
         "an expired task is not listed"
     );
     assert!(store.create(&third, 3).await.unwrap(), "an expired task makes room");
+
+    // At the bound, the ended task that expires first makes room; a working one never does.
+    let fourth = TaskRecord::new(unique("task"), None, Some(60_000), 500, 10_000);
+    assert!(!store.create(&fourth, 3).await.unwrap(), "no room while every task works");
+    store.modify(third.id(), &TaskRecord::cancel).await.unwrap().expect("the task is there");
+    store.modify(second.id(), &TaskRecord::cancel).await.unwrap().expect("the task is there");
+    assert!(store.create(&fourth, 3).await.unwrap(), "an ended task makes room");
+    assert_eq!(store.get(second.id()).await.unwrap(), None, "the ended task that expired first is gone");
+    assert!(store.get(third.id()).await.unwrap().is_some(), "one ended task made room, not two");
+    assert!(store.get(task.id()).await.unwrap().is_some(), "a working task stays");
 }
 
 /// A [`Bus`] seen from two instances: a message published on one reaches the subscribers of

@@ -64,8 +64,9 @@ pub struct TaskOptions {
     pub ttl: Option<Duration>,
     /// The polling interval suggested to clients (`pollIntervalMs`). Default 500 ms.
     pub poll_interval: Duration,
-    /// Tasks kept at once; a task-creating call beyond that is refused with `-32603` saying
-    /// the server is busy. Default 1024.
+    /// Tasks kept at once. At the bound, the ended task that expires first is forgotten to make
+    /// room (its TTL cut short, as the spec allows); when every kept task is still working, a
+    /// task-creating call is refused with `-32603` saying the server is busy. Default 1024.
     pub max_tasks: usize,
     /// How long a task's work may run before it fails with `-32603`. Default 1 hour.
     pub max_duration: Duration,
@@ -174,7 +175,7 @@ impl Tasks {
             TaskRecord::new(id.clone(), owner, ttl_ms, poll_ms, self.options.lease.as_millis() as u64);
         if !self.store.create(&record, self.options.max_tasks).await.map_err(|e| store_failed(&e))? {
             return Err(ErrorObject::internal(format!(
-                "server busy: {} tasks are kept already; try again later",
+                "server busy: {} tasks are working already; try again later",
                 self.options.max_tasks
             )));
         }

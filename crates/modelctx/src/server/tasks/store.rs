@@ -16,8 +16,10 @@ pub type TaskChange<'a> = &'a (dyn Fn(&mut TaskRecord) -> bool + Send + Sync);
 /// The tasks of every instance of a server. A store keeps a task at least until
 /// [`TaskRecord::expires_ms`] and may forget it from then on.
 pub trait TaskStore: Send + Sync + 'static {
-    /// Keeps a new task before its id is handed out (TX-05); `false`, keeping nothing, when
-    /// `max` tasks that have not expired are kept already.
+    /// Keeps a new task before its id is handed out (TX-05). With `max` tasks that have not
+    /// expired kept already, the ended one that expires first (completed, failed or cancelled)
+    /// is forgotten to make room — the spec lets a server shorten a task's TTL — and when every
+    /// one is still working, `false`, keeping nothing.
     fn create<'a>(&'a self, task: &'a TaskRecord, max: usize) -> StoreFuture<'a, bool>;
     /// Task `id`, or `None` when there is none (or it expired).
     fn get<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<TaskRecord>>;
@@ -57,6 +59,15 @@ impl TaskStore for MemoryTaskStore {
         let mut tasks = self.tasks();
         tasks.retain(|_, kept| !kept.expired(now));
         crate::store::shrink_when_sparse(&mut tasks);
+        if tasks.len() >= max
+            && let Some(ended) = tasks
+                .values()
+                .filter(|kept| kept.terminal())
+                .min_by_key(|kept| kept.expires_ms().unwrap_or(u64::MAX))
+                .map(|ended| ended.id().to_owned())
+        {
+            tasks.remove(&ended);
+        }
         let kept = tasks.len() < max;
         if kept {
             tasks.insert(task.id().to_owned(), task.clone());
