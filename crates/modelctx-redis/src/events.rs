@@ -75,17 +75,30 @@ static FINISH: LazyLock<Script> = LazyLock::new(|| {
     )
 });
 
+/// Lua defining `forget_events(streams, events, bytes, done)`: deletes a session's event
+/// logs, given the key of its streams and the key prefixes of a stream's list, bytes and done
+/// flag (the stream's number follows each). Shared by [`FORGET`] and the session store, which
+/// forgets the logs of the sessions it evicts.
+pub(crate) const FORGET_EVENTS_LUA: &str = r"
+local function forget_events(streams, events, bytes, done)
+    for _, stream in ipairs(redis.call('ZRANGE', streams, 0, -1)) do
+        redis.call('DEL', events .. stream, bytes .. stream, done .. stream)
+    end
+    redis.call('DEL', streams)
+end
+";
+
 /// Forgets a session's streams. KEYS: the session's streams. ARGV: the three key prefixes.
 static FORGET: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
-        r"
-        for _, stream in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
-            redis.call('DEL', ARGV[1] .. stream, ARGV[2] .. stream, ARGV[3] .. stream)
-        end
-        redis.call('DEL', KEYS[1])
-        return 1",
-    )
+    Script::new(&format!("{FORGET_EVENTS_LUA} forget_events(KEYS[1], ARGV[1], ARGV[2], ARGV[3]) return 1"))
 });
+
+/// The keys of a session's event logs with the session left out, for a script to add it to:
+/// its streams (`PREFIX .. session`), and a stream's list, bytes and done flag
+/// (`PREFIX .. session .. ':' .. stream`).
+pub(crate) fn session_prefixes(redis: &Redis) -> [String; 4] {
+    ["event-streams", "events", "event-bytes", "event-done"].map(|kind| redis.key(&[kind, ""]))
+}
 
 /// The event logs of every instance's legacy streams, in Redis.
 #[derive(Clone, Debug)]
@@ -101,11 +114,13 @@ impl RedisEventStore {
 
     /// The key prefixes of a stream's list, bytes and done flag in `session`.
     fn prefixes(&self, session: &str) -> [String; 3] {
-        ["events", "event-bytes", "event-done"].map(|kind| self.redis.key(&[kind, session, ""]))
+        let [_, events, bytes, done] = session_prefixes(&self.redis);
+        [events, bytes, done].map(|prefix| format!("{prefix}{session}:"))
     }
 
     fn streams(&self, session: &str) -> String {
-        self.redis.key(&["event-streams", session])
+        let [streams, ..] = session_prefixes(&self.redis);
+        format!("{streams}{session}")
     }
 
     fn ttl_ms(&self) -> u64 {

@@ -9,23 +9,29 @@ use modelctx::store::{StoreError, StoreFuture};
 use modelctx::transport::http::SessionStore;
 use redis::Script;
 
-use crate::Redis;
+use crate::{Redis, events};
 
-/// Stores a session; past the bound, the least recently used sessions make room.
-/// KEYS: session, index. ARGV: JSON, idle ms, now ms, max, id, session key prefix.
+/// Stores a session; past the bound, the least recently used sessions make room, their
+/// event logs forgotten with them (they used to stay until their TTL).
+/// KEYS: session, index. ARGV: JSON, idle ms, now ms, max, id, session key prefix, then the
+/// event logs' key prefixes ([`events::session_prefixes`]).
 static CREATE: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
+    Script::new(&format!(
+        "{}{}",
+        events::FORGET_EVENTS_LUA,
         r"
         redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', tonumber(ARGV[3]) - tonumber(ARGV[2]))
         while redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) do
             local oldest = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
             redis.call('ZREM', KEYS[2], oldest)
             redis.call('DEL', ARGV[6] .. oldest)
+            local session = oldest .. ':'
+            forget_events(ARGV[7] .. oldest, ARGV[8] .. session, ARGV[9] .. session, ARGV[10] .. session)
         end
         redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
         redis.call('ZADD', KEYS[2], ARGV[3], ARGV[5])
-        return 1",
-    )
+        return 1"
+    ))
 });
 
 /// Reads a session and refreshes its idle clock. KEYS: session, index. ARGV: idle ms, now, id.
@@ -93,6 +99,9 @@ impl SessionStore for RedisSessionStore {
             let mut invocation = CREATE.prepare_invoke();
             invocation.key(&key).key(&index).arg(encode(&session)?).arg(self.idle_ms()).arg(now_ms());
             invocation.arg(self.max).arg(id).arg(self.redis.key(&["session", ""]));
+            for prefix in events::session_prefixes(&self.redis) {
+                invocation.arg(prefix);
+            }
             self.redis.invoke::<i64>("store a session", &invocation).await.map(drop)
         })
     }

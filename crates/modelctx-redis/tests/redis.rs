@@ -136,6 +136,18 @@ async fn redis_sessions_and_event_logs_stay_within_their_bounds() {
     events.append("s", 3, 1, "three".into()).await.unwrap();
     assert_eq!(events.replay("s", 1, 0).await.unwrap(), None, "the least recently written stream made room");
     assert!(events.replay("s", 3, 0).await.unwrap().is_some());
+
+    // A session evicted to make room takes its event logs with it (they stayed for their TTL).
+    let bounded = redis.session_store(Duration::from_secs(60), 1);
+    bounded.create("evicted", session()).await.unwrap();
+    events.append("evicted", 1, 1, "logged".into()).await.unwrap();
+    events.append("evicted", 2, 1, "logged".into()).await.unwrap();
+    events.finish("evicted", 2).await.unwrap();
+    bounded.create("newer", session()).await.unwrap();
+    assert!(bounded.get("evicted").await.unwrap().is_none());
+    for stream in [1, 2] {
+        assert_eq!(events.replay("evicted", stream, 0).await.unwrap(), None, "stream {stream} forgotten");
+    }
 }
 
 /// An owner's index of task ids expires with its last task, and sheds the ids of expired
