@@ -81,6 +81,8 @@ instructions() { prepared instructions && scripts/instructions.sh; }
 stage "instructions per request (callgrind), against bench/instructions.json" instructions
 fuzz() { prepared fuzz && FUZZ_SECONDS=${FUZZ_SECONDS:-5} scripts/fuzz.sh; }
 stage "fuzz: every target under libFuzzer from its corpus, FUZZ_SECONDS (5) each" fuzz
+stage "soak: serve everything on HTTP and stdio under mixed load for SOAK_SECONDS (120), memory and descriptors flat" \
+    scripts/soak.sh --short
 
 echo "==> stage times"
 printf '%s\n' "${stage_times[@]}"

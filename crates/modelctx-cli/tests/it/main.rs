@@ -23,5 +23,6 @@ mod peer_servers;
 mod reference_servers;
 mod route;
 mod serve_everything;
+mod soak;
 mod support;
 mod two_instances;
