@@ -135,6 +135,7 @@ fn warn_unconnected(host: &Host) {
     for server in host.status() {
         if server.tools == 0 && server.last_error.is_some() {
             let why = server.last_error.unwrap_or_default();
+            let why = shown(&why, true);
             anstream::eprintln!("{DIM}server {} is {:?}: {why}{DIM:#}", server.name, server.state);
         }
     }

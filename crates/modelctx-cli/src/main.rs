@@ -56,7 +56,7 @@ enum Command {
     /// Examples:
     ///   modelctx discover -- modelctx serve everything
     ///   modelctx discover --era legacy -- npx -y @modelcontextprotocol/server-everything
-    ///   modelctx discover --url http://127.0.0.1:8080/mcp --bearer "$TOKEN" --json
+    ///   MODELCTX_BEARER="$TOKEN" modelctx discover --url http://127.0.0.1:8080/mcp --json
     #[command(verbatim_doc_comment, after_help = inspect::exit::EXIT_STATUS_HELP)]
     Discover(inspect::ServerArgs),
     /// List or call tools.

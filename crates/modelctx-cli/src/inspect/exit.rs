@@ -4,6 +4,8 @@ use std::process::ExitCode;
 
 use modelctx::client::ClientError;
 
+use super::output::shown;
+
 /// The exit statuses of the commands that drive a server, for `--help`.
 pub const EXIT_STATUS_HELP: &str = "\
 Exit status:
@@ -58,14 +60,41 @@ impl std::error::Error for Failure {}
 impl Failure {
     /// Prints the reason (a tool error was printed already) and gives the exit status.
     pub fn exit(self) -> ExitCode {
+        let (code, reason) = self.reason();
+        if let Some(reason) = reason {
+            let red = anstyle::Style::new().fg_color(Some(anstyle::AnsiColor::Red.into())).bold();
+            anstream::eprintln!("{red}modelctx:{red:#} {reason}");
+        }
+        ExitCode::from(code)
+    }
+
+    /// The exit status, and the reason to print made inert for a terminal (it often quotes
+    /// the server: an error's message, a name it gave).
+    fn reason(&self) -> (u8, Option<String>) {
         let (code, message) = match self {
-            Self::ToolError => return ExitCode::from(1),
+            Self::ToolError => return (1, None),
             Self::Usage(message) => (2, message),
             Self::Unreachable(message) => (3, message),
             Self::Refused(message) => (4, message),
         };
-        let red = anstyle::Style::new().fg_color(Some(anstyle::AnsiColor::Red.into())).bold();
-        anstream::eprintln!("{red}modelctx:{red:#} {message}");
-        ExitCode::from(code)
+        (code, Some(shown(message, true).into_owned()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Failure;
+
+    /// A server's error message carrying escape sequences (OSC 52 sets the clipboard) reaches
+    /// the terminal inert.
+    #[test]
+    fn a_reason_quoting_the_server_reaches_the_terminal_inert() {
+        let refused = Failure::Refused("MCP error -32602: \u{1b}]52;c;ZXZpbA==\u{7}bad".into());
+        let (code, reason) = refused.reason();
+        assert_eq!(code, 4);
+        let reason = reason.expect("a reason");
+        assert!(!reason.contains('\u{1b}') && !reason.contains('\u{7}'), "{reason}");
+        assert!(reason.contains("\\u{1b}]52"), "shown, escaped: {reason}");
+        assert_eq!(Failure::ToolError.reason(), (1, None));
     }
 }

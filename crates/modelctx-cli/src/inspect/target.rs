@@ -30,8 +30,16 @@ pub struct Target {
         help_heading = "Server"
     )]
     pub headers: Vec<String>,
-    /// A bearer token for every HTTP request (Authorization: Bearer TOKEN).
-    #[arg(long, value_name = "TOKEN", env = "MODELCTX_BEARER", requires = "url", help_heading = "Server")]
+    /// A bearer token for every HTTP request (Authorization: Bearer TOKEN). Prefer the
+    /// environment variable: a command line is visible to every user of the machine (`ps`).
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "MODELCTX_BEARER",
+        hide_env_values = true,
+        requires = "url",
+        help_heading = "Server"
+    )]
     pub bearer: Option<String>,
     /// A config file of servers (`mcpServers` as in Claude Desktop, Cursor and .mcp.json, or
     /// VS Code's `servers`); with --server, the server to drive.

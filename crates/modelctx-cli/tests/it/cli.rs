@@ -286,3 +286,15 @@ fn tasks_are_followed_or_left_running_shown_and_cancelled_from_the_command_line(
     assert_eq!(unknown.status.code(), Some(4));
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("Task not found"));
 }
+
+/// A token given in `MODELCTX_BEARER` (the way the help recommends over `--bearer`, which `ps`
+/// shows) is never printed by `--help` either.
+#[test]
+fn help_never_shows_the_bearer_token_from_the_environment() {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_modelctx"));
+    command.args(["discover", "--help"]).env("MODELCTX_BEARER", "s3cret-token-value");
+    let output = run(command);
+    let help = stdout(&output);
+    assert!(help.contains("MODELCTX_BEARER"), "{help}");
+    assert!(!help.contains("s3cret-token-value"), "{help}");
+}
