@@ -175,17 +175,20 @@ impl CredentialStore for MemoryStore {
 
 /// Credentials in one JSON file, created readable and writable by its owner only (`0600`,
 /// in a directory created `0700`), replaced whole on each change through a temporary file
-/// and a rename, so a crash never leaves half a file.
+/// (a fresh random name, created exclusively: never a file or link someone put there) and a
+/// rename, so a crash never leaves half a file. A change reads, changes and writes the file
+/// holding an exclusive lock on `FILE.lock` beside it, so that processes sharing the file (a
+/// gateway refreshing tokens, `modelctx login`) never lose each other's changes — a refresh
+/// token rotated by one and overwritten by the other's older copy would be lost for good.
 #[derive(Debug)]
 pub struct FileStore {
     path: PathBuf,
-    lock: tokio::sync::Mutex<()>,
 }
 
 impl FileStore {
     /// A store kept at `path`; the file is made on the first change.
     pub fn new(path: impl Into<PathBuf>) -> Self {
-        Self { path: path.into(), lock: tokio::sync::Mutex::new(()) }
+        Self { path: path.into() }
     }
 
     /// The file the store keeps.
@@ -195,21 +198,18 @@ impl FileStore {
 
     async fn read(&self) -> Result<Book, AuthError> {
         let path = self.path.clone();
-        blocking(move || match std::fs::read(&path) {
-            Ok(bytes) => serde_json::from_slice(&bytes)
-                .map_err(|e| AuthError::Store(format!("{} is not a credentials file: {e}", path.display()))),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Book::new()),
-            Err(e) => Err(AuthError::Store(format!("cannot read {}: {e}", path.display()))),
-        })
-        .await
+        blocking(move || read_book(&path)).await
     }
 
     async fn change(&self, f: impl FnOnce(&mut Book) + Send + 'static) -> Result<(), AuthError> {
-        let _one_writer = self.lock.lock().await;
-        let mut book = self.read().await?;
-        f(&mut book);
         let path = self.path.clone();
-        blocking(move || write_private(&path, &book)).await
+        blocking(move || {
+            let _one_writer = lock_beside(&path)?;
+            let mut book = read_book(&path)?;
+            f(&mut book);
+            write_private(&path, &book)
+        })
+        .await
     }
 }
 
@@ -222,26 +222,80 @@ async fn blocking<T: Send + 'static>(
         .unwrap_or_else(|e| Err(AuthError::Store(format!("the credentials file task failed: {e}"))))
 }
 
-fn write_private(path: &Path, book: &Book) -> Result<(), AuthError> {
-    use std::io::Write;
-    let failed =
-        |what: &str, e: std::io::Error| AuthError::Store(format!("cannot {what} {}: {e}", path.display()));
-    let text = serde_json::to_vec_pretty(book).map_err(|e| AuthError::Store(e.to_string()))?;
+fn read_book(path: &Path) -> Result<Book, AuthError> {
+    match std::fs::read(path) {
+        Ok(bytes) => serde_json::from_slice(&bytes)
+            .map_err(|e| AuthError::Store(format!("{} is not a credentials file: {e}", path.display()))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Book::new()),
+        Err(e) => Err(AuthError::Store(format!("cannot read {}: {e}", path.display()))),
+    }
+}
+
+fn io_failure(what: &str, path: &Path, e: &std::io::Error) -> AuthError {
+    AuthError::Store(format!("cannot {what} {}: {e}", path.display()))
+}
+
+/// Options that create a file `0600`, and never through a symbolic link.
+fn private_file_options() -> std::fs::OpenOptions {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.mode(0o600).custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32);
+    }
+    options
+}
+
+/// Creates the directory of `path` (`0700`) when it is missing.
+fn make_directory_of(path: &Path) -> Result<(), AuthError> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         let mut builder = std::fs::DirBuilder::new();
         builder.recursive(true);
         #[cfg(unix)]
         std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-        builder.create(dir).map_err(|e| failed("create the directory of", e))?;
+        builder.create(dir).map_err(|e| io_failure("create the directory of", path, &e))?;
     }
-    let temporary = path.with_extension(format!("tmp{}", std::process::id()));
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
+    Ok(())
+}
+
+/// Takes the exclusive lock on `PATH.lock` (`flock`; on Unix), waiting for another process to
+/// let it go; held until the returned file is dropped.
+fn lock_beside(path: &Path) -> Result<std::fs::File, AuthError> {
+    make_directory_of(path)?;
+    let mut name = path.as_os_str().to_owned();
+    name.push(".lock");
+    let lock_path = PathBuf::from(name);
+    let file = private_file_options()
+        .create(true)
+        .truncate(false)
+        .open(&lock_path)
+        .map_err(|e| io_failure("open the lock", &lock_path, &e))?;
     #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let mut file = options.open(&temporary).map_err(|e| failed("write", e))?;
-    file.write_all(&text).and_then(|()| file.sync_all()).map_err(|e| failed("write", e))?;
-    std::fs::rename(&temporary, path).map_err(|e| failed("replace", e))
+    rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive)
+        .map_err(|e| io_failure("lock", &lock_path, &e.into()))?;
+    Ok(file)
+}
+
+fn write_private(path: &Path, book: &Book) -> Result<(), AuthError> {
+    use std::io::Write;
+    let text = serde_json::to_vec_pretty(book).map_err(|e| AuthError::Store(e.to_string()))?;
+    make_directory_of(path)?;
+    let mut suffix = [0u8; 8];
+    getrandom::fill(&mut suffix)
+        .map_err(|e| AuthError::Store(format!("no randomness for a file name: {e}")))?;
+    let suffix: String = suffix.iter().map(|b| format!("{b:02x}")).collect();
+    let temporary = path.with_extension(format!("tmp-{suffix}"));
+    let mut file = private_file_options()
+        .create_new(true)
+        .open(&temporary)
+        .map_err(|e| io_failure("write", &temporary, &e))?;
+    let written = file.write_all(&text).and_then(|()| file.sync_all());
+    let replaced = written.and_then(|()| std::fs::rename(&temporary, path));
+    replaced.map_err(|e| {
+        let _ = std::fs::remove_file(&temporary);
+        io_failure("replace", path, &e)
+    })
 }
 
 impl CredentialStore for FileStore {
@@ -326,6 +380,49 @@ mod tests {
         }
         store.remove("https://as.example").await.unwrap();
         assert_eq!(store.issuer_for("https://mcp.example/mcp").await.unwrap(), None);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// Two processes sharing the file (here two stores, each opening the file and its lock
+    /// anew, as two processes do) change it at once: no change is lost, and no temporary file
+    /// is left behind.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn stores_sharing_a_file_lose_none_of_each_others_changes() {
+        let dir = std::env::temp_dir()
+            .join(format!("modelctx-store-{}", crate::auth::pkce::random_string().unwrap()));
+        let path = dir.join("credentials.json");
+        let (one, other) = (FileStore::new(&path), FileStore::new(&path));
+        let issuers: Vec<String> = (0..40).map(|i| format!("https://as{i}.example")).collect();
+        let puts = issuers.iter().enumerate().map(|(i, issuer)| {
+            let store = if i % 2 == 0 { &one } else { &other };
+            store.put(issuer, IssuerCredentials::default())
+        });
+        for put in futures::future::join_all(puts).await {
+            put.unwrap();
+        }
+        for issuer in &issuers {
+            assert!(one.get(issuer).await.unwrap().is_some(), "{issuer} was lost");
+        }
+        let left: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(left.len(), 2, "the file and its lock only: {left:?}");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// A link put where the lock goes is not followed: the change fails, saying so, and what
+    /// the link names is untouched.
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn a_link_in_place_of_the_lock_is_not_followed() {
+        let dir = std::env::temp_dir()
+            .join(format!("modelctx-store-{}", crate::auth::pkce::random_string().unwrap()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let target = dir.join("target");
+        std::fs::write(&target, "theirs").unwrap();
+        std::os::unix::fs::symlink(&target, dir.join("credentials.json.lock")).unwrap();
+        let store = FileStore::new(dir.join("credentials.json"));
+        let refused = store.put("https://as.example", IssuerCredentials::default()).await.unwrap_err();
+        assert!(refused.to_string().contains("cannot open the lock"), "{refused}");
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "theirs");
         std::fs::remove_dir_all(dir).unwrap();
     }
 }
