@@ -30,10 +30,10 @@ pub(crate) async fn discover(
     server: &Url,
     challenged: Option<&str>,
 ) -> Result<Discovered, AuthError> {
-    let Some(resource_metadata) = resource_metadata(fetcher, server, challenged).await? else {
+    let Some((found_at, resource_metadata)) = resource_metadata(fetcher, server, challenged).await? else {
         return origin_as_authorization_server(fetcher, server).await;
     };
-    check_resource(&resource_metadata.resource, server)?;
+    check_resource(&resource_metadata.resource, server, &found_at)?;
     let issuer = resource_metadata.authorization_servers.first().cloned().ok_or_else(|| {
         AuthError::Discovery(format!(
             "the resource metadata of {server} names no authorization server (AUTH-05)"
@@ -52,13 +52,13 @@ pub(crate) async fn discover(
     })
 }
 
-/// The protected resource metadata: at the challenge's URL when given, else at the
-/// well-known URLs in order; `None` when there is none.
+/// The protected resource metadata and where it was found: at the challenge's URL when given,
+/// else at the well-known URLs in order; `None` when there is none.
 async fn resource_metadata(
     fetcher: &Fetcher,
     server: &Url,
     challenged: Option<&str>,
-) -> Result<Option<ResourceMetadata>, AuthError> {
+) -> Result<Option<(Url, ResourceMetadata)>, AuthError> {
     let candidates = match challenged {
         Some(url) => vec![Url::parse(url).map_err(|e| {
             AuthError::Discovery(format!("the challenge's resource_metadata {url} is not a URL: {e}"))
@@ -69,16 +69,20 @@ async fn resource_metadata(
         if let Some(found) =
             fetcher.get_document::<ResourceMetadata>(&url, "protected resource metadata").await?
         {
-            return Ok(Some(found));
+            return Ok(Some((url, found)));
         }
     }
     Ok(None)
 }
 
-/// RFC 9728 §3.3 and §7.3: the metadata must describe this server. Its `resource` must have
-/// the server's origin and a path the server's path starts with, segment by segment (a
-/// server at `/mcp` may use metadata for the whole origin), else it is another resource's.
-fn check_resource(resource: &str, server: &Url) -> Result<(), AuthError> {
+/// RFC 9728 §3.3 and §7.3: the metadata must describe this server. Its `resource` is the
+/// server itself, or — a server at `/mcp` under metadata for the whole origin — a resource of
+/// the server's origin whose path the server's path starts with, segment by segment, and then
+/// only when the document was found at that resource's own well-known URL, which only the one
+/// who runs that resource publishes. A wider resource named anywhere else (a challenge may
+/// point at any URL of the origin: a sibling path's server could name the bare origin) would
+/// have the client ask for a token good for every server of the origin.
+fn check_resource(resource: &str, server: &Url, found_at: &Url) -> Result<(), AuthError> {
     let mismatch = || {
         AuthError::Refused(format!(
             "the protected resource metadata is for {resource}, not for {server}: a token for it must not be asked for"
@@ -88,9 +92,22 @@ fn check_resource(resource: &str, server: &Url) -> Result<(), AuthError> {
     if named.origin() != server.origin() || named.fragment().is_some() {
         return Err(mismatch());
     }
+    if metadata::canonical_resource(&named) == metadata::canonical_resource(server) {
+        return Ok(());
+    }
     let prefix: Vec<&str> = named.path().split('/').filter(|s| !s.is_empty()).collect();
     let path: Vec<&str> = server.path().split('/').filter(|s| !s.is_empty()).collect();
-    if path.starts_with(&prefix) { Ok(()) } else { Err(mismatch()) }
+    if !path.starts_with(&prefix) {
+        return Err(mismatch());
+    }
+    let own = metadata::resource_metadata_urls(&named).swap_remove(0);
+    if *found_at == own {
+        Ok(())
+    } else {
+        Err(AuthError::Refused(format!(
+            "the protected resource metadata at {found_at} names {resource}, wider than {server}: only metadata at {own} may; a token for all of it must not be asked for"
+        )))
+    }
 }
 
 /// The authorization server's metadata from the first well-known URL that has it and whose
@@ -156,9 +173,11 @@ mod tests {
     #[test]
     fn resource_metadata_must_name_this_server_or_a_path_above_it() {
         let server = Url::parse("http://localhost:3000/mcp").unwrap();
-        assert!(check_resource("http://localhost:3000/mcp", &server).is_ok());
-        assert!(check_resource("http://localhost:3000", &server).is_ok());
-        assert!(check_resource("http://localhost:3000/", &server).is_ok());
+        let anywhere = Url::parse("http://localhost:3000/some/where").unwrap();
+        let root = Url::parse("http://localhost:3000/.well-known/oauth-protected-resource").unwrap();
+        assert!(check_resource("http://localhost:3000/mcp", &server, &anywhere).is_ok());
+        assert!(check_resource("http://localhost:3000", &server, &root).is_ok());
+        assert!(check_resource("http://localhost:3000/", &server, &root).is_ok());
         for other in [
             "https://evil.example.com/mcp",
             "http://localhost:3001/mcp",
@@ -166,7 +185,28 @@ mod tests {
             "http://localhost:3000/mc",
             "not a url",
         ] {
-            assert!(check_resource(other, &server).is_err(), "{other}");
+            assert!(check_resource(other, &server, &root).is_err(), "{other}");
         }
+    }
+
+    /// A server at `/tenant/a/mcp` whose challenge points at metadata it serves itself may not
+    /// name the bare origin or `/tenant` (a token good for its siblings too); metadata at the
+    /// wider resource's own well-known URL may.
+    #[test]
+    fn only_metadata_at_a_wider_resources_own_url_may_name_it() {
+        let server = Url::parse("https://host.example/tenant/a/mcp").unwrap();
+        let served_by_it = Url::parse("https://host.example/tenant/a/prm").unwrap();
+        for wider in ["https://host.example", "https://host.example/tenant"] {
+            let refused = check_resource(wider, &server, &served_by_it).unwrap_err();
+            assert!(refused.to_string().contains("wider than"), "{refused}");
+        }
+        let at_root = Url::parse("https://host.example/.well-known/oauth-protected-resource").unwrap();
+        assert!(check_resource("https://host.example", &server, &at_root).is_ok());
+        let at_tenant =
+            Url::parse("https://host.example/.well-known/oauth-protected-resource/tenant").unwrap();
+        assert!(check_resource("https://host.example/tenant", &server, &at_tenant).is_ok());
+        assert!(check_resource("https://host.example/tenant", &server, &at_root).is_err());
+        let itself = Url::parse("https://HOST.example/tenant/a/mcp").unwrap();
+        assert!(check_resource(itself.as_str(), &server, &served_by_it).is_ok());
     }
 }
