@@ -35,6 +35,10 @@ pub struct MemoryArgs {
     /// `memory.jsonl`) to the database; names already there are passed over.
     #[arg(long, value_name = "JSONL")]
     import: Option<PathBuf>,
+    /// The most the database may hold, in bytes: past it, a call that would add is refused
+    /// with a tool error saying the database is full (deleting makes room).
+    #[arg(long, value_name = "BYTES", default_value_t = 256 * 1024 * 1024)]
+    max_db_bytes: u64,
 }
 
 /// `create_entities` arguments.
@@ -293,7 +297,7 @@ async fn read_graph_resource(
 /// The memory server, not yet built, or why it cannot start (a database it cannot open or
 /// migrate).
 pub fn builder(args: &MemoryArgs) -> Result<ServerBuilder, String> {
-    let store = Arc::new(Store::open(&args.db)?);
+    let store = Arc::new(Store::open(&args.db, args.max_db_bytes)?);
     if let Some(path) = &args.import {
         let text = std::fs::read_to_string(path).map_err(|e| format!("--import {}: {e}", path.display()))?;
         let (entities, relations) =

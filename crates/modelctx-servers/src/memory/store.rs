@@ -49,6 +49,13 @@ impl std::fmt::Display for StoreError {
 
 impl From<rusqlite::Error> for StoreError {
     fn from(e: rusqlite::Error) -> Self {
+        if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DiskFull) {
+            return Self(
+                "the memory database is full (the server's --max-db-bytes): nothing was added; \
+                 delete entities, observations or relations to make room"
+                    .into(),
+            );
+        }
         Self(format!("the memory database failed: {e}"))
     }
 }
@@ -75,14 +82,20 @@ pub struct Store {
 
 impl Store {
     /// Opens (or creates, readable by its owner only: what a model remembers may be private)
-    /// the database at `path` and brings its schema to the current version.
-    pub fn open(path: &Path) -> Result<Self, String> {
+    /// the database at `path`, bounded to about `max_bytes` (past it a change fails, saying
+    /// the database is full; a database larger already keeps its size but grows no more), and
+    /// brings its schema to the current version.
+    pub fn open(path: &Path, max_bytes: u64) -> Result<Self, String> {
         let why = |e: rusqlite::Error| format!("{}: {e}", path.display());
         create_private(path).map_err(|e| format!("{}: {e}", path.display()))?;
         let mut connection = Connection::open(path).map_err(why)?;
         connection.busy_timeout(BUSY_TIMEOUT).map_err(why)?;
         connection.pragma_update(None, "journal_mode", "WAL").map_err(why)?;
         connection.pragma_update(None, "foreign_keys", true).map_err(why)?;
+        let page_size: i64 =
+            connection.pragma_query_value(None, "page_size", |row| row.get(0)).map_err(why)?;
+        let pages = i64::try_from(max_bytes).unwrap_or(i64::MAX) / page_size.max(1);
+        connection.pragma_update(None, "max_page_count", pages.max(1)).map_err(why)?;
         migrate(&mut connection).map_err(|e| format!("{}: {e}", path.display()))?;
         Ok(Self { connection: Mutex::new(connection) })
     }
@@ -330,8 +343,29 @@ mod tests {
 
     fn opened() -> (tempfile::TempDir, Store) {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("memory.db")).unwrap();
+        let store = Store::open(&dir.path().join("memory.db"), 1 << 30).unwrap();
         (dir, store)
+    }
+
+    /// A database at its bound refuses what would grow it, saying so and changing nothing;
+    /// a deletion makes room again.
+    #[test]
+    fn a_full_database_refuses_growth_and_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("memory.db"), 128 * 1024).unwrap();
+        let big = "x".repeat(8 * 1024);
+        let mut kept = 0;
+        let refused = loop {
+            match store.create_entities(vec![entity(&format!("e{kept}"), &[big.as_str()])]) {
+                Ok(_) => kept += 1,
+                Err(refused) => break refused,
+            }
+            assert!(kept < 100, "128 KiB held {kept} entities of 8 KiB");
+        };
+        assert!(refused.0.contains("database is full"), "{refused:?}");
+        assert!(store.graph().unwrap().entities.len() == kept, "the refused call added nothing");
+        store.delete_entities(vec!["e0".into(), "e1".into(), "e2".into()]).unwrap();
+        store.create_entities(vec![entity("after", &[big.as_str()])]).expect("room again");
     }
 
     /// A new database (and its journal) is its owner's alone (it was created 0644).
@@ -359,9 +393,9 @@ mod tests {
                 .unwrap()
         };
         assert_eq!(version(&path), MIGRATIONS.len() as i64);
-        Store::open(&path).expect("opening again migrates nothing");
+        Store::open(&path, 1 << 30).expect("opening again migrates nothing");
         Connection::open(&path).unwrap().pragma_update(None, "user_version", 99).unwrap();
-        let refused = Store::open(&path).err().expect("a newer schema is refused");
+        let refused = Store::open(&path, 1 << 30).err().expect("a newer schema is refused");
         assert!(refused.contains("schema version 99, newer than this modelctx knows"), "{refused}");
     }
 
