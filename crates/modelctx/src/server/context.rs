@@ -50,7 +50,7 @@ pub(crate) struct Tokens {
     pub(crate) connection: CancellationToken,
     /// `None` where the transport has no response stream to release.
     pub(crate) release: Option<CancellationToken>,
-    pub(crate) turns: Option<Arc<tokio::sync::Semaphore>>,
+    pub(crate) turns: Option<super::exchange::Turns>,
     pub(crate) deadline: Option<(tokio::time::Instant, std::time::Duration)>,
 }
 
@@ -82,8 +82,8 @@ struct ContextInner {
     cancellation: CancellationToken,
     closing: CancellationToken,
     release: Option<CancellationToken>,
-    /// The endpoint's turns this request waits for (`None`: it takes none).
-    turns: Option<Arc<tokio::sync::Semaphore>>,
+    /// The turns this request waits for (`None`: it takes none).
+    turns: Option<super::exchange::Turns>,
     /// When the request must be answered by, counted from arrival, and the limit it came from.
     deadline: Option<(tokio::time::Instant, std::time::Duration)>,
     /// Set when the deadline passed: the request was cancelled and is answered all the same.
@@ -256,8 +256,8 @@ impl RequestContext {
         &self.inner.cancellation
     }
 
-    /// The endpoint's turns the request waits for, when it takes one.
-    pub(crate) fn turns(&self) -> Option<&Arc<tokio::sync::Semaphore>> {
+    /// The turns the request waits for, when it takes one.
+    pub(crate) fn turns(&self) -> Option<&super::exchange::Turns> {
         self.inner.turns.as_ref()
     }
 

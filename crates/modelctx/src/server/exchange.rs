@@ -23,7 +23,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use modelctx_protocol::jsonrpc::{ErrorCode, ErrorObject, Message, Request, RequestId};
 use modelctx_protocol::{JsonObject, Method};
 use serde::Deserialize;
-use tokio::sync::{Notify, Semaphore, mpsc};
+use tokio::sync::{Notify, Semaphore, SemaphorePermit, mpsc};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -99,16 +99,26 @@ impl Lifecycle {
         &self.closing
     }
 
-    /// A peer whose request ids must be unique while in flight: a connection or a session.
+    /// A connection's only peer, whose request ids must be unique while in flight; it may
+    /// take every turn.
     pub(crate) fn exchange(self: &Arc<Self>) -> Exchange {
-        Exchange::new(self, true)
+        Exchange::new(self, true, None)
+    }
+
+    /// A session, one client among others of the endpoint: ids unique while in flight, and at
+    /// most [`Limits::max_in_flight_per_client`] turns held at once.
+    #[cfg(feature = "http-server")]
+    pub(crate) fn client_exchange(self: &Arc<Self>) -> Exchange {
+        let share = self.limits.max_in_flight_per_client.max(1);
+        let share = (share < self.limits.max_in_flight).then(|| Arc::new(Semaphore::new(share)));
+        Exchange::new(self, true, share)
     }
 
     /// The peer of requests that each arrive on their own stream (a modern Streamable HTTP
     /// POST): their ids are not tracked, since two clients may well use the same one.
     #[cfg(feature = "http-server")]
     pub(crate) fn stateless(self: &Arc<Self>) -> Exchange {
-        Exchange::new(self, false)
+        Exchange::new(self, false, None)
     }
 
     /// Starts shutdown: long-lived requests (`subscriptions/listen`) end gracefully.
@@ -165,6 +175,9 @@ struct ExchangeInner {
     answers: PendingAnswers,
     next_outgoing_id: Arc<AtomicU64>,
     subscriptions: AtomicUsize,
+    /// This peer's share of the endpoint's turns ([`Limits::max_in_flight_per_client`]), when
+    /// it is one client among others.
+    share: Option<Arc<Semaphore>>,
     /// Tripped when this peer ends (a session deleted, a stream closed): its requests are
     /// cancelled.
     abort: CancellationToken,
@@ -213,7 +226,7 @@ fn first_outgoing_id(server: &Server) -> u64 {
 }
 
 impl Exchange {
-    fn new(lifecycle: &Arc<Lifecycle>, track_ids: bool) -> Self {
+    fn new(lifecycle: &Arc<Lifecycle>, track_ids: bool, share: Option<Arc<Semaphore>>) -> Self {
         Self {
             inner: Arc::new(ExchangeInner {
                 abort: lifecycle.abort.child_token(),
@@ -223,6 +236,7 @@ impl Exchange {
                 answers: PendingAnswers::default(),
                 next_outgoing_id: Arc::new(AtomicU64::new(first_outgoing_id(&lifecycle.server))),
                 subscriptions: AtomicUsize::new(0),
+                share,
                 tasks: TaskTracker::new(),
             }),
         }
@@ -417,6 +431,25 @@ impl Exchange {
 
 /// Whether a request of `bytes` fits beside `admitted` bytes within `bound`: always, when none
 /// are admitted (so that one message of the largest size allowed always gets in).
+/// The turns a request waits for: one of its client's share, when its client has one, then
+/// one of the endpoint's ([`Limits::max_in_flight`]).
+#[derive(Clone)]
+pub(crate) struct Turns {
+    share: Option<Arc<Semaphore>>,
+    endpoint: Arc<Semaphore>,
+}
+
+impl Turns {
+    /// Waits for the request's turns; they are given back when the result is dropped.
+    pub(crate) async fn take(&self) -> (Option<SemaphorePermit<'_>>, Option<SemaphorePermit<'_>>) {
+        let share = match &self.share {
+            Some(share) => share.acquire().await.ok(),
+            None => None,
+        };
+        (share, self.endpoint.acquire().await.ok())
+    }
+}
+
 fn bytes_fit(admitted: usize, bytes: usize, bound: usize) -> bool {
     admitted == 0 || admitted.saturating_add(bytes) <= bound
 }
@@ -464,7 +497,10 @@ impl Admission {
             request: self.token.clone(),
             connection: lifecycle.closing.clone(),
             release,
-            turns: (!self.subscription).then(|| lifecycle.permits.clone()),
+            turns: (!self.subscription).then(|| Turns {
+                share: self.exchange.inner.share.clone(),
+                endpoint: lifecycle.permits.clone(),
+            }),
             deadline: self.deadline.zip(lifecycle.limits.request_timeout),
         }
     }

@@ -29,6 +29,12 @@ pub struct Limits {
     /// Requests that run at once on one endpoint — a stdio connection, or a Streamable HTTP
     /// or HTTP+SSE endpoint with all its clients; more wait their turn. Default 64.
     pub max_in_flight: usize,
+    /// Turns one client of an endpoint with several — a legacy session over Streamable HTTP,
+    /// an HTTP+SSE session — may hold at once; its further requests wait in its own line, so
+    /// that one client (or one gone, whose 2025-11-25 work goes on: a disconnection is not a
+    /// cancellation) never holds every turn. A connection's only client (stdio) takes every
+    /// turn, and so do stateless 2026-07-28 requests, which each stand alone. Default 16.
+    pub max_in_flight_per_client: usize,
     /// Requests that may wait for a turn. Beyond that, a connection whose peer writes into it
     /// (stdio, an HTTP+SSE session) holds further requests (up to [`Limits::max_read_ahead`])
     /// and then stops reading, so the peer's writes wait; a Streamable HTTP request is refused
@@ -77,6 +83,7 @@ impl Default for Limits {
         Self {
             parse: ParseLimits::default(),
             max_in_flight: 64,
+            max_in_flight_per_client: 16,
             max_queued: 1024,
             max_admitted_bytes: 64 * 1024 * 1024,
             max_read_ahead: 64,

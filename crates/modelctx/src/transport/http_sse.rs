@@ -259,7 +259,7 @@ async fn run_session(
     outbox: mpsc::Sender<Outgoing>,
     gone: CancellationToken,
 ) {
-    let exchange = shared.lifecycle.exchange();
+    let exchange = shared.lifecycle.client_exchange();
     let input = futures::stream::poll_fn(move |cx| inbox.poll_recv(cx));
     let ended = async {
         tokio::select! {

@@ -565,3 +565,67 @@ async fn a_refused_body_closes_its_connection() {
     assert_eq!(head[0], "http/1.1 413 payload too large");
     assert!(head.iter().any(|h| h == "connection: close"), "{head:?}");
 }
+
+/// A legacy client that sends more slow calls than there are turns, then goes away, holds only
+/// its share of them: its work goes on (a disconnection is not a cancellation), and another
+/// session is answered at once (it used to wait for the whole request timeout).
+#[tokio::test]
+async fn a_client_gone_with_slow_calls_holds_only_its_share_of_turns() {
+    use modelctx::server::{Limits, RequestContext, ServerOptions};
+    let limits = Limits { max_in_flight: 4, max_in_flight_per_client: 2, ..Limits::default() };
+    let server = Server::builder("hostile", "1")
+        .options(ServerOptions { limits, ..ServerOptions::default() })
+        .tool(ToolDef::new("echo", || async { "still here" }))
+        .tool(ToolDef::new("hang", |ctx: RequestContext| async move {
+            ctx.cancellation().cancelled().await;
+            "cancelled"
+        }))
+        .build()
+        .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let options = modelctx::transport::http::HttpOptions::default();
+    tokio::spawn(modelctx::transport::http::serve_http(server, listener, options, std::future::pending()));
+    let post = |http: &reqwest::Client, session: Option<&str>, body: Value| {
+        let mut request = http
+            .post(&url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-11-25")
+            .body(body.to_string());
+        if let Some(session) = session {
+            request = request.header("mcp-session-id", session);
+        }
+        request.send()
+    };
+    let open = |http: reqwest::Client| async move {
+        let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+        let opened = within(post(&http, None, initialize)).await.unwrap();
+        opened.headers()["mcp-session-id"].to_str().unwrap().to_owned()
+    };
+    let greedy = reqwest::Client::new();
+    let session = open(greedy.clone()).await;
+    let hangs: Vec<_> = (1..=6)
+        .map(|id| {
+            let call =
+                json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "hang"}});
+            tokio::spawn(post(&greedy, Some(&session), call))
+        })
+        .collect();
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    for hang in hangs {
+        hang.abort(); // the client goes away; its calls run on
+    }
+    drop(greedy);
+
+    let other = reqwest::Client::new();
+    let session = open(other.clone()).await;
+    let echo = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "echo"}});
+    let answered = tokio::time::timeout(std::time::Duration::from_secs(5), async {
+        post(&other, Some(&session), echo).await.unwrap().text().await.unwrap()
+    })
+    .await
+    .expect("another session is answered while the first one's calls hang");
+    assert!(answered.contains("still here"), "{answered}");
+}

@@ -59,7 +59,7 @@ pub(crate) async fn within_deadline(ctx: &RequestContext, work: impl Future<Outp
 /// once).
 pub(crate) async fn in_turn(ctx: &RequestContext, work: impl Future<Output = Answered>) -> Answered {
     let _turn = match ctx.turns() {
-        Some(turns) => turns.acquire().await.ok(),
+        Some(turns) => Some(turns.take().await),
         None => None,
     };
     work.await

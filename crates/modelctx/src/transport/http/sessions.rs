@@ -139,7 +139,7 @@ impl Sessions {
             local
                 .entry(id.to_owned())
                 .or_insert_with(|| {
-                    Arc::new(Session::new(id.to_owned(), state.clone(), self.lifecycle.exchange()))
+                    Arc::new(Session::new(id.to_owned(), state.clone(), self.lifecycle.client_exchange()))
                 })
                 .clone()
         };
@@ -217,7 +217,7 @@ impl Sessions {
     pub(super) async fn create(&self, state: LegacySession) -> Result<Arc<Session>, ErrorObject> {
         let id = fresh_id();
         self.stores.sessions.create(&id, state.clone()).await.map_err(|e| ErrorObject::internal(e.0))?;
-        let session = Arc::new(Session::new(id.clone(), state, self.lifecycle.exchange()));
+        let session = Arc::new(Session::new(id.clone(), state, self.lifecycle.client_exchange()));
         let mut local = self.local();
         self.make_room(&mut local);
         local.insert(id, session.clone());
