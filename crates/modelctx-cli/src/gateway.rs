@@ -35,7 +35,10 @@ pub struct GatewayArgs {
     #[arg(long = "allowed-origin", value_name = "ORIGIN", requires = "http")]
     allowed_origins: Vec<String>,
     /// The gateway's own authorization: its clients' tokens are checked here and never
-    /// passed on (each backend gets only the headers its entry names). Without it, --http
+    /// passed on (each backend gets only the headers its entry names). A caller then needs the
+    /// scope BACKEND:read for a backend's prompts, resources and read-only tools, BACKEND:write
+    /// for its other tools (BACKEND is its name in the config), else it is refused 403 naming
+    /// the scope: every backend is called as the operator. Without it, --http
     /// callers need the run's token (`Authorization: Bearer TOKEN`): MODELCTX_GATEWAY_TOKEN, or
     /// one made at start and printed on stderr as `gateway token: TOKEN` — every backend is
     /// called with the operator's own credentials, and loopback alone does not tell the
@@ -85,6 +88,9 @@ pub fn run(args: &GatewayArgs) -> ExitCode {
     let outcome = runtime.block_on(async {
         let info = Implementation::new("modelctx-gateway", env!("CARGO_PKG_VERSION"));
         let mut options = GatewayOptions::new(info);
+        // Verified callers act as the operator on the backends: only within the scopes their
+        // tokens hold for each.
+        options.scopes_per_backend = args.auth.enabled();
         // Each backend authorizes the gateway with its own tokens, kept by `modelctx login`.
         options.host.auth_for = Some(crate::login::stored_for(&config).await.map_err(std::io::Error::other)?);
         let gateway = Gateway::start(config, options).await.map_err(std::io::Error::other)?;

@@ -377,3 +377,42 @@ async fn a_cancelled_call_is_cancelled_on_its_backend() {
     };
     assert_eq!(told, 2, "each abandoned call is cancelled on the backend");
 }
+
+/// With `--auth-issuer`, a verified caller reaches a backend only within the scopes its token
+/// holds for it (`BACKEND:read`, `BACKEND:write`): every backend is called with the operator's
+/// credentials, and any valid token used to reach every tool. Tokens of a real JWKS.
+#[test]
+fn with_authorization_a_caller_reaches_a_backend_only_within_its_scopes() {
+    // The authorization server runs on a runtime of its own, started and dropped out here.
+    let authorization = crate::support::authorization_server::AuthorizationServer::start();
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    runtime.block_on(scoped_callers(&authorization));
+}
+
+async fn scoped_callers(authorization: &crate::support::authorization_server::AuthorizationServer) {
+    let (gateway, _dir) = gateway_with(
+        TWO,
+        &["--auth-issuer", &authorization.issuer, "--auth-jwks", &authorization.jwks_uri()],
+    );
+    let url = format!("http://{}/mcp", gateway.address);
+    let as_caller = |scope: &str| {
+        let mut options = options(EraMode::Auto);
+        let token = authorization.access_token("bob", &url, scope);
+        options.auth = Some(Arc::new(StaticBearer::new(token)));
+        options
+    };
+    // Backend a's echo says it only reads (a:read); backend b's test_simple_text says nothing,
+    // so it may write (b:write); b's prompts read (b:read).
+    let reader = Client::connect_http(&url, Default::default(), as_caller("a:read b:read")).await.unwrap();
+    assert_eq!(text(&reader.call_tool("a__echo", json!({"message": "hi"})).await.unwrap()), "hi");
+    assert!(reader.get_prompt("test_simple_prompt", json!({})).await.is_ok(), "b:read reaches b's prompts");
+    let refused = reader.call_tool("test_simple_text", json!({})).await.unwrap_err();
+    assert!(refused.to_string().contains("403") && refused.to_string().contains("b:write"), "{refused}");
+    let only_a = Client::connect_http(&url, Default::default(), as_caller("a:read")).await.unwrap();
+    let other_backend = only_a.call_tool("echo", json!({"message": "hi"})).await.unwrap_err();
+    assert!(other_backend.to_string().contains("b:read"), "a's scope does not reach b: {other_backend}");
+    let prompt = only_a.get_prompt("test_simple_prompt", json!({})).await.unwrap_err();
+    assert!(prompt.to_string().contains("b:read"), "{prompt}");
+    let writer = Client::connect_http(&url, Default::default(), as_caller("b:write")).await.unwrap();
+    assert!(writer.call_tool("test_simple_text", json!({})).await.is_ok(), "b:write reaches b's tools");
+}

@@ -27,6 +27,8 @@ use crate::server::{
 /// What the gateway's server was last given, by registry name or host URI.
 pub(super) struct Mirror {
     in_flight: Arc<InFlight>,
+    /// Whether definitions need their backend's scopes ([`super::backend_scopes`]).
+    scoped: bool,
     tools: BTreeMap<String, HostTool>,
     prompts: BTreeMap<String, HostPrompt>,
     resources: BTreeMap<String, HostResource>,
@@ -45,10 +47,12 @@ fn changes<'a, T: PartialEq>(
 }
 
 impl Mirror {
-    /// Nothing given yet; calls are counted in `in_flight`.
-    pub(super) fn new(in_flight: Arc<InFlight>) -> Self {
+    /// Nothing given yet; calls are counted in `in_flight`; definitions need their backend's
+    /// scopes when `scoped`.
+    pub(super) fn new(in_flight: Arc<InFlight>, scoped: bool) -> Self {
         Self {
             in_flight,
+            scoped,
             tools: BTreeMap::new(),
             prompts: BTreeMap::new(),
             resources: BTreeMap::new(),
@@ -57,9 +61,10 @@ impl Mirror {
     }
 
     /// The registry of `host` as it is now.
-    fn of(host: &Host, in_flight: Arc<InFlight>) -> Self {
+    fn of(host: &Host, in_flight: Arc<InFlight>, scoped: bool) -> Self {
         Self {
             in_flight,
+            scoped,
             tools: host.tools().into_iter().map(|tool| (tool.name.clone(), tool)).collect(),
             prompts: host.prompts().into_iter().map(|prompt| (prompt.name.clone(), prompt)).collect(),
             resources: host
@@ -78,7 +83,12 @@ impl Mirror {
     /// Removes from `server` what left the registry or changed, and adds what is new:
     /// resources first and tools last, so that a tool's app is there when the tool comes.
     pub(super) fn sync(&mut self, host: &Arc<Host>, server: &Server) {
-        let now = Self::of(host, Arc::clone(&self.in_flight));
+        let now = Self::of(host, Arc::clone(&self.in_flight), self.scoped);
+        let scopes = |server: &str, reads: bool| {
+            let [read, write] = super::backend_scopes(server);
+            let scope = if reads { read } else { write };
+            if self.scoped { vec![scope] } else { Vec::new() }
+        };
         let (removed, added) = changes(&self.tools, &now.tools);
         for name in removed {
             server.remove_tool(name);
@@ -89,24 +99,31 @@ impl Mirror {
             server.remove_resource(uri);
         }
         for resource in added {
-            report(&resource.uri, server.add_resource(resource_def(host, resource)));
+            let def = resource_def(host, resource).scopes(scopes(&resource.server, true));
+            report(&resource.uri, server.add_resource(def));
         }
         let (removed, added) = changes(&self.templates, &now.templates);
         for template in removed {
             server.remove_resource_template(template);
         }
         for template in added {
-            report(&template.uri_template, server.add_resource_template(template_def(host, template)));
+            let def = template_def(host, template).scopes(scopes(&template.server, true));
+            report(&template.uri_template, server.add_resource_template(def));
         }
         let (removed, added) = changes(&self.prompts, &now.prompts);
         for name in removed {
             server.remove_prompt(name);
         }
         for prompt in added {
-            report(&prompt.name, server.add_prompt(prompt_def(host, prompt)));
+            report(
+                &prompt.name,
+                server.add_prompt(prompt_def(host, prompt).scopes(scopes(&prompt.server, true))),
+            );
         }
         for tool in tools {
-            report(&tool.name, server.add_tool(tool_def(host, &self.in_flight, tool)));
+            let reads = tool.tool.annotations.as_ref().and_then(|a| a.read_only_hint) == Some(true);
+            let def = tool_def(host, &self.in_flight, tool).scopes(scopes(&tool.server, reads));
+            report(&tool.name, server.add_tool(def));
         }
         *self = now;
     }

@@ -30,6 +30,9 @@
 //! - **Credentials.** A backend gets the headers its entry names (its own credentials), never
 //!   anything of the inbound request: the gateway's client's token is not passed on (the
 //!   spec's token-passthrough rule), and each backend authorizes the gateway, not the user.
+//!   So who may use which backend is the gateway's to decide: with
+//!   [`GatewayOptions::scopes_per_backend`], a caller's token must hold `BACKEND:read` or
+//!   `BACKEND:write` ([`backend_scopes`]).
 //! - **Questions.** Elicitation, sampling and roots asked by a backend during a call are asked
 //!   of the gateway's client through that call (`relay.rs`): as rounds of input for a
 //!   2026-07-28 client, as live requests for a 2025-11-25 one.
@@ -66,6 +69,19 @@ pub struct GatewayOptions {
     /// The host's options (time limits, restarts, name lengths). Its handlers are the
     /// gateway's own, which relay to its clients.
     pub host: HostOptions,
+    /// Whether each backend's definitions need scopes of the caller's access token (over
+    /// HTTP with an authenticator): `BACKEND:read` for its prompts, resources, templates and
+    /// the tools that say they only read (`readOnlyHint`), `BACKEND:write` for its other tools
+    /// — [`backend_scopes`]. Every backend is called with the gateway's own credentials, so
+    /// without them any caller the authenticator lets in acts as the gateway on every backend.
+    /// Default `false`.
+    pub scopes_per_backend: bool,
+}
+
+/// The scopes of backend `server`'s definitions under [`GatewayOptions::scopes_per_backend`]:
+/// `[read, write]`.
+pub fn backend_scopes(server: &str) -> [String; 2] {
+    [format!("{server}:read"), format!("{server}:write")]
 }
 
 impl GatewayOptions {
@@ -76,6 +92,7 @@ impl GatewayOptions {
             info,
             instructions: None,
             server: ServerOptions::default(),
+            scopes_per_backend: false,
         }
     }
 }
@@ -103,7 +120,7 @@ impl Gateway {
             builder = builder.instructions(instructions);
         }
         let server = builder.build()?;
-        let mut mirror = Mirror::new(in_flight);
+        let mut mirror = Mirror::new(in_flight, options.scopes_per_backend);
         mirror.sync(&host, &server);
         let follower = tokio::spawn({
             let (host, server) = (Arc::clone(&host), server.clone());

@@ -49,6 +49,7 @@ pub struct AuthorizationServer {
     pub record: Arc<Mutex<Record>>,
     /// Issue the first access token already expired (to see the client refresh on a 401).
     pub expire_first: Arc<std::sync::atomic::AtomicBool>,
+    state: Arc<State>,
     _runtime: tokio::runtime::Runtime,
 }
 
@@ -92,7 +93,9 @@ impl AuthorizationServer {
             record: record.clone(),
             expire_first: expire_first.clone(),
         });
+        let serving = state.clone();
         runtime.spawn(async move {
+            let state = serving;
             loop {
                 let Ok((stream, _)) = listener.accept().await else { continue };
                 let state = state.clone();
@@ -106,7 +109,13 @@ impl AuthorizationServer {
                 );
             }
         });
-        Self { issuer, record, expire_first, _runtime: runtime }
+        Self { issuer, record, expire_first, state, _runtime: runtime }
+    }
+
+    /// An access token for `subject`, good for an hour, naming `resource` and `scope`, signed
+    /// as the token endpoint signs them (with no flow: for tests of a resource server's rules).
+    pub fn access_token(&self, subject: &str, resource: &str, scope: &str) -> String {
+        self.state.sign(subject, "test-client", resource, scope, now() + 3600)
     }
 
     /// The JWKS URL.
@@ -137,6 +146,15 @@ fn form(body: &[u8]) -> HashMap<String, String> {
 }
 
 impl State {
+    /// An ES256 access token of this issuer.
+    fn sign(&self, subject: &str, client: &str, resource: &str, scope: &str, exp: u64) -> String {
+        let claims = json!({"iss": self.issuer, "sub": subject, "aud": resource, "client_id": client,
+                            "scope": scope, "iat": now(), "exp": exp});
+        let mut header = Header::new(Algorithm::ES256);
+        header.kid = Some("as-key".into());
+        jsonwebtoken::encode(&header, &claims, &self.key).unwrap()
+    }
+
     async fn handle(&self, request: Request<Incoming>) -> Response<Full<Bytes>> {
         let path = request.uri().path().to_owned();
         let query = form(request.uri().query().unwrap_or_default().as_bytes());
@@ -266,11 +284,7 @@ impl State {
         };
         let expired = self.expire_first.swap(false, std::sync::atomic::Ordering::SeqCst);
         let exp = if expired { now() - 3600 } else { now() + 3600 };
-        let claims = json!({"iss": self.issuer, "sub": "alice", "aud": resource, "client_id": client,
-                            "scope": scope, "iat": now(), "exp": exp});
-        let mut header = Header::new(Algorithm::ES256);
-        header.kid = Some("as-key".into());
-        let access = jsonwebtoken::encode(&header, &claims, &self.key).unwrap();
+        let access = self.sign("alice", &client, &resource, &scope, exp);
         let refresh = random();
         record.secrets.extend([access.clone(), refresh.clone()]);
         record.refresh.insert(refresh.clone(), (client, scope.clone(), resource));
