@@ -27,7 +27,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use futures::StreamExt;
@@ -71,14 +71,37 @@ struct Shared {
     options: HttpOptions,
     /// The POST URI the `endpoint` event names, before `?sessionId=`.
     messages_path: String,
-    /// Each open session's input: the messages its connection reads.
-    sessions: Mutex<HashMap<String, mpsc::Sender<Inbound>>>,
+    /// Each open session, by id.
+    sessions: Mutex<HashMap<String, Live>>,
     bodies: BodyReader,
 }
 
+/// An open session: the input its connection reads, the token that ends it, and when its
+/// client last posted.
+struct Live {
+    input: mpsc::Sender<Inbound>,
+    gone: CancellationToken,
+    used: Instant,
+}
+
 impl Shared {
-    fn sessions(&self) -> MutexGuard<'_, HashMap<String, mpsc::Sender<Inbound>>> {
+    fn sessions(&self) -> MutexGuard<'_, HashMap<String, Live>> {
         self.sessions.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// At `HttpOptions::max_sessions`, ends the session whose client posted least recently, to
+/// make room: a stream alone no longer holds a place for ever (1,024 silent streams refused
+/// every new client with 503). Its stream ends; the client may open another.
+fn make_room(sessions: &mut HashMap<String, Live>, max: usize) {
+    while sessions.len() >= max.max(1) {
+        let Some(oldest) = sessions.iter().min_by_key(|(_, live)| live.used).map(|(id, _)| id.clone()) else {
+            return;
+        };
+        if let Some(live) = sessions.remove(&oldest) {
+            live.gone.cancel();
+        }
+        tracing::info!("ending the least recently used HTTP+SSE session to make room");
     }
 }
 
@@ -167,25 +190,13 @@ impl McpSse {
         }
         let id = fresh_id();
         let (input, inbox) = mpsc::channel(INBOX);
+        let gone = CancellationToken::new();
         {
             let mut sessions = shared.sessions();
-            if sessions.len() >= shared.options.max_sessions {
-                return error_response(
-                    StatusCode::SERVICE_UNAVAILABLE.as_u16(),
-                    None,
-                    ErrorObject::new(
-                        ErrorCode::INTERNAL_ERROR,
-                        format!(
-                            "this server holds its maximum of {} sessions; try again later",
-                            shared.options.max_sessions
-                        ),
-                    ),
-                );
-            }
-            sessions.insert(id.clone(), input);
+            make_room(&mut sessions, shared.options.max_sessions);
+            sessions.insert(id.clone(), Live { input, gone: gone.clone(), used: Instant::now() });
         }
         let (outbox, output) = mpsc::channel(OUTBOX);
-        let gone = CancellationToken::new();
         tokio::spawn(run_session(shared.clone(), id.clone(), inbox, outbox, gone.clone()));
         tracing::debug!(session = %id, "an HTTP+SSE session opened");
 
@@ -216,8 +227,12 @@ impl McpSse {
                 ),
             );
         };
-        let Some(input) = shared.sessions().get(id).cloned() else {
-            return unknown_session();
+        let input = match shared.sessions().get_mut(id) {
+            Some(live) => {
+                live.used = Instant::now();
+                live.input.clone()
+            }
+            None => return unknown_session(),
         };
         let bytes = match shared.bodies.read(request.into_body()).await {
             Ok(bytes) => bytes,

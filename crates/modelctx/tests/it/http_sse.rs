@@ -341,3 +341,19 @@ async fn serve_http_alone_never_serves_the_old_transport() {
         .await;
     assert_eq!(posted.status, 404);
 }
+
+/// At the session bound, a new stream ends the session whose client posted least recently
+/// rather than being refused: streams opened and left silent no longer lock every new client
+/// out (1,024 of them gave everyone 503).
+#[tokio::test]
+async fn at_the_bound_a_new_stream_ends_the_least_recently_used_session() {
+    let endpoint = start(HttpOptions { max_sessions: 2, ..HttpOptions::default() }).await;
+    let (mut silent, silent_uri) = endpoint.open().await;
+    let (mut active, active_uri) = endpoint.initialized("2024-11-05", json!({})).await;
+    let (_newest, _) = endpoint.open().await;
+    assert_eq!(silent.next().await, None, "the silent session's stream ended");
+    let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"});
+    assert_eq!(endpoint.post_json(&silent_uri, ping.clone()).await.status, 404);
+    assert_eq!(endpoint.post_json(&active_uri, ping).await.status, 202, "the used session stays");
+    assert_eq!(active.message().await["id"], 2);
+}

@@ -44,7 +44,9 @@ pub struct HttpOptions {
     /// Legacy sessions idle longer than this are forgotten (then 404). Default 30 minutes.
     pub session_idle_timeout: Duration,
     /// Most legacy sessions at once; an `initialize` beyond that evicts the least recently
-    /// used session (its client gets 404 and opens a new one). Default 1024.
+    /// used session (its client gets 404 and opens a new one). The same bound holds the
+    /// sessions of the deprecated HTTP+SSE transport: a new stream beyond it ends the session
+    /// whose client posted least recently. Default 1024.
     pub max_sessions: usize,
     /// Where legacy sessions and their stream events are kept; `None` for in-memory stores
     /// bounded by `session_idle_timeout` and `max_sessions`. Instances given the same stores
