@@ -185,6 +185,7 @@ fn serve_on(runtime: &tokio::runtime::Runtime, peers: usize, lifetime: Duration)
         session_idle_timeout: lifetime,
         max_connections: peers * 2,
         max_streams_per_connection: u32::try_from(peers * 2).unwrap(),
+        max_listens_per_connection: peers * 2,
         ..HttpOptions::default()
     };
     let served = server(peers, lifetime);

@@ -629,3 +629,48 @@ async fn a_client_gone_with_slow_calls_holds_only_its_share_of_turns() {
     .expect("another session is answered while the first one's calls hang");
     assert!(answered.contains("still here"), "{answered}");
 }
+
+/// One connection holds at most `HttpOptions::max_listens_per_connection` stateless listens:
+/// past it a listen is refused `503` while another connection still gets its own (a few HTTP/2
+/// connections used to hold every listen of the endpoint); ending one makes room again.
+#[tokio::test]
+async fn one_connection_holds_at_most_its_share_of_listens() {
+    let options =
+        modelctx::transport::http::HttpOptions { max_listens_per_connection: 2, ..Default::default() };
+    let address = serve_http_with(options).await;
+    let url = format!("http://{address}/mcp");
+    let listen = |http: &reqwest::Client| {
+        let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                          "io.modelcontextprotocol/clientCapabilities": {}});
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen",
+                          "params": {"notifications": {"toolsListChanged": true}, "_meta": meta}});
+        http.post(&url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "subscriptions/listen")
+            .body(body.to_string())
+            .send()
+    };
+    let one = reqwest::Client::builder().http2_prior_knowledge().build().unwrap();
+    let first = within(listen(&one)).await.unwrap();
+    let second = within(listen(&one)).await.unwrap();
+    assert_eq!((first.status().as_u16(), second.status().as_u16()), (200, 200));
+    let refused = within(listen(&one)).await.unwrap();
+    assert_eq!(refused.status(), 503);
+    let said = refused.text().await.unwrap();
+    assert!(said.contains("this connection already holds 2 listens"), "{said}");
+    let other = reqwest::Client::builder().http2_prior_knowledge().build().unwrap();
+    assert_eq!(within(listen(&other)).await.unwrap().status(), 200, "another connection has its own share");
+    drop(first);
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let again = within(listen(&one)).await.unwrap();
+        if again.status() == 200 {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "ending a listen made no room");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    drop(second);
+}

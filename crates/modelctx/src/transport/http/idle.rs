@@ -85,20 +85,21 @@ impl Drop for Open {
     }
 }
 
-/// A response body that keeps its request open until the body is done with.
-pub(crate) struct Tracked<B> {
+/// A response body that holds a guard until the body is done with: its request kept open
+/// ([`Open`]), a listen counted ([`super::listens::ListenHeld`]).
+pub(crate) struct Tracked<B, G = Open> {
     body: B,
-    _open: Open,
+    _guard: G,
 }
 
-impl<B> Tracked<B> {
-    /// `body`, its request kept open by `open` while it lives.
-    pub(crate) fn new(body: B, open: Open) -> Self {
-        Self { body, _open: open }
+impl<B, G> Tracked<B, G> {
+    /// `body`, holding `guard` while it lives.
+    pub(crate) fn new(body: B, guard: G) -> Self {
+        Self { body, _guard: guard }
     }
 }
 
-impl<B: Body + Unpin> Body for Tracked<B> {
+impl<B: Body + Unpin, G: Unpin> Body for Tracked<B, G> {
     type Data = B::Data;
     type Error = B::Error;
 

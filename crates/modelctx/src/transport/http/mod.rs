@@ -14,6 +14,7 @@ pub(crate) mod body;
 mod events;
 pub(crate) mod guard;
 mod idle;
+mod listens;
 mod live;
 mod names;
 mod options;
@@ -141,7 +142,7 @@ impl McpHttp {
                 Ok(bytes) => bytes,
                 Err(response) => return response,
             };
-            return post::handle(shared, &parts.headers, &bytes, principal).await;
+            return post::handle(shared, &parts, &bytes, principal).await;
         }
         let session = match shared.sessions.lookup(request.headers(), principal.as_deref()).await {
             Ok(session) => session,

@@ -41,6 +41,11 @@ pub struct HttpOptions {
     /// `SETTINGS_MAX_CONCURRENT_STREAMS`); a client opening more is refused the extra streams.
     /// Default 256.
     pub max_streams_per_connection: u32,
+    /// `subscriptions/listen` streams of stateless 2026-07-28 requests one connection may
+    /// hold open (when served by `serve_http`), within the endpoint's
+    /// `Limits::max_subscriptions` for all of them: more are refused `503`, so that a few
+    /// connections cannot hold every place. Default 32.
+    pub max_listens_per_connection: usize,
     /// Legacy sessions idle longer than this are forgotten (then 404). Default 30 minutes.
     pub session_idle_timeout: Duration,
     /// Most legacy sessions at once; an `initialize` beyond that evicts the least recently
@@ -71,6 +76,7 @@ impl Default for HttpOptions {
             max_reading_bytes: 64 * 1024 * 1024,
             max_connections: 1024,
             max_streams_per_connection: 256,
+            max_listens_per_connection: 32,
             session_idle_timeout: Duration::from_secs(30 * 60),
             max_sessions: 1024,
             stores: None,

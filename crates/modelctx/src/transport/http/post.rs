@@ -18,6 +18,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::body::{empty, error_response, json_response, sse_event, sse_frames, sse_response};
 use super::events;
+use super::idle::Tracked;
+use super::listens::ConnectionListens;
 use super::live::LIVE_BUFFER;
 use super::names;
 use super::relay;
@@ -48,10 +50,11 @@ fn message_id(message: &Message) -> Option<RequestId> {
 
 pub(super) async fn handle(
     shared: &Arc<Shared>,
-    headers: &HeaderMap,
+    parts: &http::request::Parts,
     bytes: &Bytes,
     principal: Option<Arc<Principal>>,
 ) -> Response<McpBody> {
+    let headers = &parts.headers;
     let server = shared.lifecycle.server();
     let message = match parse_message_with(bytes, &server.options().limits.parse) {
         Ok(message) => message,
@@ -81,7 +84,10 @@ pub(super) async fn handle(
         Action::Open { id, session, result } => {
             open(shared, id, *session, result, principal.as_deref()).await
         }
-        Action::Call(call) => admit(shared, headers, call, session, principal).await,
+        Action::Call(call) => {
+            let listens = parts.extensions.get::<Arc<ConnectionListens>>();
+            admit(shared, headers, call, session, principal, listens).await
+        }
         // The desk routes the rest only with a session (`PeerState::Session`).
         action => match session {
             Some(session) => in_session(shared, &session, action).await,
@@ -186,6 +192,7 @@ async fn admit(
     call: Call,
     session: Option<Arc<Session>>,
     principal: Option<Arc<Principal>>,
+    listens: Option<&Arc<ConnectionListens>>,
 ) -> Response<McpBody> {
     let era = call.era();
     if era == Era::Modern
@@ -193,6 +200,22 @@ async fn admit(
     {
         return error_response(400, Some(call.request.id), error);
     }
+    // A stateless listen takes one of its connection's places for as long as its stream lives.
+    let listen = match listens {
+        Some(listens) if era == Era::Modern && call.request.method == Method::SubscriptionsListen => {
+            let max = shared.options.max_listens_per_connection;
+            match listens.take(max) {
+                Some(held) => Some(held),
+                None => {
+                    let error = ErrorObject::internal(format!(
+                        "server busy: this connection already holds {max} listens; end one first"
+                    ));
+                    return error_response(503, Some(call.request.id), error);
+                }
+            }
+        }
+        _ => None,
+    };
     let (sink, messages) = mpsc::channel(STREAM_BUFFER);
     let release = CancellationToken::new();
     let legacy = session.as_ref().filter(|_| era == Era::Legacy);
@@ -216,7 +239,15 @@ async fn admit(
         Some(session) if accepts_sse(headers) => {
             logged_stream(shared, ticket, messages, session.clone(), release)
         }
-        _ => run(ticket, messages, era).await,
+        _ => {
+            let answer = run(ticket, messages, era).await;
+            match listen {
+                Some(held) => {
+                    answer.map(|body| http_body_util::BodyExt::boxed_unsync(Tracked::new(body, held)))
+                }
+                None => answer,
+            }
+        }
     }
 }
 

@@ -21,6 +21,7 @@ use tokio_util::task::TaskTracker;
 
 use super::body::empty;
 use super::idle::{Activity, Tracked};
+use super::listens::ConnectionListens;
 use super::{HttpOptions, McpBody, McpHttp};
 use crate::server::Server;
 #[cfg(feature = "http-sse")]
@@ -134,9 +135,11 @@ impl Connection {
         let activity = Arc::new(Activity::default());
         let endpoint = self.endpoint;
         let requests = activity.clone();
-        let service = hyper::service::service_fn(move |request: Request<Incoming>| {
+        let listens = Arc::new(ConnectionListens::default());
+        let service = hyper::service::service_fn(move |mut request: Request<Incoming>| {
             let endpoint = endpoint.clone();
             let open = requests.begin();
+            request.extensions_mut().insert(Arc::clone(&listens));
             async move { Ok::<_, Infallible>(endpoint.handle(request).await.map(|body| Tracked::new(body, open))) }
         });
         let connection = self.builder.serve_connection(TokioIo::new(stream), service);
