@@ -20,7 +20,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 if [[ ${1:-} == --short ]]; then
     SOAK_SECONDS=${SOAK_SECONDS:-120} timeout --foreground -k 10 $((${SOAK_SECONDS:-120} + 300)) \
-        cargo test --locked -p modelctx-cli --all-features --test it -- --ignored soak:: --nocapture
+        cargo test --locked --workspace --all-features --test it -- --ignored soak:: --nocapture
     exit
 fi
 export CARGO_INCREMENTAL=0
