@@ -146,22 +146,23 @@ fn text_of(result: &Value) -> &str {
     result["content"][0]["text"].as_str().unwrap_or_default()
 }
 
-/// Quick calls: `echo`, with no extension, as fast as answered.
-async fn quick_calls(run: Arc<Run>, http: reqwest::Client, worker: usize) {
+/// Calls with no extension, one after another, recorded as `kind`: round `n`'s params and
+/// the text its answer must hold come from `call(n)`.
+async fn calls(
+    run: Arc<Run>,
+    http: reqwest::Client,
+    kind: &'static str,
+    call: impl Fn(u64) -> (Value, String),
+) {
     let mut round = 0u64;
     while run.going() {
         round += 1;
-        let said = format!("w{worker} r{round}");
-        let call = modern_with(
-            &http,
-            "tools/call",
-            json!({"name": "echo", "arguments": {"message": said}}),
-            json!({}),
-        );
+        let (params, expected) = call(round);
+        let request = modern_with(&http, "tools/call", params, json!({}));
         let _ = run
-            .timed("call", async {
-                let result = answer_of(call.send().await).await?;
-                if text_of(&result).contains(&said) {
+            .timed(kind, async {
+                let result = answer_of(request.send().await).await?;
+                if text_of(&result).contains(&expected) {
                     Ok(())
                 } else {
                     Err(Outcome::Wrong(result.to_string()))
@@ -171,27 +172,23 @@ async fn quick_calls(run: Arc<Run>, http: reqwest::Client, worker: usize) {
     }
 }
 
+/// Quick calls: `echo`, as fast as answered.
+async fn quick_calls(run: Arc<Run>, http: reqwest::Client, worker: usize) {
+    calls(run, http, "call", |round| {
+        let said = format!("w{worker} r{round}");
+        (json!({"name": "echo", "arguments": {"message": said}}), said)
+    })
+    .await;
+}
+
 /// Slow calls: `slow_compute` for a second, not as a task, so that many are in flight when
 /// an instance dies.
 async fn slow_calls(run: Arc<Run>, http: reqwest::Client) {
-    while run.going() {
-        let call = modern_with(
-            &http,
-            "tools/call",
-            json!({"name": "slow_compute", "arguments": {"seconds": 1, "label": "chaos"}}),
-            json!({}),
-        );
-        let _ = run
-            .timed("slow call", async {
-                let result = answer_of(call.send().await).await?;
-                if text_of(&result).contains("computed chaos") {
-                    Ok(())
-                } else {
-                    Err(Outcome::Wrong(result.to_string()))
-                }
-            })
-            .await;
-    }
+    calls(run, http, "slow call", |_| {
+        let params = json!({"name": "slow_compute", "arguments": {"seconds": 1, "label": "chaos"}});
+        (params, "computed chaos".to_owned())
+    })
+    .await;
 }
 
 /// A 2025-11-25 client: one session, opened again only when refused; each acknowledged

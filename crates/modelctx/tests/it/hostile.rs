@@ -438,6 +438,25 @@ async fn concurrent_changes_on_instances_sharing_a_store_are_all_kept() {
 
 /// 40 concurrent subscriptions of one session, spread over `instances` endpoints sharing one
 /// (slow) session store, fill a bound of exactly 40.
+/// A 2025-11-25 POST of `body` to `url`, in `session` when given.
+fn legacy_post(
+    http: &reqwest::Client,
+    url: &str,
+    session: Option<&str>,
+    body: &Value,
+) -> reqwest::RequestBuilder {
+    let mut request = http
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .body(body.to_string());
+    if let Some(session) = session {
+        request = request.header("mcp-session-id", session);
+    }
+    request
+}
+
 async fn concurrent_subscriptions_are_all_kept(instances: usize) {
     use modelctx::server::{Limits, ResourceDef, ServerOptions};
     let limits = Limits { max_subscriptions: 40, ..Limits::default() };
@@ -468,16 +487,7 @@ async fn concurrent_subscriptions_are_all_kept(instances: usize) {
     let http = reqwest::Client::new();
     let post = |session: Option<String>, body: Value| {
         let n = body["id"].as_u64().unwrap_or_default() as usize;
-        let mut request = http
-            .post(&urls[n % urls.len()])
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2025-11-25")
-            .body(body.to_string());
-        if let Some(session) = session {
-            request = request.header("mcp-session-id", session);
-        }
-        request.send()
+        legacy_post(&http, &urls[n % urls.len()], session.as_deref(), &body).send()
     };
     let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
@@ -587,16 +597,7 @@ async fn a_client_gone_with_slow_calls_holds_only_its_share_of_turns() {
     let options = modelctx::transport::http::HttpOptions::default();
     tokio::spawn(modelctx::transport::http::serve_http(server, listener, options, std::future::pending()));
     let post = |http: &reqwest::Client, session: Option<&str>, body: Value| {
-        let mut request = http
-            .post(&url)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2025-11-25")
-            .body(body.to_string());
-        if let Some(session) = session {
-            request = request.header("mcp-session-id", session);
-        }
-        request.send()
+        legacy_post(http, &url, session, &body).send()
     };
     let open = |http: reqwest::Client| async move {
         let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
