@@ -163,6 +163,7 @@ async fn tools_and_annotations_and_read_only_mode() {
             "get_file_info",
             "list_allowed_directories",
             "list_directory",
+            "list_directory_with_sizes",
             "move_file",
             "read_media_file",
             "read_multiple_files",
@@ -185,7 +186,7 @@ async fn tools_and_annotations_and_read_only_mode() {
 
     let client = serve(&["--root", &tree.root(), "--read-only"]).await;
     let tools = client.list_tools().await.unwrap();
-    assert_eq!(tools.len(), 8, "{tools:?}");
+    assert_eq!(tools.len(), 9, "{tools:?}");
     assert!(tools.iter().all(|t| t.annotations.as_ref().unwrap().read_only_hint == Some(true)));
     for name in ["write_file", "edit_file", "create_directory", "move_file"] {
         assert!(tools.iter().all(|t| t.name != name), "{name} is offered in read-only mode");
@@ -282,6 +283,28 @@ async fn listing_trees_searching_and_info() {
     assert!(info["modified"].as_str().unwrap().ends_with('Z'), "{info}");
     let dir = ok(&client, "get_file_info", json!({"path": "sub"})).await.structured_content.unwrap();
     assert_eq!(dir["type"], "directory");
+
+    // With sizes, as the official server writes them: by name, or largest first; then totals.
+    std::fs::write(tree.data.join("sub/big.txt"), "x".repeat(1536)).unwrap();
+    let sized = ok(&client, "list_directory_with_sizes", json!({"path": "sub"})).await;
+    assert_eq!(
+        text(&sized),
+        format!(
+            "[FILE] {:<30} {:>10}\n[DIR] deeper\n[FILE] {:<30} {:>10}\n\nTotal: 2 files, 1 directories\nCombined size: 1.51 KB",
+            "big.txt", "1.50 KB", "nested.txt", "7 B"
+        )
+    );
+    let by_size = ok(&client, "list_directory_with_sizes", json!({"path": "sub", "sortBy": "size"})).await;
+    let value = by_size.structured_content.unwrap();
+    let order: Vec<&str> =
+        value["entries"].as_array().unwrap().iter().map(|e| e["name"].as_str().unwrap()).collect();
+    assert_eq!(order, ["big.txt", "nested.txt", "deeper"]);
+    assert_eq!(
+        (value["files"].clone(), value["directories"].clone(), value["total_bytes"].clone()),
+        (json!(2), json!(1), json!(1543))
+    );
+    assert_eq!(value["entries"][0], json!({"name": "big.txt", "type": "file", "size": 1536}));
+    refused(&client, "list_directory_with_sizes", json!({"path": "sub", "sortBy": "date"}), "sortBy").await;
     client.close().await;
 }
 
@@ -489,7 +512,7 @@ async fn escapes_are_refused_and_leave_the_outside_unread_and_untouched() {
     assert!(mixed.structured_content.unwrap()["files"][1]["error"].as_str().unwrap().contains(ESCAPES));
 
     // Listing and searching through a link to a directory outside, or above the root.
-    for tool in ["list_directory", "directory_tree"] {
+    for tool in ["list_directory", "list_directory_with_sizes", "directory_tree"] {
         refused(&client, tool, json!({"path": "outdir"}), ESCAPES).await;
         refused(&client, tool, json!({"path": ".."}), ESCAPES).await;
         refused(&client, tool, json!({"path": &evil}), OUTSIDE).await;

@@ -61,6 +61,17 @@ struct PathArgs {
     path: String,
 }
 
+/// `list_directory_with_sizes` arguments.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct SizedListArgs {
+    /// The directory: absolute, or relative to the first allowed directory.
+    path: String,
+    /// Sort the entries by `name` (the default) or by `size`, largest first.
+    #[serde(default)]
+    sort_by: walk::SortBy,
+}
+
 /// `read_text_file` arguments.
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -199,6 +210,21 @@ pub fn register_reading(builder: ServerBuilder) -> ServerBuilder {
                 blocking(move || walk::list(&fs, &a.path)).await.map(|(text, value)| Structured { text, value })
             })
             .description("Lists a directory's entries, each marked [DIR] or [FILE]")
+            .annotations(reading()),
+        )
+        .tool(
+            ToolDef::new(
+                "list_directory_with_sizes",
+                |State(fs): State<Arc<Fs>>, Args(a): Args<SizedListArgs>| async move {
+                    blocking(move || walk::list_with_sizes(&fs, &a.path, a.sort_by))
+                        .await
+                        .map(|(text, value)| Structured { text, value })
+                },
+            )
+            .description(
+                "Lists a directory's entries with each file's size, sorted by name or by size, \
+                 then the number of files and directories and their combined size",
+            )
             .annotations(reading()),
         )
         .tool(

@@ -1,5 +1,5 @@
-//! Reading directories: one level (`list_directory`), a bounded tree (`directory_tree`) and a
-//! bounded search (`search_files`). Walks never follow symbolic links: a subdirectory is
+//! Reading directories: one level (`list_directory`, `list_directory_with_sizes`), a bounded
+//! tree (`directory_tree`) and a bounded search (`search_files`). Walks never follow symbolic links: a subdirectory is
 //! opened by its plain name relative to its parent's descriptor with `O_NOFOLLOW`, so a walk
 //! stays where it started however the tree changes under it.
 
@@ -119,6 +119,101 @@ pub fn list(fs: &Fs, raw: &str) -> Result<(String, Listing), FsError> {
     }
     let entries = found.into_iter().map(|(name, kind)| ListedEntry { name, kind }).collect();
     Ok((text.join("\n"), Listing { path: opened.path.display().to_string(), entries, truncated }))
+}
+
+/// How `list_directory_with_sizes` orders its entries.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SortBy {
+    /// By name (the default).
+    #[default]
+    Name,
+    /// Largest first.
+    Size,
+}
+
+/// One entry of `list_directory_with_sizes`.
+#[derive(Serialize, JsonSchema)]
+pub struct SizedEntry {
+    /// Its name.
+    pub name: String,
+    /// What it is.
+    #[serde(rename = "type")]
+    pub kind: Kind,
+    /// A file's size in bytes (a link's own size; none for a directory).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+}
+
+/// `list_directory_with_sizes` output.
+#[derive(Serialize, JsonSchema)]
+pub struct SizedListing {
+    /// The directory.
+    pub path: String,
+    /// Its entries, in the order asked for.
+    pub entries: Vec<SizedEntry>,
+    /// How many entries are not directories.
+    pub files: usize,
+    /// How many are directories.
+    pub directories: usize,
+    /// The sizes of the files, summed.
+    pub total_bytes: u64,
+    /// Whether entries were left out (more than the limit).
+    pub truncated: bool,
+}
+
+/// Lists one directory with each file's size, as the official server's
+/// `list_directory_with_sizes` does: a line per entry (`[DIR]`/`[FILE]`, the name, the size),
+/// then the totals. Sizes are read without following links.
+pub fn list_with_sizes(fs: &Fs, raw: &str, sort_by: SortBy) -> Result<(String, SizedListing), FsError> {
+    let opened = fs.open(raw, How::Dir)?;
+    let (found, truncated) =
+        entries(&opened.fd, MAX_LIST_ENTRIES).map_err(|errno| FsError::io(&shorten(raw), "list", errno))?;
+    let mut entries: Vec<SizedEntry> = found
+        .into_iter()
+        .map(|(name, kind)| {
+            let size = (kind != Kind::Directory)
+                .then(|| rustix::fs::statat(&opened.fd, name.as_str(), AtFlags::SYMLINK_NOFOLLOW).ok())
+                .flatten()
+                .map(|stat| u64::try_from(stat.st_size).unwrap_or_default());
+            SizedEntry { name, kind, size }
+        })
+        .collect();
+    if sort_by == SortBy::Size {
+        entries
+            .sort_by(|a, b| b.size.unwrap_or(0).cmp(&a.size.unwrap_or(0)).then_with(|| a.name.cmp(&b.name)));
+    }
+    let directories = entries.iter().filter(|e| e.kind == Kind::Directory).count();
+    let files = entries.len() - directories;
+    let total_bytes = entries.iter().filter_map(|e| e.size).sum();
+    let mut text: Vec<String> = entries
+        .iter()
+        .map(|entry| match (entry.kind, entry.size) {
+            (Kind::Directory, _) => format!("[DIR] {}", entry.name),
+            (_, Some(size)) => format!("[FILE] {:<30} {:>10}", entry.name, human_size(size)),
+            (_, None) => format!("[FILE] {}", entry.name),
+        })
+        .collect();
+    if truncated {
+        text.push(format!("… more entries left out (the first {MAX_LIST_ENTRIES} are shown)"));
+    }
+    text.push(String::new());
+    text.push(format!("Total: {files} files, {directories} directories"));
+    text.push(format!("Combined size: {}", human_size(total_bytes)));
+    let path = opened.path.display().to_string();
+    Ok((text.join("\n"), SizedListing { path, entries, files, directories, total_bytes, truncated }))
+}
+
+/// `bytes` as the official server writes a size: `0 B`, `512 B`, `1.50 KB`, `2.00 MB`, …
+pub fn human_size(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KB", "MB", "GB", "TB"];
+    let mut unit = 0;
+    let mut scaled = bytes as f64;
+    while scaled >= 1024.0 && unit < UNITS.len() - 1 {
+        scaled /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 { format!("{bytes} B") } else { format!("{scaled:.2} {}", UNITS[unit]) }
 }
 
 /// A node of `directory_tree`.
