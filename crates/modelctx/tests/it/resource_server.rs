@@ -532,10 +532,12 @@ async fn auth_39_40_introspected_tokens_must_be_active_and_for_this_resource() {
     assert!(calls.load(Ordering::SeqCst) - before <= 1, "{} calls", calls.load(Ordering::SeqCst) - before);
 }
 
-/// A JWKS endpoint on 127.0.0.1 serving `set`: it fails while `failing`, and holds each
-/// answer while `stalled` until `release` is told; with the count of requests and of answers.
+/// A JWKS endpoint on 127.0.0.1 serving `set` (replaced by [`JwksEndpoint::publish`]): it
+/// fails while `failing`, and holds each answer while `stalled` until `release` is told; with
+/// the count of requests and of answers.
 struct JwksEndpoint {
     url: String,
+    served: Arc<std::sync::Mutex<String>>,
     failing: Arc<AtomicBool>,
     stalled: Arc<AtomicBool>,
     release: Arc<tokio::sync::Notify>,
@@ -549,13 +551,14 @@ impl JwksEndpoint {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let endpoint = Self {
             url: format!("http://{}/jwks", listener.local_addr().unwrap()),
+            served: Arc::new(std::sync::Mutex::new(serde_json::to_string(&set).unwrap())),
             failing: Arc::default(),
             stalled: Arc::default(),
             release: Arc::default(),
             asked: Arc::default(),
             answered: Arc::default(),
         };
-        let body = serde_json::to_string(&set).unwrap();
+        let body = endpoint.served.clone();
         let (failing, stalled, release) =
             (endpoint.failing.clone(), endpoint.stalled.clone(), endpoint.release.clone());
         let (asked, answered) = (endpoint.asked.clone(), endpoint.answered.clone());
@@ -566,7 +569,7 @@ impl JwksEndpoint {
                 let (asked, answered, body) = (asked.clone(), answered.clone(), body.clone());
                 let service = hyper::service::service_fn(move |_: hyper::Request<hyper::body::Incoming>| {
                     let (failing, stalled, release) = (failing.clone(), stalled.clone(), release.clone());
-                    let (answered, body) = (answered.clone(), body.clone());
+                    let (answered, body) = (answered.clone(), body.lock().unwrap().clone());
                     asked.fetch_add(1, Ordering::SeqCst);
                     async move {
                         if stalled.load(Ordering::SeqCst) {
@@ -590,6 +593,11 @@ impl JwksEndpoint {
             }
         });
         endpoint
+    }
+
+    /// Serves `set` from now on (the authorization server rotated its keys).
+    fn publish(&self, set: &JwkSet) {
+        *self.served.lock().unwrap() = serde_json::to_string(set).unwrap();
     }
 }
 
@@ -644,4 +652,32 @@ async fn a_failed_key_set_load_is_not_tried_again_for_every_token() {
         assert_eq!(refused.status, 401);
     }
     assert_eq!(jwks.asked.load(Ordering::SeqCst), 1, "one load, remembered as failed");
+}
+
+/// The authorization server rotates its keys: a token signed with the new key, whose key id the
+/// held set lacks, makes the resource server load the set again and is accepted; the old key's
+/// tokens are accepted until it leaves the set (then refused once the set is loaded again).
+#[tokio::test]
+async fn a_rotated_key_is_loaded_when_a_token_names_it() {
+    let old = signer().public;
+    let jwks = JwksEndpoint::start(JwkSet { keys: vec![old.clone()] }).await;
+    let endpoint = start_fetching(&jwks, std::time::Duration::ZERO).await;
+    let before = endpoint.signer.token(&endpoint.url, json!({}));
+    assert_eq!(endpoint.call("peek", &before).await.status, 200);
+
+    let mut new = Jwk::from_encoding_key(&endpoint.signer.stranger, Algorithm::ES256).unwrap();
+    new.common.key_id = Some("k2".into());
+    let rotated = endpoint.signer.sign_as(&endpoint.signer.stranger, "k2", &endpoint.url, json!({}));
+    assert_eq!(endpoint.call("peek", &rotated).await.status, 401, "k2 is not published yet");
+    jwks.publish(&JwkSet { keys: vec![old, new.clone()] });
+    assert_eq!(endpoint.call("peek", &rotated).await.status, 200, "the set was loaded again for k2");
+    assert_eq!(endpoint.call("peek", &before).await.status, 200, "k1 is still in the set");
+    let loads = jwks.answered.load(Ordering::SeqCst);
+
+    jwks.publish(&JwkSet { keys: vec![new] });
+    let unknown = endpoint.signer.sign_as(&endpoint.signer.stranger, "k3", &endpoint.url, json!({}));
+    assert_eq!(endpoint.call("peek", &unknown).await.status, 401, "no k3 anywhere");
+    assert_eq!(jwks.answered.load(Ordering::SeqCst), loads + 1, "an unknown key id loads the set again");
+    assert_eq!(endpoint.call("peek", &before).await.status, 401, "k1 left the set with that load");
+    assert_eq!(endpoint.call("peek", &rotated).await.status, 200);
 }
