@@ -44,6 +44,8 @@ mod negotiate;
 mod options;
 mod progress;
 mod rpc;
+#[cfg(feature = "validation")]
+mod schemas;
 #[cfg(feature = "skills")]
 pub mod skills;
 #[cfg(feature = "http-client")]
@@ -56,8 +58,6 @@ pub use tasks::Started;
 mod wire;
 mod wire_tap;
 
-#[cfg(feature = "validation")]
-use std::collections::HashMap;
 #[cfg(any(feature = "validation", feature = "http-client"))]
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
@@ -114,12 +114,9 @@ const MAX_PAGES: usize = 1000;
 /// A connection to one MCP server.
 pub struct Client {
     link: Link,
-    /// Tools' `outputSchema`s from the last listing, compiled, by tool name.
+    /// The tools' schemas from the last listing, while it is current.
     #[cfg(feature = "validation")]
-    output_schemas: Mutex<HashMap<String, Arc<Validator>>>,
-    /// The tools' input schemas, once a listing was seen (`None` before).
-    #[cfg(feature = "validation")]
-    input_schemas: Mutex<Option<HashMap<String, Arc<Validator>>>>,
+    schemas: schemas::ToolSchemas,
     /// The next progress token.
     progress_tokens: AtomicU64,
     /// Results kept for their `ttlMs`.
@@ -238,6 +235,8 @@ impl Client {
     async fn open(link: Link, options: ClientOptions, process: Option<Process>) -> Result<Self, ClientError> {
         let server = negotiate(&link, &options).await?;
         let cache = Cache::new(link.notifications());
+        #[cfg(feature = "validation")]
+        let schemas = schemas::ToolSchemas::new(link.notifications());
         Ok(Self {
             link,
             options,
@@ -245,9 +244,7 @@ impl Client {
             server,
             process,
             #[cfg(feature = "validation")]
-            output_schemas: Mutex::default(),
-            #[cfg(feature = "validation")]
-            input_schemas: Mutex::default(),
+            schemas,
             progress_tokens: AtomicU64::new(1),
             cache,
             log_level: Mutex::default(),
@@ -451,57 +448,29 @@ impl Client {
         })
         .await?;
         #[cfg(feature = "validation")]
-        self.learn_output_schemas(&tools);
+        self.schemas.learn(&tools);
         Ok(tools)
     }
 
-    /// Compiles the listed tools' output schemas, so that calls can be checked against them.
-    #[cfg(feature = "validation")]
-    fn learn_output_schemas(&self, tools: &[Tool]) {
-        let inputs = tools
-            .iter()
-            .filter_map(|tool| {
-                Validator::new(&tool.input_schema).ok().map(|v| (tool.name.clone(), Arc::new(v)))
-            })
-            .collect();
-        *self.input_schemas.lock().unwrap_or_else(PoisonError::into_inner) = Some(inputs);
-        let mut schemas = self.output_schemas.lock().unwrap_or_else(PoisonError::into_inner);
-        schemas.clear();
-        for tool in tools {
-            let Some(schema) = &tool.output_schema else { continue };
-            match Validator::new(schema) {
-                Ok(validator) => {
-                    schemas.insert(tool.name.clone(), Arc::new(validator));
-                }
-                Err(e) => {
-                    tracing::warn!(tool = %tool.name, error = %e, "a tool's outputSchema does not compile")
-                }
-            }
-        }
-    }
-
     /// With [`ClientOptions::validate_arguments`]: checks `arguments` against the tool's
-    /// `inputSchema`, listing the tools first when no listing was seen (which also gives the
-    /// `outputSchema` its results are checked against). Nothing is sent for arguments that do
-    /// not fit.
+    /// `inputSchema`, listing the tools first when no current listing is known (which also
+    /// gives the `outputSchema` its results are checked against). Nothing is sent for
+    /// arguments that do not fit.
     #[cfg(feature = "validation")]
     async fn check_arguments(&self, name: &str, arguments: &Value) -> Result<(), ClientError> {
         if !self.options.validate_arguments {
             return Ok(());
         }
-        if self.input_schemas.lock().unwrap_or_else(PoisonError::into_inner).is_none() {
+        let mut lookup = self.schemas.input(name);
+        if matches!(lookup, schemas::Lookup::Unknown) {
             self.list_tools().await?;
+            lookup = self.schemas.input(name);
         }
-        let validator = self
-            .input_schemas
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .as_ref()
-            .and_then(|schemas| schemas.get(name).cloned());
-        let Some(validator) = validator else {
-            return Err(ClientError::invalid_params(format!("the server lists no tool {name:?}")));
+        let validator = match lookup {
+            schemas::Lookup::Listed(validator) => validator,
+            _ => return Err(ClientError::invalid_params(format!("the server lists no tool {name:?}"))),
         };
-        match validator.explain(arguments) {
+        match validator.and_then(|validator| validator.explain(arguments)) {
             None => Ok(()),
             Some(why) => Err(ClientError::invalid_params(format!(
                 "the arguments of {name} break its inputSchema: {why}"
@@ -509,15 +478,30 @@ impl Client {
         }
     }
 
-    /// Checks a tool's result against the `outputSchema` it was listed with (TOOL-10): a
+    /// The output schema of tool `name`, listing the tools first when no current listing is
+    /// known (a tool called by name, never listed, is checked all the same). A listing that
+    /// fails leaves the result unchecked, not the call failed.
+    #[cfg(feature = "validation")]
+    async fn output_schema(&self, name: &str) -> Option<Arc<Validator>> {
+        if matches!(self.schemas.output(name), schemas::Lookup::Unknown)
+            && let Err(error) = self.list_tools().await
+        {
+            tracing::debug!(tool = name, %error, "the tools could not be listed to check a result");
+        }
+        match self.schemas.output(name) {
+            schemas::Lookup::Listed(validator) => validator,
+            _ => None,
+        }
+    }
+
+    /// Checks a tool's result against the `outputSchema` it is listed with (TOOL-10): a
     /// successful result must carry conforming `structuredContent`.
     #[cfg(feature = "validation")]
-    fn check_output(&self, name: &str, result: &CallToolResult) -> Result<(), ClientError> {
-        let validator = self.output_schemas.lock().unwrap_or_else(PoisonError::into_inner).get(name).cloned();
-        let Some(validator) = validator else { return Ok(()) };
+    async fn check_output(&self, name: &str, result: &CallToolResult) -> Result<(), ClientError> {
         if result.is_error == Some(true) {
             return Ok(());
         }
+        let Some(validator) = self.output_schema(name).await else { return Ok(()) };
         let problem = match &result.structured_content {
             None => Some("it has an outputSchema but the result carries no structuredContent".to_owned()),
             Some(content) => validator
@@ -610,9 +594,10 @@ impl Client {
     }
 
     /// Calls tool `name` with `arguments` (a JSON object). With the `validation` feature, when
-    /// the last `list_tools` gave the tool an `outputSchema`, a successful result must carry
-    /// `structuredContent` that conforms to it; otherwise the call fails with
-    /// an invalid result ([`ClientError::is_invalid_result`]).
+    /// the tool has an `outputSchema` — known from the last `list_tools`, which is made first
+    /// when there is none current — a successful result must carry `structuredContent` that
+    /// conforms to it; otherwise the call fails with an invalid result
+    /// ([`ClientError::is_invalid_result`]).
     pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult, ClientError> {
         #[cfg(feature = "validation")]
         self.check_arguments(name, &arguments).await?;
@@ -643,7 +628,7 @@ impl Client {
         };
         let result = self.dialect.call_result(result)?;
         #[cfg(feature = "validation")]
-        self.check_output(name, &result)?;
+        self.check_output(name, &result).await?;
         Ok(result)
     }
 

@@ -336,21 +336,31 @@ async fn elic_07_an_elicitation_without_a_mode_is_a_form() {
 
 /// Lists `weather` with an `outputSchema` and answers its calls with `structured`.
 async fn lying_server(structured: serde_json::Value) -> Client {
-    scripted(json!({"tools": {}}), move |method, _| {
-        let result = match method {
-            "tools/list" => json!({"resultType": "complete", "tools": [{"name": "weather",
-                "inputSchema": {"type": "object"},
+    lying_server_counting(structured, Arc::default()).await
+}
+
+/// [`lying_server`], counting its listings in `listed`; a call with `{"change": true}` is
+/// answered after `notifications/tools/list_changed`.
+async fn lying_server_counting(structured: serde_json::Value, listed: Arc<AtomicUsize>) -> Client {
+    scripted(json!({"tools": {"listChanged": true}}), move |method, params| match method {
+        "tools/list" => {
+            listed.fetch_add(1, Ordering::SeqCst);
+            let tools = json!([{"name": "weather", "inputSchema": {"type": "object"},
                 "outputSchema": {"type": "object", "properties": {"celsius": {"type": "number"}},
-                    "required": ["celsius"]}}]}),
-            _ => json!({"resultType": "complete", "content": [], "structuredContent": structured}),
-        };
-        (Vec::new(), result)
+                    "required": ["celsius"]}}]);
+            (Vec::new(), json!({"resultType": "complete", "tools": tools}))
+        }
+        _ => {
+            let changed = json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"});
+            let notes = if params["arguments"]["change"] == true { vec![changed] } else { Vec::new() };
+            (notes, json!({"resultType": "complete", "content": [], "structuredContent": structured}))
+        }
     })
     .await
 }
 
 #[tokio::test]
-async fn tool_10_structured_content_is_checked_against_the_listed_output_schema() {
+async fn tool_10_structured_content_is_checked_against_the_output_schema_listed_or_not() {
     let honest = lying_server(json!({"celsius": 21.5})).await;
     honest.list_tools().await.unwrap();
     assert_eq!(
@@ -358,12 +368,17 @@ async fn tool_10_structured_content_is_checked_against_the_listed_output_schema(
         Some(json!({"celsius": 21.5}))
     );
 
-    let lying = lying_server(json!({"celsius": "warm"})).await;
-    // Before a listing the client knows no schema to check against.
-    lying.call_tool("weather", json!({})).await.unwrap();
-    lying.list_tools().await.unwrap();
+    // A tool called by name, never listed: the client lists the tools once to know its schema
+    // (it used to let the first calls through unchecked).
+    let listed = Arc::new(AtomicUsize::new(0));
+    let lying = lying_server_counting(json!({"celsius": "warm"}), listed.clone()).await;
     let error = lying.call_tool("weather", json!({})).await.unwrap_err().to_string();
     assert!(error.contains("tool weather: structuredContent breaks its outputSchema: /celsius"), "{error}");
+    assert!(lying.call_tool("weather", json!({})).await.is_err());
+    assert_eq!(listed.load(Ordering::SeqCst), 1, "listed once, then known");
+    // A list change makes the schemas stale: the next check lists again.
+    assert!(lying.call_tool("weather", json!({"change": true})).await.is_err());
+    assert_eq!(listed.load(Ordering::SeqCst), 2, "listed again after the change");
 }
 
 #[tokio::test]
@@ -474,8 +489,11 @@ async fn cache_04_a_cached_result_answers_only_the_same_request() {
 async fn prog_01_concurrent_requests_have_distinct_progress_tokens() {
     let tokens = Arc::new(std::sync::Mutex::new(Vec::new()));
     let record = tokens.clone();
-    let client = scripted(json!({"tools": {}}), move |_, params| {
-        record.lock().unwrap().push(params["_meta"]["progressToken"].clone());
+    let client = scripted(json!({"tools": {}}), move |method, params| {
+        // The calls' own requests (not the listing the client makes to check their results).
+        if method == "tools/call" {
+            record.lock().unwrap().push(params["_meta"]["progressToken"].clone());
+        }
         (Vec::new(), json!({"resultType": "complete", "content": []}))
     })
     .await;
@@ -497,8 +515,13 @@ async fn mrtr_14_parallel_calls_keep_their_own_request_state() {
     let retries = Arc::new(std::sync::Mutex::new(Vec::new()));
     let record = retries.clone();
     let handlers = ClientHandlers::default().on_roots(|| async { Vec::<Root>::new() });
-    let client =
-        scripted_with(json!({"tools": {}}), ClientOptions { handlers, ..options() }, move |_, params| {
+    let client = scripted_with(
+        json!({"tools": {}}),
+        ClientOptions { handlers, ..options() },
+        move |method, params| {
+            if method == "tools/list" {
+                return (Vec::new(), json!({"resultType": "complete", "tools": []}));
+            }
             let name = params["name"].as_str().unwrap_or_default().to_owned();
             let result = match params.get("requestState").and_then(serde_json::Value::as_str) {
                 None => json!({"resultType": "input_required", "requestState": format!("state-of-{name}"),
@@ -509,8 +532,9 @@ async fn mrtr_14_parallel_calls_keep_their_own_request_state() {
                 }
             };
             (Vec::new(), result)
-        })
-        .await;
+        },
+    )
+    .await;
     let (a, b) = tokio::join!(client.call_tool("first", json!({})), client.call_tool("second", json!({})));
     a.unwrap();
     b.unwrap();
