@@ -416,3 +416,35 @@ async fn scoped_callers(authorization: &crate::support::authorization_server::Au
     let writer = Client::connect_http(&url, Default::default(), as_caller("b:write")).await.unwrap();
     assert!(writer.call_tool("test_simple_text", json!({})).await.is_ok(), "b:write reaches b's tools");
 }
+
+/// HTTP-37: an intermediary answers a request that fails its validation with an HTTP error
+/// status. The gateway sits between client and backends; a 2026-07-28 request whose
+/// `Mcp-Method` header says otherwise than its body, or whose protocol version header is one it
+/// does not speak, is refused `400` there, and never reaches a backend.
+#[tokio::test]
+async fn http_37_the_gateway_answers_a_request_failing_validation_with_400() {
+    const ONE: &str = r#"{"mcpServers": {"ev": {"command": "${BIN}", "args": ["serve", "everything"]}}}"#;
+    let (gateway, _dir) = gateway(ONE);
+    let url = format!("http://{}/mcp", gateway.address);
+    let http = reqwest::Client::new();
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                      "io.modelcontextprotocol/clientCapabilities": {}});
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta}});
+    let send = |method: &'static str, version: &'static str| {
+        http.post(&url)
+            .bearer_auth(RUN_TOKEN)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", version)
+            .header("mcp-method", method)
+            .body(body.to_string())
+            .send()
+    };
+    assert_eq!(send("tools/list", "2026-07-28").await.unwrap().status(), 200, "a valid request passes");
+    for (method, version) in [("tools/call", "2026-07-28"), ("tools/list", "1999-01-01")] {
+        let refused = send(method, version).await.unwrap();
+        assert_eq!(refused.status(), 400, "{method} {version}");
+        let said: serde_json::Value = serde_json::from_str(&refused.text().await.unwrap()).unwrap();
+        assert!(said["error"]["message"].as_str().is_some_and(|m| !m.is_empty()), "{said}");
+    }
+}
