@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the guide (docs/guide, mdBook) and proves its code: every Rust block is included
 # from a program under crates/modelctx/examples/ (or one of the rmcp servers under bench/),
-# each include must name a file and an anchor that exist, and the guide's examples must run.
+# each include must name a file and an anchor that exist, and the guide's examples must run;
+# every Rust block of docs/*.md is a verbatim quote of a compiled file (scripts/quotes.py).
 # `cargo test` compiles the examples; this script runs them (built first when missing).
 #
 # Installs mdbook (pinned, without its server features) into ~/.cargo/bin when it is missing;
@@ -34,6 +35,9 @@ while IFS= read -r line; do
     fi
 done < <(grep -H '{{#include ' docs/guide/src/*.md)
 ((status == 0)) || exit 1
+
+echo "==> guide: every Rust block of docs/*.md quotes a file the build compiles"
+scripts/quotes.py
 
 echo "==> guide: mdbook build"
 mdbook build docs/guide

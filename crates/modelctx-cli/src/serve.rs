@@ -194,6 +194,7 @@ pub struct ServeArgs {
     auth: AuthArgs,
 }
 
+// ANCHOR: redis
 /// What an instance shares through Redis: the stores of its HTTP endpoint.
 async fn share_through_redis(
     url: &str,
@@ -214,6 +215,7 @@ async fn share_through_redis(
     tracing::info!(%url, "sessions, tasks, changes and requestState keys are shared through Redis");
     Ok(builder)
 }
+// ANCHOR_END: redis
 
 /// The bundled servers, each with the options that are its own.
 #[derive(Subcommand)]

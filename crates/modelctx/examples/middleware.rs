@@ -1,9 +1,10 @@
-//! MCP middleware, end to end: a server with a layer written by hand (one that refuses the
-//! tools an operator switched off), `tower`'s timeout, a per-tool rate limit and an audit
+//! MCP middleware, end to end: a server with `tower`'s concurrency limit, load shedding and
+//! timeout, a per-caller rate limit, a guard and a layer written by hand (one refuses clients
+//! that do not say who they are, the other the tools an operator switched off) and an audit
 //! hook, served over Streamable HTTP on 127.0.0.1 and called by modelctx's own client.
 //!
 //! Run it with `cargo run -p modelctx --example middleware`; docs/middleware.md explains each
-//! part.
+//! part, quoting this file (its blocks are checked to be this file's, by scripts/guide.sh).
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -12,15 +13,48 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 use modelctx::client::{Client, ClientOptions};
+use modelctx::server::middleware::tower::limit::ConcurrencyLimitLayer;
+use modelctx::server::middleware::tower::load_shed::LoadShedLayer;
 use modelctx::server::middleware::tower::timeout::TimeoutLayer;
 use modelctx::server::middleware::tower::{Layer, Service};
-use modelctx::server::middleware::{Audit, McpRequest, RateLimit};
+use modelctx::server::middleware::{Audit, Guard, Guarded, McpRequest, RateLimit};
 use modelctx::server::{Answer, Server, ToolDef};
 use modelctx::transport::http::{HttpOptions, serve_http};
 use modelctx_protocol::Method;
 use modelctx_protocol::jsonrpc::ErrorObject;
 use modelctx_protocol::types::Implementation;
 use serde_json::json;
+
+// ANCHOR: guard
+/// Refuses requests from clients that do not say who they are; logs slow answers.
+#[derive(Clone)]
+struct Known;
+
+impl Guard for Known {
+    type Pending = std::time::Instant;
+
+    fn before(&self, request: &McpRequest) -> Result<Self::Pending, ErrorObject> {
+        match request.ctx.client_info() {
+            Some(_) => Ok(std::time::Instant::now()),
+            None => Err(ErrorObject::invalid_request("send clientInfo in _meta to use this server")),
+        }
+    }
+
+    fn after(started: Self::Pending, _answered: &Result<Answer, ErrorObject>) {
+        if started.elapsed().as_secs() >= 5 {
+            eprintln!("a slow request: {:?}", started.elapsed());
+        }
+    }
+}
+
+impl<S> Layer<S> for Known {
+    type Service = Guarded<S, Known>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        Guarded::new(inner, self.clone())
+    }
+}
+// ANCHOR_END: guard
 
 // ANCHOR: own_layer
 /// A layer of our own: `tools/call` of a switched-off tool is refused before it runs.
@@ -72,11 +106,21 @@ where
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // ANCHOR: layers
+    let build = ToolDef::new("build", || async { "built" })
+        .layer(ConcurrencyLimitLayer::new(2)) // two builds at once…
+        .layer(LoadShedLayer::new()); // …and a third is refused at once, not queued
+    let search = ToolDef::new("search", || async { "found" })
+        // 2 searches a minute per client
+        .layer(RateLimit::new(2, Duration::from_secs(60)).per_caller(|request| {
+            request.ctx.client_info().map(|client| client.name.clone()).unwrap_or_default()
+        }));
     let server = Server::builder("middleware-example", "1.0")
         .tool(ToolDef::new("echo", || async { "echo" }))
         .tool(ToolDef::new("deploy", || async { "deployed" }))
-        .tool(ToolDef::new("search", || async { "found" }).layer(RateLimit::new(2, Duration::from_secs(60))))
+        .tool(build)
+        .tool(search)
         .layer(SwitchedOff(Arc::new(BTreeSet::from(["deploy".to_owned()]))))
+        .layer(Known)
         .layer(TimeoutLayer::new(Duration::from_secs(30)))
         .layer(Audit::new(|record| {
             println!(
@@ -97,7 +141,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         ClientOptions::new(Implementation::new("example", "1")),
     )
     .await?;
-    for tool in ["echo", "deploy", "search", "search", "search"] {
+    for tool in ["echo", "build", "deploy", "search", "search", "search"] {
         match client.call_tool(tool, json!({})).await {
             Ok(result) => println!("{tool}: {}", serde_json::to_string(&result.content)?),
             Err(error) => println!("{tool}: refused: {error}"),
