@@ -14,7 +14,10 @@ use tracing_subscriber::layer::{Context, SubscriberExt};
 
 type Fields = HashMap<String, String>;
 
-/// Keeps the fields of every span of the request target.
+/// The target of the client's request spans.
+const CLIENT_TARGET: &str = "modelctx::client::request";
+
+/// Keeps the fields of every span of the server's and the client's request targets.
 #[derive(Clone, Default)]
 struct Spans(Arc<Mutex<HashMap<u64, Fields>>>);
 
@@ -32,7 +35,7 @@ impl Visit for Collect<'_> {
 
 impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Spans {
     fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, _: Context<'_, S>) {
-        if attrs.metadata().target() != telemetry::TARGET {
+        if ![telemetry::TARGET, CLIENT_TARGET].contains(&attrs.metadata().target()) {
             return;
         }
         let mut fields = Fields::new();
@@ -48,10 +51,19 @@ impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Spans {
 }
 
 impl Spans {
+    /// The server's span named `name`.
     fn named(&self, name: &str) -> Fields {
+        self.of_kind("server", name)
+    }
+
+    /// The span of OpenTelemetry kind `kind` named `name`.
+    fn of_kind(&self, kind: &str, name: &str) -> Fields {
         let spans = self.0.lock().unwrap();
-        let found = spans.values().find(|fields| fields.get("otel.name").map(String::as_str) == Some(name));
-        found.cloned().unwrap_or_else(|| panic!("no span {name:?} among {spans:?}"))
+        let found = spans.values().find(|fields| {
+            fields.get("otel.name").map(String::as_str) == Some(name)
+                && fields.get("otel.kind").map(String::as_str) == Some(kind)
+        });
+        found.cloned().unwrap_or_else(|| panic!("no {kind} span {name:?} among {spans:?}"))
     }
 }
 
@@ -114,5 +126,11 @@ async fn a_legacy_http_requests_span_names_its_session() {
     let result = client.call_tool("session", json!({})).await.unwrap();
     let id = serde_json::to_value(&result.content).unwrap()[0]["text"].as_str().unwrap().to_owned();
     assert_ne!(id, "none", "a legacy HTTP request knows its session");
-    assert_eq!(spans.named("tools/call session")["mcp.session.id"], id);
+    let served = spans.named("tools/call session");
+    assert_eq!(served["mcp.session.id"], id);
+    // The client's span of the same request: its transport and its request id, as the
+    // server's span names it.
+    let sent = spans.of_kind("client", "tools/call session");
+    assert_eq!(sent["network.transport"], "tcp");
+    assert_eq!(sent["jsonrpc.request.id"], served["jsonrpc.request.id"]);
 }

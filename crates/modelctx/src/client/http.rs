@@ -212,6 +212,7 @@ impl HttpLink {
         method: &Method,
         params: Option<JsonObject>,
     ) -> Result<Posted, ClientError> {
+        super::telemetry::record_request_id(&id);
         let message =
             Message::Request(Request { id: id.clone(), method: method.clone(), params: params.clone() });
         let response = self.post(&message, params.as_ref()).await?;

@@ -39,6 +39,15 @@ pub(super) enum Link {
 // `Mcp-Param-*` arguments) is not used.
 #[cfg_attr(not(feature = "http-client"), allow(unused_variables))]
 impl Link {
+    /// The OpenTelemetry `network.transport` of the link: `pipe` (stdio), `tcp` (HTTP).
+    pub(super) fn network_transport(&self) -> &'static str {
+        match self {
+            Self::Stdio(_) => "pipe",
+            #[cfg(feature = "http-client")]
+            Self::Http(_) => "tcp",
+        }
+    }
+
     pub(super) async fn request(
         &self,
         method: &Method,

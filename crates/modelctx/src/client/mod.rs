@@ -360,7 +360,7 @@ impl Client {
         if let Some(capability) = self.undeclared(method) {
             return Err(ClientError::undeclared(capability, method.clone()));
         }
-        let telemetry = telemetry::start(method, &params, self.server.version);
+        let telemetry = telemetry::start(method, &params, self.server.version, self.link.network_transport());
         telemetry::inject(&telemetry, &mut params);
         let answered = async {
             match self.dialect {

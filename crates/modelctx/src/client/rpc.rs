@@ -172,6 +172,7 @@ impl Rpc {
         timeout: Duration,
     ) -> Result<JsonObject, ClientError> {
         let id = RequestId::Number(self.inner.next_id.fetch_add(1, Ordering::Relaxed));
+        super::telemetry::record_request_id(&id);
         let (waiter, answer) = oneshot::channel();
         {
             let mut state = self.inner.state();
