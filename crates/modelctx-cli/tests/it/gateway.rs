@@ -204,6 +204,37 @@ async fn a_legacy_backends_live_question_reaches_a_legacy_client() {
     }
 }
 
+/// A 2025-11-25 backend's live question, which nothing ties to a call, never reaches another
+/// client: with two calls in flight to the backend it goes to neither (it is declined), and
+/// the bystander, whose call merely runs, is asked nothing (it used to reach whichever
+/// client's call was in flight).
+#[tokio::test]
+async fn a_legacy_backends_question_reaches_no_other_client_when_calls_overlap() {
+    let legacy = r#"{"mcpServers": {"old": {"command": "${BIN}", "args": ["serve", "everything"], "prefix": "", "protocol": "2025-11-25"}}}"#;
+    let (gateway, _dir) = gateway(legacy);
+    let asked_bystander = Arc::new(Mutex::new(0));
+    let mut bystanding = options(EraMode::Legacy);
+    let counter = asked_bystander.clone();
+    bystanding.handlers = ClientHandlers::default().on_elicit(move |_| {
+        *counter.lock().unwrap() += 1;
+        async { ada() }
+    });
+    let bystander = connect(&gateway, bystanding).await;
+    let mut asking = options(EraMode::Legacy);
+    asking.handlers = ClientHandlers::default().on_elicit(|_| async { ada() });
+    let asker = connect(&gateway, asking).await;
+    let running = bystander.call_tool("long_running_operation", json!({"steps": 20, "step_ms": 100}));
+    let asked = async {
+        tokio::time::sleep(Duration::from_millis(300)).await; // the bystander's call is in flight
+        asker.call_tool("test_elicitation", json!({"message": "Who?"})).await
+    };
+    let (ran, asked) = tokio::join!(running, asked);
+    ran.unwrap();
+    let text = text(&asked.unwrap());
+    assert!(text.contains("decline"), "with two calls in flight the question is declined: {text}");
+    assert_eq!(*asked_bystander.lock().unwrap(), 0, "the bystander was asked another client's question");
+}
+
 /// A tool a backend adds is announced to the gateway's clients (a listen stream in
 /// 2026-07-28, a notification on the session in 2025-11-25) and callable once listed.
 #[tokio::test]
