@@ -527,3 +527,42 @@ async fn http_01_53_one_endpoint_path_and_event_ids_unique_across_a_sessions_str
     let response = tokio::time::timeout(WAIT, endpoint.client.request(request)).await.unwrap().unwrap();
     assert_eq!(response.status(), 404, "one endpoint path only");
 }
+
+/// A session id is a bearer of the session: none reaches the log at `INFO` (an eviction used to
+/// be logged with the evicted session's id), while what happened to sessions is still logged.
+#[tokio::test]
+async fn no_session_id_reaches_the_info_log() {
+    #[derive(Clone, Default)]
+    struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+    impl std::io::Write for Captured {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::INFO)
+        .with_writer(move || writer.clone())
+        .finish();
+    let _logging = tracing::subscriber::set_default(subscriber);
+
+    let endpoint = start(HttpOptions { max_sessions: 2, ..HttpOptions::default() }).await;
+    let mut sessions = Vec::new();
+    for _ in 0..4 {
+        sessions.push(endpoint.initialize(json!({})).await);
+    }
+    let last = &sessions[3];
+    let with_session = [("mcp-session-id", last.as_str()), ("mcp-protocol-version", "2025-11-25")];
+    assert_eq!(endpoint.send("DELETE", &with_session, "").await.status, 200);
+
+    let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    assert!(log.contains("evicting the least recently used session"), "the evictions are logged: {log}");
+    for session in &sessions {
+        assert!(!log.contains(session.as_str()), "session {session} in the log: {log}");
+    }
+}
