@@ -129,6 +129,35 @@ impl Measure {
     }
 }
 
+/// The duration of one session (a connection, a legacy session, a client's connection),
+/// recorded when dropped, when metrics are exported.
+pub(crate) struct SessionMeasure {
+    /// Recorded when dropped.
+    #[cfg(feature = "otel")]
+    _measured: Option<crate::otel::metrics::Session>,
+}
+
+impl SessionMeasure {
+    /// Starts measuring a session on `side` at `version` (when one is known) over
+    /// `transport` (`network.transport`: `pipe`, `tcp`).
+    #[cfg_attr(not(feature = "otel"), allow(unused_variables))]
+    pub(crate) fn start(side: Side, version: Option<&dyn Display>, transport: &'static str) -> Self {
+        #[cfg(feature = "otel")]
+        {
+            use crate::otel::metrics;
+            let histogram = match side {
+                #[cfg(feature = "server")]
+                Side::Server => metrics::server_sessions(),
+                #[cfg(feature = "client")]
+                Side::Client => metrics::client_sessions(),
+            };
+            Self { _measured: metrics::Session::start(histogram, version, transport) }
+        }
+        #[cfg(not(feature = "otel"))]
+        Self {}
+    }
+}
+
 /// How an operation failed, as its span and its metric record it.
 pub(crate) struct Failure {
     /// `error.type`: a JSON-RPC code, or what went wrong (`cancelled`, `timeout`).

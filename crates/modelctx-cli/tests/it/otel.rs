@@ -177,14 +177,20 @@ fn otlp_export_carries_one_trace_from_the_client_through_the_server() {
     let call = modelctx(&["tools", "call", "echo", "message=traced", "--json", "--url", &url], &settings);
     let called = run_bounded(call, WAIT);
     assert!(called.status.success(), "{}", String::from_utf8_lossy(&called.stderr));
+    // A 2025-11-25 client too: its session, ended as it exits, is one the server measures.
+    let legacy = ["tools", "call", "echo", "message=traced", "--era", "legacy", "--url", &url];
+    let called = run_bounded(modelctx(&legacy, &settings), WAIT);
+    assert!(called.status.success(), "{}", String::from_utf8_lossy(&called.stderr));
 
-    // The client exports as it exits, the server every 100 ms: wait for both spans and both
-    // histograms.
+    // The clients export as they exit, the server every 200 ms: wait for both spans and the
+    // four histograms (each side's operations and sessions).
     let (mut client_span, mut server_span) = (None, None);
     let mut metrics = Vec::new();
     let deadline = Instant::now() + WAIT;
-    while client_span.is_none() || server_span.is_none() || metrics.len() < 2 {
-        let wait = deadline.checked_duration_since(Instant::now()).expect("every export arrives in time");
+    while client_span.is_none() || server_span.is_none() || metrics.len() < 4 {
+        let wait = deadline
+            .checked_duration_since(Instant::now())
+            .unwrap_or_else(|| panic!("every export arrives in time: {metrics:?}"));
         let Ok((path, export)) = exports.recv_timeout(wait) else { continue };
         match path.as_str() {
             "/v1/traces" => {
@@ -219,5 +225,13 @@ fn otlp_export_carries_one_trace_from_the_client_through_the_server() {
         assert_eq!(attribute(span, "gen_ai.tool.name").as_deref(), Some("echo"), "{span}");
     }
     metrics.sort();
-    assert_eq!(metrics, ["mcp.client.operation.duration", "mcp.server.operation.duration"]);
+    assert_eq!(
+        metrics,
+        [
+            "mcp.client.operation.duration",
+            "mcp.client.session.duration",
+            "mcp.server.operation.duration",
+            "mcp.server.session.duration"
+        ]
+    );
 }

@@ -293,6 +293,27 @@ impl HttpLink {
         self.send(request.body(body), "POST").await
     }
 
+    /// Ends the legacy session, if there is one, by `DELETE` (the client SHOULD, so that the
+    /// server need not keep it until it expires), within `wait`; a server that refuses (`405`)
+    /// or does not answer in time is let be.
+    pub(crate) async fn end_session(&self, wait: Duration) {
+        let (version, session) = {
+            let settled = self.settled();
+            (settled.version, settled.session.clone())
+        };
+        let Some(session) = session else { return };
+        let mut request = self.http.delete(self.url.clone()).headers(self.headers.clone());
+        request = request.header(MCP_SESSION_ID, session);
+        if let Some(version) = version {
+            request = request.header(MCP_PROTOCOL_VERSION, version.to_string());
+        }
+        match tokio::time::timeout(wait, self.send(request, "DELETE")).await {
+            Ok(Ok(response)) => tracing::debug!(status = %response.status(), "the session was ended"),
+            Ok(Err(error)) => tracing::debug!(%error, "the session could not be ended"),
+            Err(_) => tracing::debug!("the server did not answer the session's end in time"),
+        }
+    }
+
     /// Sends `request` with the credentials of `auth`; after a 401 or 403 the auth acted on,
     /// once more with the new ones (at most [`MAX_AUTH_RETRIES`] times).
     async fn send(

@@ -134,6 +134,8 @@ pub struct Client {
     /// Held from a `subscriptions/listen` until its acknowledgement: the next
     /// acknowledgement is then this one's, and gives its `subscriptionId`.
     listen_setup: tokio::sync::Mutex<()>,
+    /// `mcp.client.session.duration`, recorded when the client goes.
+    _session: crate::telemetry::SessionMeasure,
 }
 
 impl Client {
@@ -235,6 +237,11 @@ impl Client {
     async fn open(link: Link, options: ClientOptions, process: Option<Process>) -> Result<Self, ClientError> {
         let server = negotiate(&link, &options).await?;
         let cache = Cache::new(link.notifications());
+        let session = crate::telemetry::SessionMeasure::start(
+            crate::telemetry::Side::Client,
+            Some(&server.version),
+            link.network_transport(),
+        );
         #[cfg(feature = "validation")]
         let schemas = schemas::ToolSchemas::new(link.notifications());
         Ok(Self {
@@ -251,6 +258,7 @@ impl Client {
             #[cfg(feature = "http-client")]
             session: None,
             listen_setup: tokio::sync::Mutex::default(),
+            _session: session,
         })
     }
 
@@ -672,9 +680,14 @@ impl Client {
         member(&Method::Complete, &mut result, "completion")
     }
 
-    /// Shuts the connection down: a spawned server gets its stdin closed, then SIGTERM, then
-    /// SIGKILL, each after the grace period; returns how it exited.
+    /// Shuts the connection down: a legacy HTTP session is ended (`DELETE`, within the grace
+    /// period); a spawned server gets its stdin closed, then SIGTERM, then SIGKILL, each after
+    /// the grace period; returns how it exited.
     pub async fn close(self) -> Option<String> {
+        #[cfg(feature = "http-client")]
+        if let Link::Http(http) = &self.link {
+            http.end_session(self.options.shutdown_grace).await;
+        }
         self.shut_down().await
     }
 }

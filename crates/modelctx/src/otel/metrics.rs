@@ -1,4 +1,5 @@
-//! The operation-duration histograms of the MCP semantic conventions.
+//! The duration histograms of the MCP semantic conventions: of each operation, and of each
+//! session.
 
 use std::fmt::Display;
 use std::sync::OnceLock;
@@ -15,6 +16,9 @@ struct Instruments {
     #[cfg(feature = "server")]
     server: Histogram<f64>,
     client: Histogram<f64>,
+    #[cfg(feature = "server")]
+    server_sessions: Histogram<f64>,
+    client_sessions: Histogram<f64>,
 }
 
 /// Set once metrics are exported; until then nothing is measured.
@@ -40,7 +44,52 @@ pub(super) fn install(provider: &SdkMeterProvider) {
         #[cfg(feature = "server")]
         server: histogram("mcp.server.operation.duration", "Duration of MCP requests a server handled"),
         client: histogram("mcp.client.operation.duration", "Duration of MCP requests a client sent"),
+        #[cfg(feature = "server")]
+        server_sessions: histogram("mcp.server.session.duration", "Duration of MCP sessions a server held"),
+        client_sessions: histogram("mcp.client.session.duration", "Duration of MCP sessions a client held"),
     });
+}
+
+/// `mcp.server.session.duration`, once metrics are exported.
+#[cfg(feature = "server")]
+pub(crate) fn server_sessions() -> Option<&'static Histogram<f64>> {
+    INSTRUMENTS.get().map(|instruments| &instruments.server_sessions)
+}
+
+/// `mcp.client.session.duration`, once metrics are exported.
+#[cfg(feature = "client")]
+pub(crate) fn client_sessions() -> Option<&'static Histogram<f64>> {
+    INSTRUMENTS.get().map(|instruments| &instruments.client_sessions)
+}
+
+/// One session being measured, for its histogram: recorded when dropped.
+pub(crate) struct Session {
+    histogram: &'static Histogram<f64>,
+    started: Instant,
+    attributes: Vec<KeyValue>,
+}
+
+impl Session {
+    /// Starts measuring a session at `version` over `transport` (`network.transport`), or
+    /// `None` when metrics are not exported.
+    pub(crate) fn start(
+        histogram: Option<&'static Histogram<f64>>,
+        version: Option<&dyn Display>,
+        transport: &'static str,
+    ) -> Option<Self> {
+        let histogram = histogram?;
+        let mut attributes = vec![KeyValue::new("network.transport", transport)];
+        if let Some(version) = version {
+            attributes.push(KeyValue::new("mcp.protocol.version", version.to_string()));
+        }
+        Some(Self { histogram, started: Instant::now(), attributes })
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.histogram.record(self.started.elapsed().as_secs_f64(), &self.attributes);
+    }
 }
 
 /// `mcp.server.operation.duration`, once metrics are exported.

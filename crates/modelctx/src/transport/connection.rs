@@ -16,6 +16,7 @@
 //! writes wait (a pipe fills; an HTTP+SSE POST waits for the session's inbox). Held requests
 //! are let in as the queue gets room.
 
+use crate::telemetry::{SessionMeasure, Side};
 use std::collections::VecDeque;
 use std::future::Future;
 
@@ -128,6 +129,7 @@ pub(crate) async fn serve_endpoint(
     outbox: mpsc::Sender<Outgoing>,
     shutdown: impl Future<Output = ()>,
 ) {
+    let _session = SessionMeasure::start(Side::Server, None, "pipe");
     let lifecycle = Lifecycle::new(server);
     let exchange = lifecycle.exchange();
     serve_messages(exchange.clone(), None, input, outbox, shutdown).await;

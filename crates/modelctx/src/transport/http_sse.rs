@@ -43,6 +43,7 @@ use super::http::{HttpOptions, McpBody, guard};
 use crate::server::Server;
 use crate::server::exchange::Lifecycle;
 use crate::server::outgoing::Outgoing;
+use crate::telemetry::{SessionMeasure, Side};
 
 /// Where [`super::http::serve_http`] serves the SSE stream (GET).
 pub const SSE_PATH: &str = "/sse";
@@ -274,6 +275,7 @@ async fn run_session(
     outbox: mpsc::Sender<Outgoing>,
     gone: CancellationToken,
 ) {
+    let _session = SessionMeasure::start(Side::Server, None, "tcp");
     let exchange = shared.lifecycle.client_exchange();
     let input = futures::stream::poll_fn(move |cx| inbox.poll_recv(cx));
     let ended = async {

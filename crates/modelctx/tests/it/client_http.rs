@@ -680,3 +680,43 @@ async fn h2c_is_served_beside_http_1_1_and_spoken_by_the_client_when_asked() {
         assert_eq!(notes.try_recv().expect("progress streamed over h2").method, Method::Progress);
     }
 }
+
+/// Closing a client of a legacy session ends it on the server (`DELETE`, which a client
+/// SHOULD send): its id answers 404 at once, rather than the session being kept until it
+/// expires (30 minutes by default).
+#[tokio::test]
+async fn closing_a_legacy_client_ends_its_session_on_the_server() {
+    let server = Server::builder("http-test", "1")
+        .tool(ToolDef::new("session", |ctx: RequestContext| async move {
+            ctx.session_id().unwrap_or_default().to_owned()
+        }))
+        .build()
+        .unwrap();
+    let (url, _stop) = serve(server, HttpOptions::default()).await;
+    let client =
+        Client::connect_http(&url, Default::default(), ClientOptions { mode: EraMode::Legacy, ..options() })
+            .await
+            .unwrap();
+    let session = text(&client.call_tool("session", json!({})).await.unwrap());
+    assert!(!session.is_empty());
+    let ping = |session: String| {
+        let url = url.clone();
+        async move {
+            reqwest::Client::new()
+                .post(&url)
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .header("mcp-session-id", session)
+                .header("mcp-protocol-version", "2025-11-25")
+                .body(r#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#)
+                .send()
+                .await
+                .unwrap()
+                .status()
+                .as_u16()
+        }
+    };
+    assert_eq!(ping(session.clone()).await, 200, "the session lives while the client does");
+    client.close().await;
+    assert_eq!(ping(session).await, 404, "closing the client ended the session");
+}

@@ -11,6 +11,7 @@ use modelctx_protocol::era::PeerState;
 use super::live::{LiveStreams, Standalone};
 use crate::server::LegacySession;
 use crate::server::exchange::Exchange;
+use crate::telemetry::{SessionMeasure, Side};
 
 /// One legacy session, as this instance holds it.
 pub(super) struct Session {
@@ -32,10 +33,14 @@ pub(super) struct Session {
     /// Held while a change is written to the store, so changes on this instance do not
     /// overtake each other.
     pub(super) writing: tokio::sync::Mutex<()>,
+    /// `mcp.server.session.duration`: how long this instance held the session, recorded when
+    /// it lets it go (with one instance, from `initialize` to its end).
+    _measure: SessionMeasure,
 }
 
 impl Session {
     pub(super) fn new(id: String, state: LegacySession, exchange: Exchange) -> Self {
+        let measure = SessionMeasure::start(Side::Server, Some(&state.version), "tcp");
         Self {
             id,
             state: Mutex::new(state),
@@ -45,6 +50,7 @@ impl Session {
             last_used: Mutex::new(Instant::now()),
             generation: AtomicU64::new(0),
             writing: tokio::sync::Mutex::new(()),
+            _measure: measure,
         }
     }
 
