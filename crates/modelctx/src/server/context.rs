@@ -67,6 +67,8 @@ pub(crate) struct RequestFacts {
     pub(crate) session_id: Option<String>,
     /// The caller an HTTP authenticator verified, if one did.
     pub(crate) principal: Option<Arc<Principal>>,
+    /// `network.transport`: `pipe` (stdio, in process) or `tcp` (HTTP).
+    pub(crate) network_transport: &'static str,
 }
 
 /// The request context: era, version, client capabilities, cancellation, and the way to send
@@ -240,6 +242,12 @@ impl RequestContext {
         self.inner.facts.session_id.as_deref()
     }
 
+    /// How the request reached the server, as OpenTelemetry's `network.transport` names it:
+    /// `pipe` (stdio, in process) or `tcp` (HTTP).
+    pub(crate) fn network_transport(&self) -> &'static str {
+        self.inner.facts.network_transport
+    }
+
     /// The caller as its access token says, when the request came over HTTP through an
     /// authenticator (`HttpOptions::authenticator`); `None` otherwise.
     pub fn principal(&self) -> Option<&Principal> {
@@ -330,15 +338,15 @@ impl RequestContext {
     /// them (`resources/read` among handler results); a result reached through rounds of
     /// input is never cached by clients anyway (CACHE-05).
     pub fn set_cache(&self, ttl: std::time::Duration, scope: CacheScope) {
-        let ttl_ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX);
         *self.inner.cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner) =
-            Some(CacheDefaults { ttl_ms, scope });
+            Some(CacheDefaults::new(ttl, scope));
     }
 
-    /// The cache hints for this request's result: the handler's, else the server's.
-    pub(crate) fn cache(&self) -> CacheDefaults {
+    /// The cache hints for this request's result: the handler's, else the definition's
+    /// (`defined`), else the server's.
+    pub(crate) fn cache(&self, defined: Option<CacheDefaults>) -> CacheDefaults {
         let set = *self.inner.cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        set.unwrap_or(self.inner.server.options().cache)
+        set.or(defined).unwrap_or(self.inner.server.options().cache)
     }
 
     /// A place for one notification on this request's way out, once the peer has read enough

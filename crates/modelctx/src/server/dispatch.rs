@@ -17,6 +17,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::answer::Answer;
+use super::cache_hints::page_hints;
 use super::completion::completion;
 use super::context::{NotificationSink, RequestContext, RequestFacts, Tokens};
 use super::input::{InputChannel, LegacyPeer, Round, RoundEnd, UntilAsked};
@@ -25,7 +26,7 @@ use super::params::{params_of, parse_params, to_object};
 use super::request_state::state_digest;
 use super::resource::{ResourceError, ResourceRequest};
 use super::session::LegacySession;
-use super::{CompletionRequest, Principal, Server};
+use super::{CacheDefaults, CompletionRequest, Principal, Server};
 
 /// What a server reads of 2026-07-28 `tools/call` params (`CallToolRequestParams`) on the hot
 /// path: `_meta` was read into the request's context and `requestState` into its round, so
@@ -65,8 +66,9 @@ struct MetaFacts {
 /// Which page: the era, whether the client shows apps, and the cursor.
 type PageKey = (Era, bool, Option<String>);
 
-/// A page as JSON, and the cursor of the next.
-type Page = (Arc<RawValue>, Option<String>);
+/// A listing page: its items (as JSON for `tools/list`), the cursor of the next, and its
+/// cache hints.
+type Page<T = Arc<RawValue>> = (T, Option<String>, CacheDefaults);
 
 /// `tools/list` pages as JSON, by era and cursor.
 #[derive(Default)]
@@ -134,6 +136,9 @@ fn legacy_only(method: &Method) -> bool {
 pub(crate) struct Caller<'a> {
     pub(crate) session_id: Option<&'a str>,
     pub(crate) principal: Option<Arc<Principal>>,
+    /// How the caller reached the server, as OpenTelemetry's `network.transport` names it:
+    /// `pipe` (stdio, in process), `tcp` (HTTP).
+    pub(crate) network_transport: &'static str,
 }
 
 impl Server {
@@ -177,7 +182,7 @@ impl Server {
         &self,
         request: &Request,
         version: ProtocolVersion,
-        principal: Option<Arc<Principal>>,
+        caller: Caller<'_>,
         tokens: Tokens,
         sink: NotificationSink,
     ) -> Result<RequestContext, ErrorObject> {
@@ -194,7 +199,8 @@ impl Server {
             progress_token: meta.progress_token,
             log_level: meta.log_level,
             session_id: None,
-            principal,
+            principal: caller.principal,
+            network_transport: caller.network_transport,
         };
         let input = if may_ask(&request.method) {
             InputChannel::Modern(Arc::new(self.open_round(request, facts.principal.as_deref())?))
@@ -306,6 +312,7 @@ impl Server {
             log_level: session.log_level,
             session_id: caller.session_id.map(str::to_owned),
             principal: caller.principal,
+            network_transport: caller.network_transport,
         };
         // `tasks/result` asks the client the questions of the task it waits for.
         let asks = may_ask(&request.method) || request.method == Method::GetTaskPayload;
@@ -338,6 +345,7 @@ impl Server {
     ) -> Result<Answer, ErrorObject> {
         let cache = self.options().cache;
         let (ttl_ms, cache_scope) = (Some(cache.ttl_ms), Some(cache.scope));
+        let hinted = |hints: CacheDefaults| (Some(hints.ttl_ms), Some(hints.scope));
         // Every result carries `serverInfo` in `_meta`: JSON the server wrote once.
         let server_info = &*self.inner.info_json;
         let complete = v2026::ResultType::Complete;
@@ -356,7 +364,8 @@ impl Server {
             ),
             (Method::ListTools, Era::Modern) => {
                 let params = params_of::<v2026::ListTools>(params)?;
-                let (tools, next_cursor) = self.tool_page(params.cursor, &ctx)?;
+                let (tools, next_cursor, hints) = self.tool_page(params.cursor, &ctx)?;
+                let (ttl_ms, cache_scope) = hinted(hints);
                 let meta = v2026::ResultMetaObject {
                     server_info: Some(self.info().clone()),
                     other: JsonObject::new(),
@@ -373,7 +382,7 @@ impl Server {
             }
             (Method::ListTools, Era::Legacy) => {
                 let params = params_of::<v2025::ListTools>(params)?;
-                let (tools, next_cursor) = self.tool_page(params.and_then(|p| p.cursor), &ctx)?;
+                let (tools, next_cursor, _) = self.tool_page(params.and_then(|p| p.cursor), &ctx)?;
                 let result =
                     to_object(&v2025::ListToolsResult { tools: Vec::new(), next_cursor, meta: None });
                 return Ok(Answer::prepared(PreparedResult { result, key: "tools", value: tools }));
@@ -406,7 +415,8 @@ impl Server {
             }
             (Method::ListResources, Era::Modern) => {
                 let params = params_of::<v2026::ListResources>(params)?;
-                let (resources, next_cursor) = self.list_resources(params.cursor.as_deref())?;
+                let (resources, next_cursor, hints) = self.list_resources(params.cursor.as_deref())?;
+                let (ttl_ms, cache_scope) = hinted(hints);
                 Answer::modern(
                     &v2026::ListResourcesResult {
                         result_type: complete,
@@ -421,13 +431,15 @@ impl Server {
             }
             (Method::ListResources, Era::Legacy) => {
                 let params = params_of::<v2025::ListResources>(params)?;
-                let (resources, next_cursor) =
+                let (resources, next_cursor, _) =
                     self.list_resources(params.and_then(|p| p.cursor).as_deref())?;
                 Answer::serialized(&v2025::ListResourcesResult { resources, next_cursor, meta: None })
             }
             (Method::ListResourceTemplates, Era::Modern) => {
                 let params = params_of::<v2026::ListResourceTemplates>(params)?;
-                let (resource_templates, next_cursor) = self.list_templates(params.cursor.as_deref())?;
+                let (resource_templates, next_cursor, hints) =
+                    self.list_templates(params.cursor.as_deref())?;
+                let (ttl_ms, cache_scope) = hinted(hints);
                 Answer::modern(
                     &v2026::ListResourceTemplatesResult {
                         result_type: complete,
@@ -442,7 +454,7 @@ impl Server {
             }
             (Method::ListResourceTemplates, Era::Legacy) => {
                 let params = params_of::<v2025::ListResourceTemplates>(params)?;
-                let (resource_templates, next_cursor) =
+                let (resource_templates, next_cursor, _) =
                     self.list_templates(params.and_then(|p| p.cursor).as_deref())?;
                 Answer::serialized(&v2025::ListResourceTemplatesResult {
                     resource_templates,
@@ -455,8 +467,8 @@ impl Server {
                 let params = params_of::<v2026::ReadResource>(params)?;
                 let read = self.read_resource(ctx.clone(), &params.uri);
                 match self.in_round(&ctx, method, digest, read).await? {
-                    Asked::Done(contents) => {
-                        let cache = ctx.cache();
+                    Asked::Done((contents, defined)) => {
+                        let cache = ctx.cache(defined);
                         Answer::modern(
                             &v2026::ReadResourceResult {
                                 result_type: complete,
@@ -473,12 +485,13 @@ impl Server {
             }
             (Method::ReadResource, Era::Legacy) => {
                 let params = params_of::<v2025::ReadResource>(params)?;
-                let contents = self.read_resource(ctx, &params.uri).await?;
+                let (contents, _) = self.read_resource(ctx, &params.uri).await?;
                 Answer::serialized(&v2025::ReadResourceResult { contents, meta: None })
             }
             (Method::ListPrompts, Era::Modern) => {
                 let params = params_of::<v2026::ListPrompts>(params)?;
-                let (prompts, next_cursor) = self.list_prompts(params.cursor.as_deref())?;
+                let (prompts, next_cursor, hints) = self.list_prompts(params.cursor.as_deref())?;
+                let (ttl_ms, cache_scope) = hinted(hints);
                 Answer::modern(
                     &v2026::ListPromptsResult {
                         result_type: complete,
@@ -493,7 +506,8 @@ impl Server {
             }
             (Method::ListPrompts, Era::Legacy) => {
                 let params = params_of::<v2025::ListPrompts>(params)?;
-                let (prompts, next_cursor) = self.list_prompts(params.and_then(|p| p.cursor).as_deref())?;
+                let (prompts, next_cursor, _) =
+                    self.list_prompts(params.and_then(|p| p.cursor).as_deref())?;
                 Answer::serialized(&v2025::ListPromptsResult { prompts, next_cursor, meta: None })
             }
             (Method::GetPrompt, Era::Modern) => {
@@ -564,11 +578,7 @@ impl Server {
     /// the JSON each tool keeps of itself the first time it is asked for, then reused until
     /// the tools change. A client that shows no apps does not see the tools only an app may
     /// call (APPS-02).
-    fn tool_page(
-        &self,
-        cursor: Option<String>,
-        ctx: &RequestContext,
-    ) -> Result<(Arc<RawValue>, Option<String>), ErrorObject> {
+    fn tool_page(&self, cursor: Option<String>, ctx: &RequestContext) -> Result<Page, ErrorObject> {
         let era = ctx.era();
         let shows_apps = modelctx_protocol::apps::client_renders_apps(ctx.client_capabilities());
         let key = (era, shows_apps, cursor);
@@ -583,15 +593,17 @@ impl Server {
             .map(|t| &**t)
             .filter(|t| shows_apps || t.ui.as_ref().is_none_or(|ui| ui.visible_to(Visibility::Model)))
             .collect();
-        let (tools, next) =
+        let (listed, next) =
             page(&tools, |t| t.tool.name.as_str(), key.2.as_deref(), self.options().page_size)?;
-        let items: Vec<&Value> = tools.into_iter().map(|t| t.wire(era)).collect();
+        let hints =
+            page_hints(self.options().cache, tools.iter().map(|t| t.cache), listed.iter().map(|t| t.cache));
+        let items: Vec<&Value> = listed.into_iter().map(|t| t.wire(era)).collect();
         let json = serde_json::to_string(&items).map_err(|e| ErrorObject::internal(e.to_string()))?;
         let json: Arc<RawValue> =
             Arc::from(RawValue::from_string(json).map_err(|e| ErrorObject::internal(e.to_string()))?);
         // Stored while the registry is read-locked, so a change cannot slip in between.
-        self.inner.tool_pages.put(key, (json.clone(), next.clone()));
-        Ok((json, next))
+        self.inner.tool_pages.put(key, (json.clone(), next.clone(), hints));
+        Ok((json, next, hints))
     }
 
     pub(crate) async fn call_tool(
@@ -607,46 +619,66 @@ impl Server {
         tool.call(ctx, arguments).await
     }
 
-    fn list_resources(&self, cursor: Option<&str>) -> Result<(Vec<Resource>, Option<String>), ErrorObject> {
+    fn list_resources(&self, cursor: Option<&str>) -> Result<Page<Vec<Resource>>, ErrorObject> {
         self.require(self.offers_resources(), Method::ListResources)?;
-        let resources: Vec<Resource> =
-            self.read_registry().resources.values().map(|r| r.resource.clone()).collect();
-        page(&resources, |r| r.uri.as_str(), cursor, self.options().page_size)
+        let resources: Vec<(Resource, Option<CacheDefaults>)> =
+            self.read_registry().resources.values().map(|r| (r.resource.clone(), r.cache)).collect();
+        self.hinted_page(resources, |r| r.uri.as_str(), cursor)
     }
 
-    fn list_templates(
-        &self,
-        cursor: Option<&str>,
-    ) -> Result<(Vec<ResourceTemplate>, Option<String>), ErrorObject> {
+    fn list_templates(&self, cursor: Option<&str>) -> Result<Page<Vec<ResourceTemplate>>, ErrorObject> {
         self.require(self.offers_resources(), Method::ListResourceTemplates)?;
-        let templates: Vec<ResourceTemplate> =
-            self.read_registry().templates.values().map(|t| t.def.template.clone()).collect();
-        page(&templates, |t| t.uri_template.as_str(), cursor, self.options().page_size)
+        let templates: Vec<(ResourceTemplate, Option<CacheDefaults>)> =
+            self.read_registry().templates.values().map(|t| (t.def.template.clone(), t.def.cache)).collect();
+        self.hinted_page(templates, |t| t.uri_template.as_str(), cursor)
     }
 
-    /// Reads a fixed resource, or the first template (in URI-template order) that matches.
-    async fn read_resource(&self, ctx: RequestContext, uri: &str) -> Result<Vec<TextOrBlob>, ErrorObject> {
+    /// The page at `cursor` of `listed` (each definition with its own cache hints, if any),
+    /// with the page's merged hints.
+    fn hinted_page<T: Clone>(
+        &self,
+        listed: Vec<(T, Option<CacheDefaults>)>,
+        key: impl Fn(&T) -> &str,
+        cursor: Option<&str>,
+    ) -> Result<Page<Vec<T>>, ErrorObject> {
+        let (shown, next) = page(&listed, |(item, _)| key(item), cursor, self.options().page_size)?;
+        let hints = page_hints(
+            self.options().cache,
+            listed.iter().map(|(_, hints)| *hints),
+            shown.iter().map(|(_, hints)| *hints),
+        );
+        Ok((shown.into_iter().map(|(item, _)| item).collect(), next, hints))
+    }
+
+    /// Reads a fixed resource, or the first template (in URI-template order) that matches;
+    /// its contents, and the definition's own cache hints.
+    async fn read_resource(
+        &self,
+        ctx: RequestContext,
+        uri: &str,
+    ) -> Result<(Vec<TextOrBlob>, Option<CacheDefaults>), ErrorObject> {
         self.require(self.offers_resources(), Method::ReadResource)?;
         let era = ctx.era();
         let found = {
             let registry = self.read_registry();
-            registry.find_resource(uri).map(|(read, variables, _)| (read.clone(), variables))
+            registry.find_resource(uri).map(|found| (found.read.clone(), found.variables, found.cache))
         };
-        let Some((read, variables)) = found else {
+        let Some((read, variables, cache)) = found else {
             return Err(model::resource_not_found(era, uri));
         };
         match read(ResourceRequest { ctx, uri: uri.to_owned(), variables }).await {
-            Ok(contents) if !contents.is_empty() => Ok(contents),
+            Ok(contents) if !contents.is_empty() => Ok((contents, cache)),
             // RES-05: never an empty `contents` for a resource that is not there.
             Ok(_) | Err(ResourceError::NotFound) => Err(model::resource_not_found(era, uri)),
             Err(ResourceError::Failed(message)) => Err(ErrorObject::internal(message)),
         }
     }
 
-    fn list_prompts(&self, cursor: Option<&str>) -> Result<(Vec<Prompt>, Option<String>), ErrorObject> {
-        let prompts: Vec<Prompt> = self.read_registry().prompts.values().map(|p| p.prompt.clone()).collect();
+    fn list_prompts(&self, cursor: Option<&str>) -> Result<Page<Vec<Prompt>>, ErrorObject> {
+        let prompts: Vec<(Prompt, Option<CacheDefaults>)> =
+            self.read_registry().prompts.values().map(|p| (p.prompt.clone(), p.cache)).collect();
         self.require(!prompts.is_empty(), Method::ListPrompts)?;
-        page(&prompts, |p| p.name.as_str(), cursor, self.options().page_size)
+        self.hinted_page(prompts, |p| p.name.as_str(), cursor)
     }
 
     async fn get_prompt(
@@ -705,7 +737,7 @@ mod tests {
     use super::*;
 
     fn page(text: &str) -> Page {
-        (Arc::from(RawValue::from_string(format!("{text:?}")).unwrap()), None)
+        (Arc::from(RawValue::from_string(format!("{text:?}")).unwrap()), None, CacheDefaults::default())
     }
 
     /// Client-chosen cursors cannot fill the page cache for good (it used to stop keeping
@@ -718,7 +750,7 @@ mod tests {
         }
         let first = (Era::Modern, false, None);
         pages.put(first.clone(), page("first"));
-        assert_eq!(pages.get(&first).map(|(json, _)| json.get().to_owned()), Some("\"first\"".to_owned()));
+        assert_eq!(pages.get(&first).map(|(json, _, _)| json.get().to_owned()), Some("\"first\"".to_owned()));
         assert!(pages.pages().len() <= ToolPages::MAX);
     }
 }

@@ -23,6 +23,7 @@
 mod announce;
 mod answer;
 pub mod apps;
+mod cache_hints;
 mod completion;
 mod context;
 pub(crate) mod dispatch;

@@ -14,6 +14,13 @@ pub struct CacheDefaults {
     pub scope: CacheScope,
 }
 
+impl CacheDefaults {
+    /// Fresh for `ttl` (to the millisecond), reusable by `scope`.
+    pub fn new(ttl: Duration, scope: CacheScope) -> Self {
+        Self { ttl_ms: u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX), scope }
+    }
+}
+
 impl Default for CacheDefaults {
     fn default() -> Self {
         Self { ttl_ms: 0, scope: CacheScope::Private }

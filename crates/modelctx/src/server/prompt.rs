@@ -9,11 +9,13 @@ use modelctx_protocol::jsonrpc::ErrorObject;
 use modelctx_protocol::types::{Icon, Prompt, PromptArgument, PromptMessage};
 use serde_json::Value;
 
+use super::cache_hints::cache_setter;
 use super::completion::{Completer, completer};
 use super::context::RequestContext;
 use super::error::RegistrationError;
 use super::extract::{Handler, IntoOutput, Rejection};
 use super::middleware::{Layered, layer_setter};
+use super::options::CacheDefaults;
 
 /// A `prompts/get` as a handler sees it.
 #[derive(Clone)]
@@ -70,6 +72,7 @@ pub struct PromptDef {
     pub(crate) get: GetFn,
     pub(crate) completers: BTreeMap<String, Completer>,
     pub(crate) layers: Layered,
+    pub(crate) cache: Option<CacheDefaults>,
 }
 
 impl PromptDef {
@@ -95,6 +98,7 @@ impl PromptDef {
             get,
             completers: BTreeMap::new(),
             layers: Layered::default(),
+            cache: None,
         }
     }
 
@@ -109,6 +113,7 @@ impl PromptDef {
     }
 
     layer_setter!();
+    cache_setter!();
 
     /// What the prompt is for.
     pub fn description(mut self, description: impl Into<String>) -> Self {

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use super::error::RegistrationError;
 use super::middleware::Layered;
+use super::options::CacheDefaults;
 use super::prompt::PromptDef;
 use super::resource::{ReadFn, RegisteredTemplate, ResourceDef, ResourceTemplateDef};
 use super::tool::{RegisteredTool, ToolDef};
@@ -29,6 +30,16 @@ fn insert_unique<V>(
     }
     map.insert(key, value);
     Ok(())
+}
+
+/// The definition that reads a URI: a resource's, or the first matching template's.
+pub(crate) struct FoundResource<'a> {
+    pub(crate) read: &'a ReadFn,
+    /// The template's variables, as the URI gives them (none for a resource).
+    pub(crate) variables: BTreeMap<String, String>,
+    pub(crate) layers: &'a Layered,
+    /// The definition's own cache hints.
+    pub(crate) cache: Option<CacheDefaults>,
 }
 
 impl Registry {
@@ -78,13 +89,15 @@ impl Registry {
 
     /// The resource at `uri`: a fixed one, or the first template (in URI-template order)
     /// that matches, with its handler, the template's variables and its layers.
-    pub(crate) fn find_resource(&self, uri: &str) -> Option<(&ReadFn, BTreeMap<String, String>, &Layered)> {
+    pub(crate) fn find_resource(&self, uri: &str) -> Option<FoundResource<'_>> {
         if let Some(resource) = self.resources.get(uri) {
-            return Some((&resource.read, BTreeMap::new(), &resource.layers));
+            let (read, layers, cache) = (&resource.read, &resource.layers, resource.cache);
+            return Some(FoundResource { read, variables: BTreeMap::new(), layers, cache });
         }
-        self.templates
-            .values()
-            .find_map(|t| t.parsed.match_uri(uri).map(|variables| (&t.def.read, variables, &t.def.layers)))
+        self.templates.values().find_map(|t| {
+            let variables = t.parsed.match_uri(uri)?;
+            Some(FoundResource { read: &t.def.read, variables, layers: &t.def.layers, cache: t.def.cache })
+        })
     }
 
     /// Whether some tool runs as a task (in either era).

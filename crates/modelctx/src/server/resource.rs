@@ -10,11 +10,13 @@ use modelctx_protocol::types::{
 };
 use modelctx_protocol::uri_template::UriTemplate;
 
+use super::cache_hints::cache_setter;
 use super::completion::Completer;
 use super::context::RequestContext;
 use super::error::RegistrationError;
 use super::extract::{Handler, IntoOutput, Rejection};
 use super::middleware::{Layered, layer_setter};
+use super::options::CacheDefaults;
 
 /// A `resources/read` as a handler sees it.
 #[derive(Clone)]
@@ -116,6 +118,7 @@ macro_rules! describe_setters {
         }
 
         layer_setter!();
+        cache_setter!();
     };
 }
 
@@ -125,6 +128,7 @@ pub struct ResourceDef {
     pub(crate) resource: Resource,
     pub(crate) read: ReadFn,
     pub(crate) layers: Layered,
+    pub(crate) cache: Option<CacheDefaults>,
 }
 
 impl ResourceDef {
@@ -145,7 +149,7 @@ impl ResourceDef {
         H: Handler<ResourceRequest, M>,
         H::Output: IntoOutput<Vec<TextOrBlob>, ResourceError>,
     {
-        Self { resource, read: read_fn(handler), layers: Layered::default() }
+        Self { resource, read: read_fn(handler), layers: Layered::default(), cache: None }
     }
 
     /// A resource whose contents are fixed text.
@@ -179,6 +183,7 @@ pub struct ResourceTemplateDef {
     pub(crate) read: ReadFn,
     pub(crate) completers: BTreeMap<String, Completer>,
     pub(crate) layers: Layered,
+    pub(crate) cache: Option<CacheDefaults>,
 }
 
 impl ResourceTemplateDef {
@@ -206,7 +211,13 @@ impl ResourceTemplateDef {
         H: Handler<ResourceRequest, M>,
         H::Output: IntoOutput<Vec<TextOrBlob>, ResourceError>,
     {
-        Self { template, read: read_fn(handler), completers: BTreeMap::new(), layers: Layered::default() }
+        Self {
+            template,
+            read: read_fn(handler),
+            completers: BTreeMap::new(),
+            layers: Layered::default(),
+            cache: None,
+        }
     }
 
     describe_setters!(template);

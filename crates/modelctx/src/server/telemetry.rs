@@ -2,7 +2,8 @@
 //! OpenTelemetry semantic conventions for MCP: span name `{mcp.method.name} {target}` (the
 //! tool or prompt name, when the method has one) in `otel.name`, kind `server`, and the
 //! attributes `mcp.method.name`, `gen_ai.tool.name`, `gen_ai.prompt.name`, `mcp.resource.uri`,
-//! `jsonrpc.request.id`, `mcp.protocol.version`, and on failure `error.type` and
+//! `jsonrpc.request.id`, `mcp.protocol.version`, `mcp.session.id` (2025-11-25 sessions),
+//! `network.transport` (`pipe`, `tcp`), and on failure `error.type` and
 //! `rpc.response.status_code` (the JSON-RPC error code). With the `otel` feature the span
 //! continues the caller's trace (`traceparent` in `params._meta`) and the request's duration
 //! goes to `mcp.server.operation.duration`.
@@ -55,7 +56,8 @@ fn request_span(
 ) -> tracing::Span {
     let version = ctx.protocol_version();
     let span = operation_span!(TARGET, "mcp.server", "server", method, subject, version,
-        jsonrpc.request.id = %ctx.request_id(), mcp.session.id = ctx.session_id());
+        jsonrpc.request.id = %ctx.request_id(), mcp.session.id = ctx.session_id(),
+        network.transport = ctx.network_transport());
     #[cfg(feature = "otel")]
     if !span.is_disabled()
         && let Some(meta) = params.and_then(|p| p.get("_meta")).and_then(|m| m.as_object())

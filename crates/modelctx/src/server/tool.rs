@@ -12,10 +12,12 @@ use modelctx_protocol::types::{Icon, ToolAnnotations};
 use modelctx_protocol::{JsonObject, Meta, v2025};
 use serde_json::Value;
 
+use super::cache_hints::cache_setter;
 use super::context::RequestContext;
 use super::error::RegistrationError;
 use super::extract::{Erased, ErasedToolHandler, ToolCallParts, ToolHandler};
 use super::middleware::{Layered, layer_setter};
+use super::options::CacheDefaults;
 use super::params::to_object;
 use super::tasks::TaskSupport;
 #[cfg(feature = "validation")]
@@ -50,6 +52,7 @@ pub struct ToolDef {
     layers: Layered,
     tasks: TaskSupport,
     task_in_handler: bool,
+    cache: Option<CacheDefaults>,
 }
 
 impl std::fmt::Debug for ToolDef {
@@ -74,6 +77,7 @@ impl ToolDef {
             layers: Layered::default(),
             tasks: TaskSupport::Forbidden,
             task_in_handler: false,
+            cache: None,
         }
     }
 
@@ -85,6 +89,7 @@ impl ToolDef {
     }
 
     layer_setter!();
+    cache_setter!();
 
     /// Runs the tool as a task (the tasks extension) for clients that declared it: `Optional`
     /// answers the others plainly, `Required` refuses them with `-32021`. See
@@ -177,6 +182,8 @@ pub(crate) struct RegisteredTool {
     /// Whether the tool runs as a task, and when the task starts.
     pub(crate) tasks: TaskSupport,
     pub(crate) task_in_handler: bool,
+    /// Its own cache hints, if it has them.
+    pub(crate) cache: Option<CacheDefaults>,
     /// The input and output schemas, compiled (the `validation` feature).
     #[cfg(feature = "validation")]
     input: CompiledOnUse,
@@ -219,7 +226,7 @@ impl RegisteredTool {
     /// Checks a definition: the name (TOOL-06), an object-rooted input schema (TOOL-05), and
     /// `x-mcp-header` annotations (HTTP-26); with `check_schemas`, that both schemas compile.
     pub(crate) fn new(def: ToolDef, check_schemas: bool) -> Result<Self, RegistrationError> {
-        let ToolDef { tool, handler, layers, tasks, task_in_handler } = def;
+        let ToolDef { tool, handler, layers, tasks, task_in_handler, cache } = def;
         let invalid = |reason: String| RegistrationError::Tool { name: tool.name.clone(), reason };
         check_name(&tool.name).map_err(|reason| invalid(reason.to_owned()))?;
         if tool.input_schema.get("type") != Some(&Value::String("object".into())) {
@@ -251,6 +258,7 @@ impl RegisteredTool {
             layers,
             tasks,
             task_in_handler,
+            cache,
             #[cfg(feature = "validation")]
             input,
             #[cfg(feature = "validation")]

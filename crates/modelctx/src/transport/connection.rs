@@ -58,7 +58,7 @@ const YIELD_EVERY: usize = 4;
 /// running are the caller's to drain or end.
 pub(crate) async fn serve_messages(
     exchange: Exchange,
-    session_id: Option<String>,
+    wire: Wire,
     input: impl Stream<Item = Inbound>,
     outbox: mpsc::Sender<Outgoing>,
     shutdown: impl Future<Output = ()>,
@@ -74,7 +74,8 @@ pub(crate) async fn serve_messages(
     let mut connection = Connection {
         server,
         session: None,
-        session_id,
+        network_transport: wire.network_transport(),
+        session_id: wire.session_id(),
         exchange,
         outbox,
         held: VecDeque::new(),
@@ -132,9 +133,36 @@ pub(crate) async fn serve_endpoint(
     let _session = SessionMeasure::start(Side::Server, None, "pipe");
     let lifecycle = Lifecycle::new(server);
     let exchange = lifecycle.exchange();
-    serve_messages(exchange.clone(), None, input, outbox, shutdown).await;
+    serve_messages(exchange.clone(), Wire::Pipe, input, outbox, shutdown).await;
     lifecycle.close();
     exchange.drain().await;
+}
+
+/// What carries a connection's messages.
+pub(crate) enum Wire {
+    /// A pipe: stdio, or the in-process test client.
+    Pipe,
+    /// An HTTP+SSE session, by its id.
+    #[cfg(feature = "http-sse")]
+    HttpSse(String),
+}
+
+impl Wire {
+    fn session_id(self) -> Option<String> {
+        match self {
+            Self::Pipe => None,
+            #[cfg(feature = "http-sse")]
+            Self::HttpSse(id) => Some(id),
+        }
+    }
+
+    fn network_transport(&self) -> &'static str {
+        match self {
+            Self::Pipe => "pipe",
+            #[cfg(feature = "http-sse")]
+            Self::HttpSse(_) => "tcp",
+        }
+    }
 }
 
 struct Connection {
@@ -142,6 +170,8 @@ struct Connection {
     session: Option<LegacySession>,
     /// The connection's id, where the transport gives it one.
     session_id: Option<String>,
+    /// `network.transport` of its requests' spans.
+    network_transport: &'static str,
     exchange: Exchange,
     outbox: mpsc::Sender<Outgoing>,
     /// Requests read past a full queue, in arrival order, waiting for room.
@@ -243,7 +273,11 @@ impl Connection {
         let desk = Desk {
             exchange: &self.exchange,
             session: self.session.as_ref(),
-            caller: Caller { session_id: self.session_id.as_deref(), principal: None },
+            caller: Caller {
+                session_id: self.session_id.as_deref(),
+                principal: None,
+                network_transport: self.network_transport,
+            },
             sink: self.outbox.clone(),
             release: None,
         };

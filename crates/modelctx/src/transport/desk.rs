@@ -168,7 +168,7 @@ pub(crate) fn check_in(server: &Server, call: Call, desk: Desk<'_>) -> Result<Ti
     let tokens = admission.tokens(desk.release);
     let ctx = match (modern, desk.session) {
         (Some(version), _) => server
-            .modern_context(&request, version, desk.caller.principal, tokens, desk.sink)
+            .modern_context(&request, version, desk.caller, tokens, desk.sink)
             .map_err(|error| refused(error, 400))?,
         (None, Some(session)) => {
             let peer = desk.exchange.legacy_peer(desk.sink.clone());

@@ -36,7 +36,7 @@ use modelctx_protocol::jsonrpc::{ErrorCode, ErrorObject, parse_message_with};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::connection::{Inbound, serve_messages};
+use super::connection::{Inbound, Wire, serve_messages};
 use super::http::body::{BodyReader, empty, error_response, sse_body, sse_event};
 use super::http::sessions::fresh_id;
 use super::http::{HttpOptions, McpBody, guard};
@@ -284,7 +284,7 @@ async fn run_session(
             () = gone.cancelled() => {}
         }
     };
-    serve_messages(exchange.clone(), Some(id.clone()), input, outbox, ended).await;
+    serve_messages(exchange.clone(), Wire::HttpSse(id.clone()), input, outbox, ended).await;
     // From now on its POSTs are 404.
     shared.sessions().remove(&id);
     if gone.is_cancelled() {

@@ -411,6 +411,33 @@ async fn cache_01_listings_are_kept_for_their_ttl_until_a_change_notification() 
     assert_eq!(listed.load(Ordering::SeqCst), 2);
 }
 
+/// Each page of a listing is kept for its own `ttlMs` (a server's per-definition hints give
+/// pages different ones): the page fresh for a minute comes from the cache, the page after
+/// it, stale at once, from the server every time.
+#[tokio::test]
+async fn cache_09_each_page_of_a_listing_is_kept_for_its_own_ttl() {
+    let fetched = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let record = fetched.clone();
+    let client = scripted(json!({"tools": {}}), move |_, params| {
+        let cursor = params.get("cursor").and_then(serde_json::Value::as_str).map(str::to_owned);
+        record.lock().unwrap().push(cursor.clone());
+        let (tool, ttl) = if cursor.is_none() { ("first", 60_000) } else { ("second", 0) };
+        let mut page = json!({"resultType": "complete", "ttlMs": ttl, "cacheScope": "public",
+            "tools": [{"name": tool, "inputSchema": {"type": "object"}}]});
+        if cursor.is_none() {
+            page["nextCursor"] = json!("page-2");
+        }
+        (Vec::new(), page)
+    })
+    .await;
+    for _ in 0..2 {
+        let names: Vec<String> = client.list_tools().await.unwrap().into_iter().map(|t| t.name).collect();
+        assert_eq!(names, ["first", "second"]);
+    }
+    let fetched = fetched.lock().unwrap().clone();
+    assert_eq!(fetched, [None, Some("page-2".to_owned()), Some("page-2".to_owned())]);
+}
+
 #[tokio::test]
 async fn base_08_an_unknown_result_type_is_an_invalid_result() {
     let client =

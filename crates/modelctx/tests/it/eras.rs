@@ -423,6 +423,69 @@ async fn cache_a_handler_sets_the_cache_hints_of_its_own_result() {
     assert_eq!((&result["ttlMs"], &result["cacheScope"]), (&json!(0), &json!("private")), "{result}");
 }
 
+/// Cache hints per definition, merged as CACHE-08 says: a listing page is fresh as long as
+/// its shortest-lived entry (each entry without hints of its own takes the server's), a list
+/// with one `private` entry is `private` on every page, and a resource's or template's hints
+/// are those of its reads (a handler's own still win).
+#[tokio::test]
+async fn cache_08_hints_per_definition_merge_on_each_page_and_reach_the_reads() {
+    use std::time::Duration;
+    let seconds = Duration::from_secs;
+    let options = ServerOptions {
+        page_size: 1,
+        cache: CacheDefaults { ttl_ms: 3_600_000, scope: CacheScope::Public },
+        ..Default::default()
+    };
+    let read_user = |request: ResourceRequest| async move {
+        if request.uri.ends_with("/today") {
+            request.ctx.set_cache(Duration::from_secs(86_400), CacheScope::Public);
+        }
+        Ok(vec![text_contents(request.uri.clone(), None, "a user")])
+    };
+    let server = builder()
+        .options(options)
+        .tool(ToolDef::new("a", || async { "a" }).cache(seconds(5), CacheScope::Public))
+        .tool(ToolDef::new("b", || async { "b" }))
+        .tool(ToolDef::new("c", || async { "c" }).cache(seconds(60), CacheScope::Private))
+        .resource(ResourceDef::text("test://fixed", "fixed", "x").cache(seconds(30), CacheScope::Public))
+        .resource_template(
+            ResourceTemplateDef::new("test://users/{id}", "user", read_user)
+                .cache(seconds(10), CacheScope::Private),
+        )
+        .prompt(
+            PromptDef::new("p", |_: PromptRequest| async { Ok(Vec::new()) })
+                .cache(seconds(1), CacheScope::Public),
+        )
+        .build()
+        .unwrap();
+    let client = TestClient::start(server);
+    let hints = |result: &Value| {
+        (result["ttlMs"].as_u64().unwrap(), result["cacheScope"].as_str().unwrap().to_owned())
+    };
+    let private = |ttl: u64| (ttl, "private".to_owned());
+    let public = |ttl: u64| (ttl, "public".to_owned());
+    let mut pages = Vec::new();
+    let mut params = json!({});
+    loop {
+        let page = Era::Modern.ok(&client, "tools/list", params).await;
+        pages.push(hints(&page));
+        match page.get("nextCursor") {
+            Some(cursor) => params = json!({"cursor": cursor}),
+            None => break,
+        }
+    }
+    assert_eq!(pages, [private(5_000), private(3_600_000), private(60_000)], "a, b, c: one private entry");
+    assert_eq!(hints(&Era::Modern.ok(&client, "resources/list", json!({})).await), public(30_000));
+    assert_eq!(hints(&Era::Modern.ok(&client, "resources/templates/list", json!({})).await), private(10_000));
+    assert_eq!(hints(&Era::Modern.ok(&client, "prompts/list", json!({})).await), public(1_000));
+    let read = |uri: &str| Era::Modern.ok(&client, "resources/read", json!({"uri": uri}));
+    assert_eq!(hints(&read("test://fixed").await), public(30_000));
+    assert_eq!(hints(&read("test://users/7").await), private(10_000));
+    assert_eq!(hints(&read("test://users/today").await), public(86_400_000), "the handler's own hints");
+    // Discover keeps the server's.
+    assert_eq!(hints(&Era::Modern.ok(&client, "server/discover", json!({})).await), public(3_600_000));
+}
+
 #[tokio::test]
 async fn ext_01_ver_06_declared_extensions_need_a_prefixed_id_and_reach_modern_clients_only() {
     for refused in ["no-prefix", "com..example/thing", "-bad.label/x", "com.example/-name"] {

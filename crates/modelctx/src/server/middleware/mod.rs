@@ -254,7 +254,7 @@ impl Server {
                 subject.prompt.and_then(|name| registry.prompts.get(name)).map(|p| &p.layers)
             }
             Method::ReadResource => {
-                subject.uri.and_then(|uri| registry.find_resource(uri)).map(|found| found.2)
+                subject.uri.and_then(|uri| registry.find_resource(uri)).map(|found| found.layers)
             }
             _ => None,
         };
@@ -272,7 +272,7 @@ impl Server {
         match request.method {
             Method::CallTool => registry.tools.get(target)?.layers.service(),
             Method::GetPrompt => registry.prompts.get(target)?.layers.service(),
-            _ => registry.find_resource(target)?.2.service(),
+            _ => registry.find_resource(target)?.layers.service(),
         }
     }
 }
@@ -309,8 +309,10 @@ mod tests {
             params: params.as_object().cloned(),
         };
         let (sink, _messages) = tokio::sync::mpsc::channel(1);
+        let caller =
+            crate::server::dispatch::Caller { session_id: None, principal: None, network_transport: "pipe" };
         let ctx = server
-            .modern_context(&request, ProtocolVersion::V2026_07_28, None, Tokens::default(), sink)
+            .modern_context(&request, ProtocolVersion::V2026_07_28, caller, Tokens::default(), sink)
             .unwrap();
         let request = McpRequest { method: request.method, params: request.params, ctx };
         let answer = server.into_service().oneshot(request).await.unwrap().into_object();

@@ -225,7 +225,11 @@ async fn admit(
         let desk = Desk {
             exchange: legacy.map_or(&shared.stateless, |session| &session.exchange),
             session: state.as_deref(),
-            caller: Caller { session_id: legacy.map(|session| session.id.as_str()), principal },
+            caller: Caller {
+                session_id: legacy.map(|session| session.id.as_str()),
+                principal,
+                network_transport: "tcp",
+            },
             sink,
             release: Some(release.clone()),
         };
