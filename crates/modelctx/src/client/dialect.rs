@@ -10,6 +10,16 @@ use super::ClientError;
 use super::link::Link;
 use super::wire::parse;
 
+/// One `tools/list` page, read.
+pub(super) struct ToolsPage {
+    /// The page's tools, in the neutral model.
+    pub(super) tools: Vec<Tool>,
+    /// The 2025-11-25 `execution.taskSupport` of the tools that gave one.
+    pub(super) task_support: Vec<(String, v2025::TaskSupport)>,
+    /// The cursor of the next page.
+    pub(super) next_cursor: Option<String>,
+}
+
 /// How the client speaks to one server: 2026-07-28 (stateless, per-request `_meta`) or a
 /// 2025-11-25 session.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,24 +49,34 @@ impl Dialect {
         }
     }
 
-    /// A `tools/list` page in the neutral model, and the cursor of the next; a modern page's
-    /// `x-mcp-header` annotations are learnt by `link` (tools whose annotations are invalid
-    /// are left out, HTTP-26).
-    pub(super) fn tools_page(
-        self,
-        link: &Link,
-        page: JsonObject,
-    ) -> Result<(Vec<Tool>, Option<String>), ClientError> {
+    /// A `tools/list` page in the neutral model; a modern page's `x-mcp-header` annotations
+    /// are learnt by `link` (tools whose annotations are invalid are left out, HTTP-26), a
+    /// legacy page's task support is kept beside it.
+    pub(super) fn tools_page(self, link: &Link, page: JsonObject) -> Result<ToolsPage, ClientError> {
         match self {
             Self::Modern => {
                 let mut page: v2026::ListToolsResult = parse(&Method::ListTools, page)?;
                 link.learn_param_headers(&mut page.tools);
-                Ok((page.tools, page.next_cursor))
+                Ok(ToolsPage { tools: page.tools, task_support: Vec::new(), next_cursor: page.next_cursor })
             }
             Self::Legacy => {
                 let page: v2025::ListToolsResult = parse(&Method::ListTools, page)?;
-                Ok((page.tools.into_iter().map(Tool::from).collect(), page.next_cursor))
+                let task_support = page
+                    .tools
+                    .iter()
+                    .filter_map(|tool| Some((tool.name.clone(), tool.execution?.task_support?)))
+                    .collect();
+                let tools = page.tools.into_iter().map(Tool::from).collect();
+                Ok(ToolsPage { tools, task_support, next_cursor: page.next_cursor })
             }
+        }
+    }
+
+    /// The member of a task's state that suggests how often to poll it, in milliseconds.
+    pub(super) fn poll_interval_member(self) -> &'static str {
+        match self {
+            Self::Modern => "pollIntervalMs",
+            Self::Legacy => "pollInterval",
         }
     }
 

@@ -92,7 +92,7 @@ impl HttpLink {
         options: &ClientOptions,
     ) -> Result<Self, ClientError> {
         Ok(Self {
-            http: http_client(options.http2_prior_knowledge)?,
+            http: http_client(options)?,
             url,
             headers,
             limits: options.limits,
@@ -610,8 +610,9 @@ async fn read_capped(response: reqwest::Response, limit: usize) -> Result<Bytes,
 /// was sent to (at most 10): a redirect elsewhere would carry the configured headers — a
 /// bearer token, an API key — to another origin, so the redirect answer itself is returned.
 /// `https://` URLs speak HTTP/2 when the server offers it (ALPN); `http://` ones speak it
-/// only with `h2c` (prior knowledge), HTTP/1.1 otherwise.
-pub(crate) fn http_client(h2c: bool) -> Result<reqwest::Client, ClientError> {
+/// only with `http2_prior_knowledge` (h2c), HTTP/1.1 otherwise. Servers are trusted by the
+/// built-in roots and the options' `root_certificates`.
+pub(crate) fn http_client(options: &ClientOptions) -> Result<reqwest::Client, ClientError> {
     let same_origin = reqwest::redirect::Policy::custom(|attempt| {
         let origin = attempt.previous().first().map(reqwest::Url::origin);
         if attempt.previous().len() > 10 || origin.as_ref() != Some(&attempt.url().origin()) {
@@ -620,7 +621,12 @@ pub(crate) fn http_client(h2c: bool) -> Result<reqwest::Client, ClientError> {
             attempt.follow()
         }
     });
-    let builder = reqwest::Client::builder().redirect(same_origin);
-    let builder = if h2c { builder.http2_prior_knowledge() } else { builder };
+    let mut builder = reqwest::Client::builder().redirect(same_origin);
+    if options.http2_prior_knowledge {
+        builder = builder.http2_prior_knowledge();
+    }
+    for authority in &options.root_certificates {
+        builder = builder.add_root_certificate(authority.clone());
+    }
     builder.build().map_err(|e| ClientError::transport(format!("the HTTP client could not be built: {e}"), e))
 }

@@ -37,6 +37,7 @@ mod handlers;
 mod http;
 #[cfg(feature = "http-client")]
 mod http_sse;
+mod known_tools;
 mod lifecycle;
 mod link;
 mod listen;
@@ -44,8 +45,6 @@ mod negotiate;
 mod options;
 mod progress;
 mod rpc;
-#[cfg(feature = "validation")]
-mod schemas;
 #[cfg(feature = "skills")]
 pub mod skills;
 #[cfg(feature = "http-client")]
@@ -58,6 +57,7 @@ pub use tasks::Started;
 mod wire;
 mod wire_tap;
 
+use std::collections::HashMap;
 #[cfg(any(feature = "validation", feature = "http-client"))]
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
@@ -114,9 +114,8 @@ const MAX_PAGES: usize = 1000;
 /// A connection to one MCP server.
 pub struct Client {
     link: Link,
-    /// The tools' schemas from the last listing, while it is current.
-    #[cfg(feature = "validation")]
-    schemas: schemas::ToolSchemas,
+    /// What the last listing said of the tools, while it is current.
+    tools: known_tools::KnownTools,
     /// The next progress token.
     progress_tokens: AtomicU64,
     /// Results kept for their `ttlMs`.
@@ -207,7 +206,7 @@ impl Client {
         headers: reqwest::header::HeaderMap,
         options: ClientOptions,
     ) -> Result<Self, ClientError> {
-        let http = http::http_client(options.http2_prior_knowledge)?;
+        let http = http::http_client(&options)?;
         let closing = CancellationToken::new();
         // This old transport gets the credentials of the moment it connects.
         let mut headers = headers;
@@ -242,16 +241,14 @@ impl Client {
             Some(&server.version),
             link.network_transport(),
         );
-        #[cfg(feature = "validation")]
-        let schemas = schemas::ToolSchemas::new(link.notifications());
+        let tools = known_tools::KnownTools::new(link.notifications());
         Ok(Self {
             link,
             options,
             dialect: server.version.era().into(),
             server,
             process,
-            #[cfg(feature = "validation")]
-            schemas,
+            tools,
             progress_tokens: AtomicU64::new(1),
             cache,
             log_level: Mutex::default(),
@@ -352,6 +349,9 @@ impl Client {
             Method::ListPrompts | Method::GetPrompt => ("prompts", offers.prompts.is_some()),
             Method::Complete => ("completions", offers.completions.is_some()),
             Method::SetLevel => ("logging", offers.logging.is_some()),
+            Method::ListTasks => {
+                ("tasks.list", offers.legacy_tasks.as_ref().is_some_and(|t| t.list.is_some()))
+            }
             _ => return None,
         };
         (!declared).then_some(needed)
@@ -448,16 +448,29 @@ impl Client {
 
     /// Every tool of the server, following `nextCursor` to the last page.
     pub async fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
-        let mut tools = Vec::new();
+        let (mut tools, mut task_support) = (Vec::new(), HashMap::new());
         self.paginate(&Method::ListTools, |page| {
-            let (page, next_cursor) = self.dialect.tools_page(&self.link, page)?;
-            tools.extend(page);
-            Ok(next_cursor)
+            let page = self.dialect.tools_page(&self.link, page)?;
+            tools.extend(page.tools);
+            task_support.extend(page.task_support);
+            Ok(page.next_cursor)
         })
         .await?;
-        #[cfg(feature = "validation")]
-        self.schemas.learn(&tools);
+        self.tools.learn(&tools, &task_support);
         Ok(tools)
+    }
+
+    /// What the current listing says of tool `name`, read by `fact`; the tools are listed
+    /// first when no listing is current.
+    async fn tool_fact<T>(
+        &self,
+        name: &str,
+        fact: impl Fn(&known_tools::ToolFacts) -> T,
+    ) -> Result<known_tools::Lookup<T>, ClientError> {
+        if let known_tools::Lookup::Unknown = self.tools.look(name, &fact) {
+            self.list_tools().await?;
+        }
+        Ok(self.tools.look(name, &fact))
     }
 
     /// With [`ClientOptions::validate_arguments`]: checks `arguments` against the tool's
@@ -469,13 +482,8 @@ impl Client {
         if !self.options.validate_arguments {
             return Ok(());
         }
-        let mut lookup = self.schemas.input(name);
-        if matches!(lookup, schemas::Lookup::Unknown) {
-            self.list_tools().await?;
-            lookup = self.schemas.input(name);
-        }
-        let validator = match lookup {
-            schemas::Lookup::Listed(validator) => validator,
+        let validator = match self.tool_fact(name, |tool| tool.input.clone()).await? {
+            known_tools::Lookup::Listed(validator) => validator,
             _ => return Err(ClientError::invalid_params(format!("the server lists no tool {name:?}"))),
         };
         match validator.and_then(|validator| validator.explain(arguments)) {
@@ -491,14 +499,13 @@ impl Client {
     /// fails leaves the result unchecked, not the call failed.
     #[cfg(feature = "validation")]
     async fn output_schema(&self, name: &str) -> Option<Arc<Validator>> {
-        if matches!(self.schemas.output(name), schemas::Lookup::Unknown)
-            && let Err(error) = self.list_tools().await
-        {
-            tracing::debug!(tool = name, %error, "the tools could not be listed to check a result");
-        }
-        match self.schemas.output(name) {
-            schemas::Lookup::Listed(validator) => validator,
-            _ => None,
+        match self.tool_fact(name, |tool| tool.output.clone()).await {
+            Ok(known_tools::Lookup::Listed(validator)) => validator,
+            Ok(_) => None,
+            Err(error) => {
+                tracing::debug!(tool = name, %error, "the tools could not be listed to check a result");
+                None
+            }
         }
     }
 
@@ -609,20 +616,20 @@ impl Client {
     pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult, ClientError> {
         #[cfg(feature = "validation")]
         self.check_arguments(name, &arguments).await?;
-        let result = self.request(Method::CallTool, json!({"name": name, "arguments": arguments})).await?;
+        let params = self.call_params(name, arguments).await;
+        let result = self.request(Method::CallTool, params).await?;
         self.tool_result(name, result).await
     }
 
     /// Like [`Client::call_tool`], but a call the server runs as a task is not followed:
-    /// its id is returned, for [`Client::get_task`] and [`Client::cancel_task`].
+    /// its id is returned, for [`Client::get_task`], [`Client::task_result`] and
+    /// [`Client::cancel_task`].
     pub async fn start_tool(&self, name: &str, arguments: Value) -> Result<Started, ClientError> {
-        let result = self.request(Method::CallTool, json!({"name": name, "arguments": arguments})).await?;
-        match result_type(&result) {
-            ResultType::Task => match result.get("taskId").and_then(Value::as_str) {
-                Some(id) => Ok(Started::Task(id.to_owned())),
-                None => Err(ClientError::invalid_result(Method::CallTool, "a task without a taskId")),
-            },
-            _ => self.tool_result(name, result).await.map(Started::Done),
+        let params = self.call_params(name, arguments).await;
+        let result = self.request(Method::CallTool, params).await?;
+        match self.call_answer(result)? {
+            tasks::CallAnswer::Task(id, _) => Ok(Started::Task(id)),
+            tasks::CallAnswer::Result(result) => self.tool_result(name, result).await.map(Started::Done),
         }
     }
 
@@ -630,9 +637,9 @@ impl Client {
     /// checked against the tool's output schema.
     #[cfg_attr(not(feature = "validation"), allow(unused_variables))]
     async fn tool_result(&self, name: &str, result: JsonObject) -> Result<CallToolResult, ClientError> {
-        let result = match result_type(&result) {
-            ResultType::Task => self.follow_task(result).await?,
-            _ => result,
+        let result = match self.call_answer(result)? {
+            tasks::CallAnswer::Task(id, state) => self.follow_own_task(&id, state).await?,
+            tasks::CallAnswer::Result(result) => result,
         };
         let result = self.dialect.call_result(result)?;
         #[cfg(feature = "validation")]

@@ -63,12 +63,15 @@ pub struct ClientOptions {
     /// fit fail ([`super::ClientError::is_invalid_params`]) and nothing is sent. Default false.
     #[cfg(feature = "validation")]
     pub validate_arguments: bool,
-    /// Whether to declare the tasks extension (`io.modelcontextprotocol/tasks`) on 2026-07-28
-    /// requests: a server may then answer a `tools/call` with a task, which
-    /// [`Client::call_tool`](super::Client::call_tool) follows to its end. Default false.
+    /// Whether to run tool calls as tasks where the server allows: on 2026-07-28 requests the
+    /// tasks extension (`io.modelcontextprotocol/tasks`) is declared, so a server may answer a
+    /// `tools/call` with a task; a 2025-11-25 server that runs calls as tasks is asked for one
+    /// (`params.task`) for each tool that allows it (`execution.taskSupport`; a tool that
+    /// requires one always gets one). [`Client::call_tool`](super::Client::call_tool) follows
+    /// the task to its end. Default false.
     pub tasks: bool,
     /// How long `call_tool` follows a task before it cancels it (`tasks/cancel`) and gives up
-    /// with a timeout. Default 1 hour.
+    /// with a timeout (a 2025-11-25 task is asked to be kept as long). Default 1 hour.
     pub task_timeout: Duration,
     /// How many times a 2026-07-28 request over HTTP whose response stream broke before its
     /// answer is sent again, as a new request with a new id (HTTP-17: such streams cannot be
@@ -82,6 +85,10 @@ pub struct ClientOptions {
     /// says. Default false: HTTP/1.1, which every server speaks.
     #[cfg(feature = "http-client")]
     pub http2_prior_knowledge: bool,
+    /// Certificate authorities trusted for `https://` servers besides the built-in roots
+    /// (webpki's): for a server whose certificate a private authority signed. Default none.
+    #[cfg(feature = "http-client")]
+    pub root_certificates: Vec<reqwest::Certificate>,
 }
 
 impl ClientOptions {
@@ -108,6 +115,8 @@ impl ClientOptions {
             wire_tap: None,
             #[cfg(feature = "http-client")]
             http2_prior_knowledge: false,
+            #[cfg(feature = "http-client")]
+            root_certificates: Vec::new(),
         }
     }
 }

@@ -97,7 +97,7 @@ impl Client {
     ) -> Result<CallToolResult, ClientError> {
         #[cfg(feature = "validation")]
         self.check_arguments(name, &arguments).await?;
-        let params = json!({"name": name, "arguments": arguments});
+        let params = self.call_params(name, arguments).await;
         let result = self.request_with_progress(Method::CallTool, params, on_progress).await?;
         self.tool_result(name, result).await
     }

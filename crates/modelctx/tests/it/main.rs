@@ -26,6 +26,7 @@ mod security;
 mod skills;
 mod subscriptions;
 mod tasks;
+mod tls;
 mod tool_macro;
 mod tools;
 mod utilities;
