@@ -4,9 +4,12 @@
 //! it, the server continues it.
 //!
 //! Configured by the standard variables:
-//! - `OTEL_TRACES_EXPORTER` and `OTEL_METRICS_EXPORTER`: `otlp` (OTLP over HTTP with JSON),
+//! - `OTEL_TRACES_EXPORTER` and `OTEL_METRICS_EXPORTER`: `otlp` (OTLP over HTTP),
 //!   `console` (one line per span or data point, on **stderr**, since stdout is the protocol
 //!   of a stdio server), or `none` — the default: telemetry is opt-in;
+//! - `OTEL_EXPORTER_OTLP_PROTOCOL` (or the per-signal `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL` and
+//!   `OTEL_EXPORTER_OTLP_METRICS_PROTOCOL`): `http/protobuf`, the default, or `http/json`
+//!   (`grpc` is refused: this build exports over HTTP only);
 //! - `OTEL_EXPORTER_OTLP_ENDPOINT` (default `http://localhost:4318`; `/v1/traces` and
 //!   `/v1/metrics` are appended) or the per-signal `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` and
 //!   `OTEL_EXPORTER_OTLP_METRICS_ENDPOINT`, used as given;
@@ -73,6 +76,23 @@ impl Exporter {
     }
 }
 
+/// The OTLP protocol of a signal: its own variable `signal_variable`, else
+/// `OTEL_EXPORTER_OTLP_PROTOCOL`, else `http/protobuf` (the specification's default).
+fn protocol(signal_variable: &str) -> Result<Protocol, OtelError> {
+    let (variable, value) = [signal_variable, "OTEL_EXPORTER_OTLP_PROTOCOL"]
+        .into_iter()
+        .find_map(|variable| std::env::var(variable).ok().map(|value| (variable, value)))
+        .unwrap_or(("", String::new()));
+    match value.trim() {
+        "" | "http/protobuf" => Ok(Protocol::HttpBinary),
+        "http/json" => Ok(Protocol::HttpJson),
+        other => Err(format!(
+            "{variable}={other} is not one of http/protobuf, http/json (this build exports OTLP over HTTP only)"
+        )
+        .into()),
+    }
+}
+
 /// The configured exporters; export what is left with [`Telemetry::shutdown`].
 pub struct Telemetry {
     tracer: Option<SdkTracerProvider>,
@@ -103,7 +123,7 @@ impl Telemetry {
             Exporter::Otlp => {
                 let exporter = opentelemetry_otlp::SpanExporter::builder()
                     .with_http()
-                    .with_protocol(Protocol::HttpJson)
+                    .with_protocol(protocol("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")?)
                     .with_http_client(http_client::OnOwnRuntime::new()?)
                     .build()?;
                 Some(
@@ -127,7 +147,7 @@ impl Telemetry {
             Exporter::Otlp => {
                 let exporter = opentelemetry_otlp::MetricExporter::builder()
                     .with_http()
-                    .with_protocol(Protocol::HttpJson)
+                    .with_protocol(protocol("OTEL_EXPORTER_OTLP_METRICS_PROTOCOL")?)
                     .with_http_client(http_client::OnOwnRuntime::new()?)
                     .build()?;
                 Some(
