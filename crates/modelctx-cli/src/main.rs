@@ -68,7 +68,7 @@ enum Command {
     /// List prompts or get one.
     #[command(subcommand, after_help = inspect::exit::EXIT_STATUS_HELP)]
     Prompts(inspect::PromptsCommand),
-    /// Show or cancel a task of the tasks extension, by id.
+    /// List, show, wait for or cancel tasks, by id (either era).
     #[command(subcommand, after_help = inspect::exit::EXIT_STATUS_HELP)]
     Tasks(inspect::TasksCommand),
     /// Complete an argument of a prompt or a variable of a resource template.

@@ -1,14 +1,18 @@
 //! On a terminal, the server's elicitation requests become prompts (form fields from the
-//! requested schema) and progress reports drive a progress bar. Off a terminal, the client
-//! declares no elicitation capability (nobody could answer) and shows no bar.
+//! requested schema), its sampling requests are answered by the person as the model
+//! ([`super::sampling`]), and progress reports drive a progress bar. Off a terminal, the client
+//! declares neither capability (nobody could answer) and shows no bar. One question is on the
+//! terminal at a time: the others wait their turn.
 
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
+use std::sync::{Mutex, PoisonError};
 
 use dialoguer::theme::ColorfulTheme;
 use dialoguer::{Confirm, Input, MultiSelect, Select};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use modelctx::client::{ClientHandlers, Progress};
+use modelctx::protocol::jsonrpc::ErrorObject;
 use modelctx::protocol::model::ElicitRequest;
 use modelctx::protocol::types::{ElicitAction, ElicitValue};
 use modelctx::protocol::v2026::ElicitResult;
@@ -28,14 +32,37 @@ pub fn handlers(server: &str) -> ClientHandlers {
         return ClientHandlers::default();
     }
     let server = shown(server, false).into_owned();
-    ClientHandlers::default().on_elicit(move |request| {
-        let server = server.clone();
-        async move {
-            tokio::task::spawn_blocking(move || ask(&server, request))
-                .await
-                .unwrap_or_else(|_| answer(ElicitAction::Cancel, None))
-        }
+    let for_sampling = server.clone();
+    ClientHandlers::default()
+        .on_elicit(move |request| {
+            let server = server.clone();
+            async move {
+                on_the_terminal(move || ask(&server, request))
+                    .await
+                    .unwrap_or_else(|| answer(ElicitAction::Cancel, None))
+            }
+        })
+        .on_sample(move |request| {
+            let server = for_sampling.clone();
+            async move {
+                on_the_terminal(move || super::sampling::ask(&server, &request))
+                    .await
+                    .unwrap_or_else(|| Err(ErrorObject::internal("the terminal prompt failed")))
+            }
+        })
+}
+
+/// The terminal, held by the question on it.
+static TERMINAL: Mutex<()> = Mutex::new(());
+
+/// Runs the prompt `ask` off the runtime, once the terminal is free; `None` when it panicked.
+async fn on_the_terminal<T: Send + 'static>(ask: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+    tokio::task::spawn_blocking(move || {
+        let _held = TERMINAL.lock().unwrap_or_else(PoisonError::into_inner);
+        ask()
     })
+    .await
+    .ok()
 }
 
 fn answer(action: ElicitAction, content: Option<BTreeMap<String, ElicitValue>>) -> ElicitResult {

@@ -13,6 +13,7 @@ mod listen;
 pub mod output;
 mod prompts;
 mod resources;
+mod sampling;
 mod server;
 mod target;
 mod tasks;

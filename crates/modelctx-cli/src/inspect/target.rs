@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 use modelctx::client::{Client, ClientHandlers, ClientOptions, EraMode, StaticBearer, StdioCommand, WireTap};
-use modelctx::protocol::types::Implementation;
+use modelctx::protocol::types::{Implementation, Root};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 
 use super::exit::Failure;
@@ -54,12 +54,17 @@ pub struct Target {
     /// The spawned server's working directory.
     #[arg(long, value_name = "DIR", help_heading = "Server")]
     pub cwd: Option<PathBuf>,
+    /// A directory the server may work in, offered as a root when it asks (`roots/list`;
+    /// repeatable).
+    #[arg(long = "root", value_name = "DIR", help_heading = "Server")]
+    pub roots: Vec<PathBuf>,
     /// Which protocol era to speak: probe with server/discover and fall back to initialize
     /// (auto), or only one.
     #[arg(long, value_enum, default_value_t = EraArg::Auto, help_heading = "Server")]
     pub era: EraArg,
-    /// Declare the tasks extension (2026-07-28): the server may run a tool call as a task,
-    /// which is followed to its end (its questions answered as they come).
+    /// Run tool calls as tasks where the server allows: declare the tasks extension
+    /// (2026-07-28), or ask a 2025-11-25 server for a task when the tool allows one. A task
+    /// is followed to its end (its questions answered as they come).
     #[arg(long, help_heading = "Server")]
     pub tasks: bool,
     /// Speak HTTP/2 to an http:// URL from the first byte (h2c, "prior knowledge"), as a
@@ -122,7 +127,7 @@ impl Target {
         let mut options = ClientOptions::new(Implementation::new("modelctx-cli", env!("CARGO_PKG_VERSION")));
         options.mode = self.era.into();
         options.request_timeout = Duration::from_secs_f64(self.timeout);
-        options.handlers = handlers;
+        options.handlers = offering_roots(handlers, &self.roots)?;
         options.auth = self.bearer.clone().map(|token| Arc::new(StaticBearer::new(token)) as _);
         options.tasks = self.tasks;
         options.http2_prior_knowledge = self.h2c;
@@ -183,6 +188,27 @@ impl Target {
     fn header_map(&self) -> Result<HeaderMap, Failure> {
         header_map(&self.headers)
     }
+}
+
+/// `handlers` answering `roots/list` with `dirs` (each must be a directory), when there are
+/// any.
+fn offering_roots(handlers: ClientHandlers, dirs: &[PathBuf]) -> Result<ClientHandlers, Failure> {
+    if dirs.is_empty() {
+        return Ok(handlers);
+    }
+    let root = |dir: &PathBuf| {
+        let refused = |why: String| Failure::Usage(format!("--root {}: {why}", dir.display()));
+        let path = std::fs::canonicalize(dir).map_err(|e| refused(e.to_string()))?;
+        if !path.is_dir() {
+            return Err(refused("not a directory".into()));
+        }
+        let uri =
+            url::Url::from_directory_path(&path).map_err(|()| refused("not an absolute path".into()))?;
+        let name = path.file_name().map(|name| name.to_string_lossy().into_owned());
+        Ok(Root { uri: uri.to_string(), name, meta: None })
+    };
+    let roots: Vec<Root> = dirs.iter().map(root).collect::<Result<_, _>>()?;
+    Ok(handlers.on_roots(move || std::future::ready(roots.clone())))
 }
 
 /// `headers` (`Name: value` each) as a header map. A refusal never shows a value: a header

@@ -243,48 +243,122 @@ fn a_closed_pipe_ends_the_output_quietly() {
     assert!(status.success() && !errors.contains("panicked"), "{status}: {errors}");
 }
 
-/// `modelctx` with `args`, run to its end (bounded).
-fn tasks_command(args: &[&str]) -> Output {
+/// `modelctx` with `args` and the bearer token `bearer` (none: no stored credentials
+/// either), run to its end (bounded).
+fn tasks_command(args: &[&str], bearer: Option<&str>) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_modelctx"));
     command
         .args(args)
         .env_remove("MODELCTX_BEARER")
         .env("MODELCTX_CREDENTIALS", "/nonexistent/credentials.json");
+    if let Some(token) = bearer {
+        command.env("MODELCTX_BEARER", token);
+    }
     run_bounded(command, WAIT)
 }
 
+/// 2026-07-28 (the tasks extension): a server that keeps every caller's tasks apart by
+/// principal, and callers without one share them.
 #[test]
 fn tasks_are_followed_or_left_running_shown_and_cancelled_from_the_command_line() {
     let mut serve = Command::new(env!("CARGO_BIN_EXE_modelctx"));
     serve.args(["serve", "everything", "--http", "127.0.0.1:0"]);
     let server = HttpServer::start(serve);
+    tasks_from_the_command_line(&server.url(), "modern", None);
+}
+
+/// 2025-11-25 (the core tasks): a task is bound to its caller, so one the command line left
+/// running is found again by the next command of the same principal (a bearer token of a
+/// real JWKS), listed, waited for and cancelled.
+#[test]
+fn legacy_tasks_are_followed_left_running_listed_waited_for_and_cancelled_from_the_command_line() {
+    let authorization = crate::support::authorization_server::AuthorizationServer::start();
+    let server = crate::oauth::protected(&authorization);
     let url = server.url();
-    let followed =
-        tasks_command(&["tools", "call", "slow_compute", "seconds=0.1", "label=a", "--tasks", "--url", &url]);
-    assert!(followed.status.success(), "{}", String::from_utf8_lossy(&followed.stderr));
+    let token = authorization.access_token("ada", &url, "everything:read everything:write");
+    tasks_from_the_command_line(&url, "legacy", Some(&token));
+    let finished = tasks_command(
+        &[
+            "tools",
+            "call",
+            "slow_compute",
+            "seconds=0",
+            "label=c",
+            "--tasks",
+            "--detach",
+            "--era",
+            "legacy",
+            "--url",
+            &url,
+        ],
+        Some(&token),
+    );
+    let id = String::from_utf8_lossy(&finished.stdout).trim().to_owned();
+    let listed = tasks_command(&["tasks", "list", "--era", "legacy", "--url", &url, "--json"], Some(&token));
+    let listed: Value = serde_json::from_slice(&listed.stdout).unwrap();
+    let ids: Vec<&str> = listed.as_array().unwrap().iter().filter_map(|t| t["taskId"].as_str()).collect();
+    assert!(ids.len() >= 3 && ids.contains(&id.as_str()), "{id} among {listed}");
+    let waited = tasks_command(&["tasks", "result", &id, "--era", "legacy", "--url", &url], Some(&token));
+    assert!(waited.status.success(), "{}", String::from_utf8_lossy(&waited.stderr));
+    assert_eq!(String::from_utf8_lossy(&waited.stdout).trim(), "computed c after 0s");
+    // Another principal sees none of them.
+    let stranger = authorization.access_token("bob", &url, "everything:read everything:write");
+    let other = tasks_command(&["tasks", "get", &id, "--era", "legacy", "--url", &url], Some(&stranger));
+    assert_eq!(other.status.code(), Some(4), "{}", String::from_utf8_lossy(&other.stderr));
+}
+
+/// Follows a task, leaves one running, shows it, cancels it and asks for an unknown one, in
+/// `era`, with `bearer`.
+fn tasks_from_the_command_line(url: &str, era: &str, bearer: Option<&str>) {
+    let tasks = |args: &[&str]| {
+        let args: Vec<&str> = args.iter().copied().chain(["--era", era, "--url", url]).collect();
+        tasks_command(&args, bearer)
+    };
+    let followed = tasks(&["tools", "call", "slow_compute", "seconds=0.1", "label=a", "--tasks"]);
+    assert!(followed.status.success(), "{era}: {}", String::from_utf8_lossy(&followed.stderr));
     assert_eq!(String::from_utf8_lossy(&followed.stdout).trim(), "computed a after 0.1s");
-    let detached = tasks_command(&[
-        "tools",
-        "call",
-        "slow_compute",
-        "seconds=60",
-        "label=b",
-        "--tasks",
-        "--detach",
-        "--url",
-        &url,
-    ]);
+    let detached = tasks(&["tools", "call", "slow_compute", "seconds=60", "label=b", "--tasks", "--detach"]);
     let id = String::from_utf8_lossy(&detached.stdout).trim().to_owned();
-    assert_eq!(id.len(), 32, "{id:?} {}", String::from_utf8_lossy(&detached.stderr));
-    let shown = tasks_command(&["tasks", "get", &id, "--url", &url, "--json"]);
+    assert_eq!(id.len(), 32, "{era}: {id:?} {}", String::from_utf8_lossy(&detached.stderr));
+    let shown = tasks(&["tasks", "get", &id, "--json"]);
     let task: Value = serde_json::from_slice(&shown.stdout).unwrap();
-    assert_eq!(task["status"], "working");
-    assert!(tasks_command(&["tasks", "cancel", &id, "--url", &url]).status.success());
-    let shown = tasks_command(&["tasks", "get", &id, "--url", &url, "--json"]);
-    assert_eq!(serde_json::from_slice::<Value>(&shown.stdout).unwrap()["status"], "cancelled");
-    let unknown = tasks_command(&["tasks", "get", "no-such-task", "--url", &url]);
-    assert_eq!(unknown.status.code(), Some(4));
-    assert!(String::from_utf8_lossy(&unknown.stderr).contains("Task not found"));
+    assert_eq!(task["status"], "working", "{era}");
+    assert!(tasks(&["tasks", "cancel", &id]).status.success(), "{era}");
+    let shown = tasks(&["tasks", "get", &id, "--json"]);
+    assert_eq!(serde_json::from_slice::<Value>(&shown.stdout).unwrap()["status"], "cancelled", "{era}");
+    let unknown = tasks(&["tasks", "get", "no-such-task"]);
+    assert_eq!(unknown.status.code(), Some(4), "{era}");
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("Task not found"), "{era}");
+}
+
+/// `--root DIR` offers the directory as a root when the server asks (`roots/list`), in both
+/// eras (a round of input, a live request); a root that is not a directory is refused.
+#[test]
+fn roots_given_with_root_are_listed_to_the_server_in_both_eras() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("project");
+    std::fs::create_dir(&project).unwrap();
+    let canonical = std::fs::canonicalize(&project).unwrap();
+    for era in ["modern", "legacy"] {
+        let root = project.to_str().unwrap();
+        let output = run(stdio(&[
+            "tools",
+            "call",
+            "test_input_required_result_list_roots",
+            "--root",
+            root,
+            "--era",
+            era,
+        ]));
+        assert_eq!(output.status.code(), Some(0), "{era}: {}", stderr(&output));
+        let expected = format!("The client has 1 root(s): file://{}/ (project)", canonical.display());
+        assert_eq!(stdout(&output).trim(), expected, "{era}");
+    }
+    let file = dir.path().join("file.txt");
+    std::fs::write(&file, "x").unwrap();
+    let refused = run(stdio(&["tools", "list", "--root", file.to_str().unwrap()]));
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    assert!(stderr(&refused).contains("not a directory"), "{}", stderr(&refused));
 }
 
 /// A token given in `MODELCTX_BEARER` (the way the help recommends over `--bearer`, which `ps`

@@ -204,14 +204,41 @@ async fn a_legacy_backends_live_question_reaches_a_legacy_client() {
     }
 }
 
-/// A 2025-11-25 backend's live question, which nothing ties to a call, never reaches another
-/// client: with two calls in flight to the backend it goes to neither (it is declined), and
-/// the bystander, whose call merely runs, is asked nothing (it used to reach whichever
-/// client's call was in flight).
+/// A 2025-11-25 backend's live question over stdio, which nothing ties to a call, never
+/// reaches another client: with two calls in flight to the backend it goes to neither (it is
+/// declined), and the bystander, whose call merely runs, is asked nothing (it used to reach
+/// whichever client's call was in flight).
 #[tokio::test]
 async fn a_legacy_backends_question_reaches_no_other_client_when_calls_overlap() {
     let legacy = r#"{"mcpServers": {"old": {"command": "${BIN}", "args": ["serve", "everything"], "prefix": "", "protocol": "2025-11-25"}}}"#;
-    let (gateway, _dir) = gateway(legacy);
+    let (answer, bystander_asked) = overlapping_calls(legacy).await;
+    assert!(answer.contains("decline"), "with two calls in flight the question is declined: {answer}");
+    assert_eq!(bystander_asked, 0, "the bystander was asked another client's question");
+}
+
+/// Over Streamable HTTP a 2025-11-25 backend asks on the response stream of the call its
+/// question belongs to, which the gateway reads in that call's own task: the question reaches
+/// the client that made the call even while another client's call to the backend is in flight,
+/// and the bystander is asked nothing.
+#[tokio::test]
+async fn a_legacy_http_backends_question_reaches_its_own_caller_while_calls_overlap() {
+    let mut serve = Command::new(bin());
+    serve.args(["serve", "everything", "--http", "127.0.0.1:0"]).stdin(Stdio::null());
+    let backend = HttpServer::start(serve);
+    let config = format!(
+        r#"{{"mcpServers": {{"old": {{"url": "{}", "prefix": "", "protocol": "2025-11-25"}}}}}}"#,
+        backend.url()
+    );
+    let (answer, bystander_asked) = overlapping_calls(&config).await;
+    assert!(answer.contains("accept") && answer.contains("ada@example.com"), "the asker answered: {answer}");
+    assert_eq!(bystander_asked, 0, "the bystander was asked another client's question");
+}
+
+/// Through a gateway of `config` (one 2025-11-25 backend, `serve everything`), two legacy
+/// clients: a bystander whose long call is in flight, and an asker whose call elicits. The
+/// asker's result, and how many questions reached the bystander.
+async fn overlapping_calls(config: &str) -> (String, usize) {
+    let (gateway, _dir) = gateway(config);
     let asked_bystander = Arc::new(Mutex::new(0));
     let mut bystanding = options(EraMode::Legacy);
     let counter = asked_bystander.clone();
@@ -230,9 +257,9 @@ async fn a_legacy_backends_question_reaches_no_other_client_when_calls_overlap()
     };
     let (ran, asked) = tokio::join!(running, asked);
     ran.unwrap();
-    let text = text(&asked.unwrap());
-    assert!(text.contains("decline"), "with two calls in flight the question is declined: {text}");
-    assert_eq!(*asked_bystander.lock().unwrap(), 0, "the bystander was asked another client's question");
+    let answer = text(&asked.unwrap());
+    let bystander_asked = *asked_bystander.lock().unwrap();
+    (answer, bystander_asked)
 }
 
 /// A tool a backend adds is announced to the gateway's clients (a listen stream in

@@ -25,4 +25,5 @@ mod route;
 mod serve_everything;
 mod soak;
 mod support;
+mod terminal;
 mod two_instances;

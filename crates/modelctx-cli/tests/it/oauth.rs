@@ -18,7 +18,7 @@ use modelctx::protocol::types::Implementation;
 use serde_json::json;
 
 /// `modelctx serve everything` behind `authorization`'s tokens.
-fn protected(authorization: &AuthorizationServer) -> HttpServer {
+pub(crate) fn protected(authorization: &AuthorizationServer) -> HttpServer {
     let mut command = Command::new(env!("CARGO_BIN_EXE_modelctx"));
     command.args(["serve", "everything", "--http", "127.0.0.1:0", "--auth-issuer", &authorization.issuer]);
     command.args(["--auth-jwks", &authorization.jwks_uri()]);

@@ -62,6 +62,7 @@ fn console_export_prints_the_request_span_in_the_callers_trace() {
         "gen_ai.tool.name=echo",
         "jsonrpc.request.id=1",
         "mcp.protocol.version=2026-07-28",
+        "network.transport=tcp",
     ] {
         assert!(span.contains(part), "{part:?} missing from {span}");
     }
@@ -71,10 +72,14 @@ fn console_export_prints_the_request_span_in_the_callers_trace() {
     assert!(own.contains("parent=none") && !own.contains(TRACE_ID), "{own}");
 }
 
-/// What the receiver was sent: the path and the JSON body of each POST.
-type Export = (String, Value);
+/// What the receiver was sent: the path, the content type and the body of each POST.
+struct Export {
+    path: String,
+    content_type: String,
+    body: Vec<u8>,
+}
 
-/// An OTLP/HTTP receiver on 127.0.0.1: answers every POST `200 {}` and hands its body on.
+/// An OTLP/HTTP receiver on 127.0.0.1: answers every POST `200` and hands it on.
 fn receiver() -> (String, Receiver<Export>) {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind the receiver");
     let endpoint = format!("http://{}", listener.local_addr().unwrap());
@@ -98,7 +103,7 @@ fn receive(stream: TcpStream, exports: &Sender<Export>) {
         if reader.read_line(&mut request_line).unwrap_or(0) == 0 {
             return;
         }
-        let mut length = 0;
+        let (mut length, mut content_type) = (0, String::new());
         loop {
             let mut header = String::new();
             if reader.read_line(&mut header).unwrap_or(0) == 0 {
@@ -108,10 +113,12 @@ fn receive(stream: TcpStream, exports: &Sender<Export>) {
             if header.is_empty() {
                 break;
             }
-            if let Some((name, value)) = header.split_once(':')
-                && name.eq_ignore_ascii_case("content-length")
-            {
-                length = value.trim().parse().unwrap_or(0);
+            if let Some((name, value)) = header.split_once(':') {
+                if name.eq_ignore_ascii_case("content-length") {
+                    length = value.trim().parse().unwrap_or(0);
+                } else if name.eq_ignore_ascii_case("content-type") {
+                    content_type = value.trim().to_owned();
+                }
             }
         }
         let mut body = vec![0; length];
@@ -119,8 +126,13 @@ fn receive(stream: TcpStream, exports: &Sender<Export>) {
             return;
         }
         let path = request_line.split(' ').nth(1).unwrap_or_default().to_owned();
-        let _ = exports.send((path, serde_json::from_slice(&body).unwrap_or(Value::Null)));
-        let ok = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}";
+        // An empty export service response is `{}` in JSON and no bytes in protobuf.
+        let ok: &[u8] = if content_type == "application/json" {
+            b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}"
+        } else {
+            b"HTTP/1.1 200 OK\r\ncontent-type: application/x-protobuf\r\ncontent-length: 0\r\n\r\n"
+        };
+        let _ = exports.send(Export { path, content_type, body });
         if writer.write_all(ok).is_err() {
             return;
         }
@@ -166,6 +178,7 @@ fn otlp_export_carries_one_trace_from_the_client_through_the_server() {
             ("OTEL_SERVICE_NAME", service),
             ("OTEL_BSP_SCHEDULE_DELAY", "100"),
             ("OTEL_METRIC_EXPORT_INTERVAL", "200"),
+            ("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json"),
         ]
     };
     let mut settings = otlp("traced-server").to_vec();
@@ -191,7 +204,9 @@ fn otlp_export_carries_one_trace_from_the_client_through_the_server() {
         let wait = deadline
             .checked_duration_since(Instant::now())
             .unwrap_or_else(|| panic!("every export arrives in time: {metrics:?}"));
-        let Ok((path, export)) = exports.recv_timeout(wait) else { continue };
+        let Ok(Export { path, content_type, body }) = exports.recv_timeout(wait) else { continue };
+        assert_eq!(content_type, "application/json", "{path}");
+        let export: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
         match path.as_str() {
             "/v1/traces" => {
                 for (service, span) in spans(&export) {
@@ -223,6 +238,7 @@ fn otlp_export_carries_one_trace_from_the_client_through_the_server() {
     for span in [&client, &server] {
         assert_eq!(attribute(span, "mcp.method.name").as_deref(), Some("tools/call"), "{span}");
         assert_eq!(attribute(span, "gen_ai.tool.name").as_deref(), Some("echo"), "{span}");
+        assert_eq!(attribute(span, "network.transport").as_deref(), Some("tcp"), "{span}");
     }
     metrics.sort();
     assert_eq!(
@@ -234,4 +250,41 @@ fn otlp_export_carries_one_trace_from_the_client_through_the_server() {
             "mcp.server.session.duration"
         ]
     );
+}
+
+/// Without `OTEL_EXPORTER_OTLP_PROTOCOL` the export is protobuf, as the specification's default
+/// is (`http/protobuf`); `grpc`, which this build does not speak, is refused at start with the
+/// variable named.
+#[test]
+fn otlp_export_is_protobuf_by_default_and_grpc_is_refused_plainly() {
+    let (endpoint, exports) = receiver();
+    let settings = [
+        ("OTEL_TRACES_EXPORTER", "otlp"),
+        ("OTEL_SERVICE_NAME", "protobuf-client"),
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint),
+    ];
+    let call =
+        modelctx(&["tools", "call", "echo", "message=traced", "--", BIN, "serve", "everything"], &settings);
+    let called = run_bounded(call, WAIT);
+    assert!(called.status.success(), "{}", String::from_utf8_lossy(&called.stderr));
+    // Protobuf keeps strings as they are: the span's name and attributes are in the bytes.
+    let holds = |body: &[u8], text: &str| body.windows(text.len()).any(|w| w == text.as_bytes());
+    let deadline = Instant::now() + WAIT;
+    let body = loop {
+        let wait = deadline.checked_duration_since(Instant::now()).expect("the request span arrives in time");
+        let Ok(Export { path, content_type, body }) = exports.recv_timeout(wait) else { continue };
+        assert_eq!((path.as_str(), content_type.as_str()), ("/v1/traces", "application/x-protobuf"));
+        if holds(&body, "tools/call echo") {
+            break body;
+        }
+    };
+    for text in ["protobuf-client", "mcp.method.name", "gen_ai.tool.name", "network.transport", "pipe"] {
+        assert!(holds(&body, text), "{text:?} is not in the export");
+    }
+
+    // A protocol this build does not speak turns telemetry off, saying which setting.
+    let grpc = [("OTEL_TRACES_EXPORTER", "otlp"), ("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")];
+    let listed = run_bounded(modelctx(&["tools", "list", "--", BIN, "serve", "everything"], &grpc), WAIT);
+    let stderr = String::from_utf8_lossy(&listed.stderr);
+    assert!(stderr.contains("telemetry is off: OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not one of"), "{stderr}");
 }

@@ -9,8 +9,11 @@
 //! start with the answers, under the backend's own `inputRequests` keys) or as a live request
 //! on the session (2025-11-25).
 //!
-//! A 2025-11-25 backend asks by a live request on its connection, which nothing ties to a
-//! call: it is asked of the inbound request of the one call in flight to that backend, when
+//! A 2025-11-25 backend asks by a live request. Over Streamable HTTP it comes on the response
+//! stream of the call it belongs to, which the gateway's client reads in that call's task: it
+//! finds its inbound request as a 2026-07-28 backend's question does, however many calls are
+//! in flight. Over stdio nothing ties it to a call: it is asked of the inbound request of the
+//! one call in flight to that backend, when
 //! there is exactly one and its client speaks 2025-11-25 too (a live question can wait for a
 //! live answer; a 2026-07-28 request, answered in rounds, cannot hold it open). Any other
 //! question with no inbound request to carry it is declined, and sampling and roots fail with
