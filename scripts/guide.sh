@@ -5,8 +5,13 @@
 # every Rust block of docs/*.md is a verbatim quote of a compiled file (scripts/quotes.py).
 # `cargo test` compiles the examples; this script runs them (built first when missing).
 #
+# The rmcp programs the migration chapter quotes (bench/first-server/rmcp, bench/rmcp-server)
+# are workspaces of their own, which `cargo test` does not build: they are checked here
+# (`cargo check`, in a target directory they share; at once when already checked).
+#
 # Installs mdbook (pinned, without its server features) into ~/.cargo/bin when it is missing;
-# `scripts/guide.sh --install` does only that (scripts/test.sh runs it early, in the background).
+# `scripts/guide.sh --prepare` does only that and the rmcp check (scripts/test.sh runs it
+# early, in the background).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MDBOOK_VERSION=0.5.4
@@ -16,7 +21,11 @@ if [[ "$(mdbook --version 2>/dev/null)" != "mdbook v$MDBOOK_VERSION" ]]; then
     echo "==> guide: installing mdbook $MDBOOK_VERSION"
     CARGO_INCREMENTAL=0 cargo install mdbook --version "$MDBOOK_VERSION" --locked --no-default-features --quiet
 fi
-[[ ${1:-} != --install ]] || exit 0
+echo "==> guide: the rmcp programs it quotes compile"
+for program in bench/first-server/rmcp bench/rmcp-server; do
+    CARGO_TARGET_DIR=$TARGET_DIR/rmcp-quoted cargo check --locked --quiet --manifest-path "$program/Cargo.toml"
+done
+[[ ${1:-} != --prepare ]] || exit 0
 
 echo "==> guide: every include names a file and an anchor that exist"
 status=0
