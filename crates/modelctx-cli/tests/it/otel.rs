@@ -195,12 +195,12 @@ fn otlp_export_carries_one_trace_from_the_client_through_the_server() {
     let called = run_bounded(modelctx(&legacy, &settings), WAIT);
     assert!(called.status.success(), "{}", String::from_utf8_lossy(&called.stderr));
 
-    // The clients export as they exit, the server every 200 ms: wait for both spans and the
-    // four histograms (each side's operations and sessions).
-    let (mut client_span, mut server_span) = (None, None);
+    // The clients export as they exit, the server every 200 ms: wait for the two calls' spans
+    // on each side and the four histograms (each side's operations and sessions).
+    let (mut client_spans, mut server_spans) = (Vec::new(), Vec::new());
     let mut metrics = Vec::new();
     let deadline = Instant::now() + WAIT;
-    while client_span.is_none() || server_span.is_none() || metrics.len() < 4 {
+    while client_spans.len() < 2 || server_spans.len() < 2 || metrics.len() < 4 {
         let wait = deadline
             .checked_duration_since(Instant::now())
             .unwrap_or_else(|| panic!("every export arrives in time: {metrics:?}"));
@@ -214,8 +214,8 @@ fn otlp_export_carries_one_trace_from_the_client_through_the_server() {
                         continue;
                     }
                     match service.as_str() {
-                        "traced-client" => client_span = Some(span),
-                        "traced-server" => server_span = Some(span),
+                        "traced-client" => client_spans.push(span),
+                        "traced-server" => server_spans.push(span),
                         other => panic!("a span from {other}"),
                     }
                 }
@@ -230,12 +230,17 @@ fn otlp_export_carries_one_trace_from_the_client_through_the_server() {
             other => panic!("an export to {other}"),
         }
     }
-    let (client, server) = (client_span.unwrap(), server_span.unwrap());
-    assert_eq!(client["kind"], 3, "a client span: {client}");
-    assert_eq!(server["kind"], 2, "a server span: {server}");
-    assert_eq!(server["traceId"], client["traceId"], "one trace");
-    assert_eq!(server["parentSpanId"], client["spanId"], "the server continues the client's span");
-    for span in [&client, &server] {
+    // Each call is one trace: the server's span continues the client's.
+    for client in &client_spans {
+        assert_eq!(client["kind"], 3, "a client span: {client}");
+        let server = server_spans
+            .iter()
+            .find(|server| server["traceId"] == client["traceId"])
+            .unwrap_or_else(|| panic!("no server span in the trace of {client}: {server_spans:?}"));
+        assert_eq!(server["kind"], 2, "a server span: {server}");
+        assert_eq!(server["parentSpanId"], client["spanId"], "the server continues the client's span");
+    }
+    for span in client_spans.iter().chain(&server_spans) {
         assert_eq!(attribute(span, "mcp.method.name").as_deref(), Some("tools/call"), "{span}");
         assert_eq!(attribute(span, "gen_ai.tool.name").as_deref(), Some("echo"), "{span}");
         assert_eq!(attribute(span, "network.transport").as_deref(), Some("tcp"), "{span}");
