@@ -10,8 +10,8 @@ use std::sync::Arc;
 use clap::Args;
 use futures::future::BoxFuture;
 use modelctx::auth::{
-    AuthError, CredentialStore, FetchLimits, Fetcher, FileStore, LoopbackBrowser, OAuth, OAuthOptions,
-    Secret, StaticClient, UserAgent,
+    Assertion, AuthError, CredentialStore, FetchLimits, Fetcher, FileStore, Grant, LoopbackBrowser, OAuth,
+    OAuthOptions, Secret, StaticClient, UserAgent,
 };
 use modelctx::client::HttpAuth;
 use modelctx::client::egress::{Egress, is_public};
@@ -56,6 +56,16 @@ pub struct LoginArgs {
     /// Seconds to wait for the browser to come back.
     #[arg(long, value_name = "SECONDS", default_value_t = 300)]
     wait: u64,
+    /// Authorize this program itself, with no person and no browser: the client credentials
+    /// grant for --client-id and its secret (--client-secret, or MODELCTX_CLIENT_SECRET).
+    /// Such tokens have no refresh token: run this again when they expire.
+    #[arg(long, requires = "client_secret", conflicts_with = "assertion_file")]
+    client_credentials: bool,
+    /// Authorize as the workload the platform identifies, with no person and no browser: the
+    /// JWT in FILE (a projected service-account token, say), presented as an RFC 7523 bearer
+    /// grant (with --client-id when the authorization server wants one).
+    #[arg(long, value_name = "FILE")]
+    assertion_file: Option<PathBuf>,
 }
 
 /// Arguments of `modelctx logout`.
@@ -91,14 +101,10 @@ fn egress_for(url: &Url) -> Egress {
     if local { Egress::Any } else { Egress::PublicOnly }
 }
 
-/// The OAuth client of `url` over the credentials file, through `agent`.
-fn oauth(
-    url: &str,
-    agent: Arc<dyn UserAgent>,
-    configure: impl FnOnce(&mut OAuthOptions),
-) -> Result<OAuth, Failure> {
+/// The OAuth client of `url` over the credentials file, getting its tokens by `grant`.
+fn oauth(url: &str, grant: Grant, configure: impl FnOnce(&mut OAuthOptions)) -> Result<OAuth, Failure> {
     let parsed = Url::parse(url).map_err(|e| Failure::Usage(format!("{url}: {e}")))?;
-    let mut options = OAuthOptions::authorization_code(agent);
+    let mut options = OAuthOptions::new(grant);
     options.store = Arc::new(FileStore::new(credentials_path()?));
     options.client_name = "modelctx".into();
     options.fetch = FetchLimits { egress: egress_for(&parsed), ..FetchLimits::default() };
@@ -134,7 +140,7 @@ pub async fn stored(url: &str) -> Result<Option<OAuth>, Failure> {
     let key = modelctx::auth::metadata::canonical_resource(&parsed);
     let kept = store.issuer_for(&key).await.map_err(|e| Failure::Usage(e.to_string()))?;
     match kept {
-        Some(_) => oauth(url, Arc::new(NeedsLogin(url.to_owned())), |_| {}).map(Some),
+        Some(_) => oauth(url, needs_login(url), |_| {}).map(Some),
         None => Ok(None),
     }
 }
@@ -169,13 +175,29 @@ pub fn run_login(args: &LoginArgs) -> ExitCode {
     }
 }
 
-async fn login(args: &LoginArgs) -> Result<String, Failure> {
+/// A grant that, for want of tokens, refuses and names the command that gets them.
+fn needs_login(url: &str) -> Grant {
+    Grant::AuthorizationCode(Arc::new(NeedsLogin(url.to_owned())))
+}
+
+/// How `modelctx login` gets tokens: a machine grant, or a person in a browser.
+async fn login_grant(args: &LoginArgs) -> Result<Grant, Failure> {
+    if args.client_credentials {
+        return Ok(Grant::ClientCredentials);
+    }
+    if let Some(path) = &args.assertion_file {
+        return Ok(Grant::JwtBearer(Assertion::File(path.clone())));
+    }
     let browser = LoopbackBrowser::bind()
         .await
         .map_err(|e| Failure::Unreachable(format!("cannot listen for the browser's redirect: {e}")))?
         .open_browser(!args.no_browser)
         .wait(std::time::Duration::from_secs(args.wait));
-    let oauth = oauth(&args.url, Arc::new(browser), |options| {
+    Ok(Grant::AuthorizationCode(Arc::new(browser)))
+}
+
+async fn login(args: &LoginArgs) -> Result<String, Failure> {
+    let oauth = oauth(&args.url, login_grant(args).await?, |options| {
         options.scopes = args.scopes.clone();
         options.client_metadata_url = args.client_metadata_url.clone();
         options.client = args.client_id.clone().map(|client_id| StaticClient {
@@ -208,7 +230,7 @@ async fn login(args: &LoginArgs) -> Result<String, Failure> {
 pub fn run_logout(args: &LogoutArgs) -> ExitCode {
     let _logging = crate::logging::init(tracing::Level::WARN);
     let forgotten = crate::runtime::block_on(async {
-        let oauth = oauth(&args.url, Arc::new(NeedsLogin(args.url.clone())), |_| {})?;
+        let oauth = oauth(&args.url, needs_login(&args.url), |_| {})?;
         oauth.forget().await.map_err(|e| Failure::Usage(e.to_string()))
     });
     match forgotten.and_then(|outcome| outcome) {

@@ -213,3 +213,60 @@ fn auth_18_47_48_step_up_asks_for_the_union_of_scopes_and_an_expired_token_is_re
         assert_eq!(record.grants.last().map(String::as_str), Some("refresh_token"), "{:?}", record.grants);
     });
 }
+
+/// Machine to machine, with no person and no browser: `modelctx login --client-credentials`
+/// (the secret from the environment, never on the command line) and `--assertion-file` (a
+/// workload's JWT, which a platform of the test's own signed) get tokens that later commands
+/// use; a wrong secret or a forged assertion is refused. No secret reaches the output.
+#[test]
+fn login_without_a_person_by_client_credentials_or_a_workload_assertion() {
+    use crate::support::authorization_server::{MACHINE_CLIENT, MACHINE_SECRET};
+    let authorization = AuthorizationServer::start();
+    let server = protected(&authorization);
+    let url = server.url();
+    let home = tempfile::tempdir().unwrap();
+    let echo = ["tools", "call", "echo", "message=machine", "--url", &url];
+
+    let machine = home.path().join("machine.json");
+    let login = |secret: &str| {
+        let mut login =
+            modelctx(&machine, &["login", &url, "--client-credentials", "--client-id", MACHINE_CLIENT]);
+        login.env("MODELCTX_CLIENT_SECRET", secret);
+        run_bounded(login, WAIT)
+    };
+    let refused = login("not-the-secret");
+    assert_eq!(refused.status.code(), Some(4), "{}", String::from_utf8_lossy(&refused.stderr));
+    let logged_in = login(MACHINE_SECRET);
+    let output = format!(
+        "{}{}",
+        String::from_utf8_lossy(&logged_in.stdout),
+        String::from_utf8_lossy(&logged_in.stderr)
+    );
+    assert!(logged_in.status.success() && output.contains(&format!("Logged in to {url}")), "{output}");
+    let called = run_bounded(modelctx(&machine, &echo), WAIT);
+    assert!(called.status.success(), "{}", String::from_utf8_lossy(&called.stderr));
+    assert!(String::from_utf8_lossy(&called.stdout).contains("machine"));
+    let all_output = format!("{output}{}", String::from_utf8_lossy(&called.stderr));
+    assert!(
+        leaked(&authorization, &all_output).is_empty() && !all_output.contains(MACHINE_SECRET),
+        "{all_output}"
+    );
+
+    let workload = home.path().join("workload.json");
+    let assertion = home.path().join("token.jwt");
+    std::fs::write(&assertion, "forged.assertion.value").unwrap();
+    let assertion_arg = assertion.to_str().unwrap();
+    let forged = run_bounded(modelctx(&workload, &["login", &url, "--assertion-file", assertion_arg]), WAIT);
+    assert_eq!(forged.status.code(), Some(4), "{}", String::from_utf8_lossy(&forged.stderr));
+    std::fs::write(&assertion, authorization.workload_assertion("system:serviceaccount:ci:runner")).unwrap();
+    let logged_in =
+        run_bounded(modelctx(&workload, &["login", &url, "--assertion-file", assertion_arg]), WAIT);
+    assert!(logged_in.status.success(), "{}", String::from_utf8_lossy(&logged_in.stderr));
+    let called = run_bounded(modelctx(&workload, &echo), WAIT);
+    assert!(called.status.success(), "{}", String::from_utf8_lossy(&called.stderr));
+
+    let grants = authorization.record.lock().unwrap().grants.clone();
+    assert!(grants.contains(&"client_credentials".to_owned()), "{grants:?}");
+    assert!(grants.contains(&"urn:ietf:params:oauth:grant-type:jwt-bearer".to_owned()), "{grants:?}");
+    assert!(!grants.contains(&"authorization_code".to_owned()), "no person was asked: {grants:?}");
+}

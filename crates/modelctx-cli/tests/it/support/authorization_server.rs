@@ -1,8 +1,10 @@
 //! A small OAuth 2.1 authorization server on 127.0.0.1, for end-to-end tests of the client and
 //! the resource server: RFC 8414 metadata, a JWKS, dynamic registration, an authorization
 //! endpoint that approves at once (checking the client, redirect URI, PKCE and resource) and a
-//! token endpoint for codes and refresh tokens (rotated) that issues ES256 JWTs for the
-//! requested resource. It remembers every secret it issued, so a test can look for them in
+//! token endpoint for codes and refresh tokens (rotated), client credentials (one client
+//! registered beforehand, [`MACHINE_CLIENT`]) and workload JWTs (RFC 7523 bearer assertions a
+//! platform of the test's own signs, [`AuthorizationServer::workload_assertion`]), that issues
+//! ES256 JWTs for the requested resource. It remembers every secret it issued, so a test can look for them in
 //! logs, and counts what it was asked.
 
 use std::collections::HashMap;
@@ -19,10 +21,19 @@ use hyper::body::Incoming;
 use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
 use jsonwebtoken::jwk::{Jwk, JwkSet};
-use jsonwebtoken::{Algorithm, EncodingKey, Header};
+use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use p256::pkcs8::EncodePrivateKey;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
+
+/// The client registered beforehand for the client credentials grant, and its secret
+/// (`client_secret_post`).
+pub const MACHINE_CLIENT: &str = "machine-client";
+/// [`MACHINE_CLIENT`]'s secret.
+pub const MACHINE_SECRET: &str = "machine-secret-4f1c9e";
+
+/// The issuer of the workload assertions the server trusts.
+const WORKLOAD_ISSUER: &str = "https://workload.platform.test";
 
 /// What the server was asked and what it gave.
 #[derive(Default)]
@@ -56,6 +67,8 @@ pub struct AuthorizationServer {
 struct State {
     issuer: String,
     key: EncodingKey,
+    /// The workload platform's key: it signs assertions, the server checks them.
+    workload: (EncodingKey, DecodingKey),
     jwks: Value,
     record: Arc<Mutex<Record>>,
     expire_first: Arc<std::sync::atomic::AtomicBool>,
@@ -84,11 +97,16 @@ impl AuthorizationServer {
         let mut public = Jwk::from_encoding_key(&key, Algorithm::ES256).unwrap();
         public.common.key_id = Some("as-key".into());
         let jwks = serde_json::to_value(JwkSet { keys: vec![public] }).unwrap();
+        let platform = p256::ecdsa::SigningKey::from_slice(&[12u8; 32]).unwrap();
+        let platform_key = EncodingKey::from_ec_der(platform.to_pkcs8_der().unwrap().as_bytes());
+        let platform_public = Jwk::from_encoding_key(&platform_key, Algorithm::ES256).unwrap();
+        let workload = (platform_key, DecodingKey::from_jwk(&platform_public).unwrap());
         let record = Arc::new(Mutex::new(Record::default()));
         let expire_first = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let state = Arc::new(State {
             issuer: issuer.clone(),
             key,
+            workload,
             jwks,
             record: record.clone(),
             expire_first: expire_first.clone(),
@@ -116,6 +134,14 @@ impl AuthorizationServer {
     /// as the token endpoint signs them (with no flow: for tests of a resource server's rules).
     pub fn access_token(&self, subject: &str, resource: &str, scope: &str) -> String {
         self.state.sign(subject, "test-client", resource, scope, now() + 3600)
+    }
+
+    /// A JWT the workload platform issued for `subject`, addressed to this server, good for
+    /// ten minutes: what a workload presents with the RFC 7523 bearer grant.
+    pub fn workload_assertion(&self, subject: &str) -> String {
+        let claims = json!({"iss": WORKLOAD_ISSUER, "sub": subject, "aud": self.issuer, "iat": now(),
+                            "exp": now() + 600});
+        jsonwebtoken::encode(&Header::new(Algorithm::ES256), &claims, &self.state.workload.0).unwrap()
     }
 
     /// The JWKS URL.
@@ -179,9 +205,10 @@ impl State {
             "registration_endpoint": format!("{base}/register"),
             "jwks_uri": format!("{base}/jwks"),
             "response_types_supported": ["code"],
-            "grant_types_supported": ["authorization_code", "refresh_token"],
+            "grant_types_supported": ["authorization_code", "refresh_token", "client_credentials",
+                                      "urn:ietf:params:oauth:grant-type:jwt-bearer"],
             "code_challenge_methods_supported": ["S256"],
-            "token_endpoint_auth_methods_supported": ["none"],
+            "token_endpoint_auth_methods_supported": ["none", "client_secret_post"],
             "authorization_response_iss_parameter_supported": true,
             "scopes_supported": ["everything:read", "everything:write", "offline_access"],
         })
@@ -254,7 +281,8 @@ impl State {
         let grant = get("grant_type");
         let mut record = self.record.lock().unwrap();
         record.grants.push(grant.clone());
-        let (client, scope, resource) = match grant.as_str() {
+        // Who the token is for, its client, scope and resource, and whether it may be refreshed.
+        let (subject, client, scope, resource, refreshable) = match grant.as_str() {
             "authorization_code" => {
                 let Some((client, redirect, challenge, scope, resource)) = record.codes.remove(&get("code"))
                 else {
@@ -272,26 +300,46 @@ impl State {
                         "the verifier, client, redirect URI or resource differ",
                     );
                 }
-                (client, scope, resource)
+                ("alice".to_owned(), client, scope, resource, true)
             }
             "refresh_token" => {
                 let Some((client, scope, resource)) = record.refresh.remove(&get("refresh_token")) else {
                     return oauth_error("invalid_grant", "an unknown or rotated refresh token");
                 };
-                (client, scope, resource)
+                ("alice".to_owned(), client, scope, resource, true)
             }
-            _ => return oauth_error("unsupported_grant_type", "codes and refresh tokens only"),
+            "client_credentials" => {
+                if get("client_id") != MACHINE_CLIENT || get("client_secret") != MACHINE_SECRET {
+                    return json_response(401, json!({"error": "invalid_client"}));
+                }
+                (MACHINE_CLIENT.to_owned(), MACHINE_CLIENT.to_owned(), get("scope"), get("resource"), false)
+            }
+            "urn:ietf:params:oauth:grant-type:jwt-bearer" => {
+                let mut validation = Validation::new(Algorithm::ES256);
+                validation.set_issuer(&[WORKLOAD_ISSUER]);
+                validation.set_audience(&[&self.issuer]);
+                let Ok(claims) =
+                    jsonwebtoken::decode::<Value>(&get("assertion"), &self.workload.1, &validation)
+                else {
+                    return oauth_error("invalid_grant", "an assertion the workload platform did not sign");
+                };
+                let subject = claims.claims["sub"].as_str().unwrap_or_default().to_owned();
+                (subject, "workload".to_owned(), get("scope"), get("resource"), false)
+            }
+            _ => return oauth_error("unsupported_grant_type", "no such grant here"),
         };
         let expired = self.expire_first.swap(false, std::sync::atomic::Ordering::SeqCst);
         let exp = if expired { now() - 3600 } else { now() + 3600 };
-        let access = self.sign("alice", &client, &resource, &scope, exp);
-        let refresh = random();
-        record.secrets.extend([access.clone(), refresh.clone()]);
-        record.refresh.insert(refresh.clone(), (client, scope.clone(), resource));
-        json_response(
-            200,
-            json!({"access_token": access, "token_type": "Bearer", "expires_in": 3600,
-                                  "refresh_token": refresh, "scope": scope}),
-        )
+        let access = self.sign(&subject, &client, &resource, &scope, exp);
+        record.secrets.push(access.clone());
+        let mut tokens =
+            json!({"access_token": access, "token_type": "Bearer", "expires_in": 3600, "scope": scope});
+        if refreshable {
+            let refresh = random();
+            record.secrets.push(refresh.clone());
+            record.refresh.insert(refresh.clone(), (client, scope, resource));
+            tokens["refresh_token"] = json!(refresh);
+        }
+        json_response(200, tokens)
     }
 }
