@@ -34,7 +34,7 @@ pub fn conversation(server: &str, request: &CreateMessageRequestParams) -> Vec<S
 }
 
 /// What one message says, its non-text blocks named.
-fn said(message: &SamplingMessage) -> String {
+pub fn said(message: &SamplingMessage) -> String {
     let blocks = message.blocks().into_iter().map(|block| match block {
         SamplingMessageContentBlock::Text(text) => shown(&text.text, true).into_owned(),
         SamplingMessageContentBlock::Image(image) => {
@@ -60,12 +60,17 @@ pub fn ask(server: &str, request: &CreateMessageRequestParams) -> Result<CreateM
         .interact_text();
     match typed {
         Ok(text) if !text.trim().is_empty() => Ok(answer(text)),
-        _ => Err(ErrorObject::new(ErrorCode(-1), "User rejected sampling request")),
+        _ => Err(declined()),
     }
 }
 
+/// The refusal of a sampling request the person declined.
+pub fn declined() -> ErrorObject {
+    ErrorObject::new(ErrorCode(-1), "User rejected sampling request")
+}
+
 /// `text` as the model's answer.
-fn answer(text: String) -> CreateMessageResult {
+pub fn answer(text: String) -> CreateMessageResult {
     let SamplingMessage { content, .. } = SamplingMessage::text(Role::Assistant, text);
     CreateMessageResult {
         role: Role::Assistant,

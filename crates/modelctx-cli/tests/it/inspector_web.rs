@@ -1,8 +1,8 @@
 //! `modelctx inspect --web` in a real browser: Debian's Chromium, headless, driven over the
 //! Chrome DevTools Protocol by this test. It opens the URL the inspector printed (with its
 //! token), calls `add` of `modelctx serve everything` through the form made of the tool's
-//! input schema and reads the sum from the page, answers an elicitation in the page's dialog,
-//! and checks that the page logged the session's JSON-RPC messages; screenshots are kept under
+//! input schema and reads the sum from the page, answers an elicitation in the page's dialog
+//! and a sampling request as the model in another, and checks that the page logged the session's JSON-RPC messages; screenshots are kept under
 //! `target/inspector/`. Without the token the page and its API answer `401`.
 //!
 //! Needs `chromium` (scripts/packages.sh installs it); `MODELCTX_CHROMIUM` names another
@@ -219,10 +219,32 @@ async fn the_page_calls_add_through_its_form_and_answers_an_elicitation() {
     )
     .await;
 
+    // A sampling request: the person reads the conversation and answers as the model.
+    page.eval(
+        "document.querySelector('#tool-list li[data-name=\"test_sampling\"]').click();
+         document.querySelector('#tool-fields input[name=prompt]').value = 'What is 2+2?';
+         document.querySelector('#tool-call').click();",
+    )
+    .await;
+    page.until("the sampling dialog", "document.querySelector('#sampling').open").await;
+    let conversation = page.eval("document.querySelector('#sampling-conversation').textContent").await;
+    assert!(conversation.as_str().unwrap().contains("What is 2+2?"), "{conversation}");
+    page.screenshot("sampling.png").await;
+    page.eval(
+        "document.querySelector('#sampling-answer').value = '4, said the person';
+         document.querySelector('#sampling-send').click();",
+    )
+    .await;
+    page.until(
+        "the person's answer in the result",
+        "document.querySelector('#tool-result').textContent.includes('LLM response: 4, said the person')",
+    )
+    .await;
+
     page.eval("document.querySelector('[data-tab=messages]').click()").await;
     let logged = page.eval("document.querySelectorAll('#messages tbody tr').length").await;
     assert!(logged.as_u64().unwrap() >= 4, "the session's messages are logged: {logged}");
     let calls = page.eval("[...document.querySelectorAll('#messages tbody td')].filter(td => td.textContent === 'tools/call').length").await;
-    assert!(calls.as_u64().unwrap() >= 2, "both calls are in the log: {calls}");
+    assert!(calls.as_u64().unwrap() >= 3, "every call is in the log: {calls}");
     page.screenshot("messages.png").await;
 }

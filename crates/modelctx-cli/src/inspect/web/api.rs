@@ -167,6 +167,24 @@ pub async fn answer_elicitation(
     }
 }
 
+/// What `POST /api/samplings/{id}` takes: the person's answer as the model; none, or only
+/// blanks, declines.
+#[derive(Deserialize)]
+pub struct SamplingAnswer {
+    #[serde(default)]
+    text: Option<String>,
+}
+
+/// `POST /api/samplings/{id}`: `404` when no sampling request waits under that id.
+pub async fn answer_sampling(
+    State(inspector): Shared,
+    Path(id): Path<u64>,
+    Json(given): Json<SamplingAnswer>,
+) -> StatusCode {
+    let text = given.text.filter(|text| !text.trim().is_empty());
+    if inspector.session.answer_sampling(id, text) { StatusCode::NO_CONTENT } else { StatusCode::NOT_FOUND }
+}
+
 /// `GET /api/events`: every event so far, then each as it happens.
 pub async fn events(State(inspector): Shared) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
     let (history, live) = inspector.session.subscribe();

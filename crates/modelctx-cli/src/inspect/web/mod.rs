@@ -103,6 +103,7 @@ fn router(inspector: Arc<Inspector>) -> Router {
         .route("/prompts", get(api::prompts))
         .route("/prompts/get", post(api::get_prompt))
         .route("/elicitations/{id}", post(api::answer_elicitation))
+        .route("/samplings/{id}", post(api::answer_sampling))
         .route("/events", get(api::events));
     Router::new()
         .route("/", get(index))

@@ -1,7 +1,8 @@
 //! The inspector's one connection to its server, and what the page sees of it: every JSON-RPC
 //! message, notification and progress report as an event (kept, the last [`HISTORY`] within
 //! [`HISTORY_BYTES`], for a page that opens late; one over [`MAX_EVENT_BYTES`] shortened), and
-//! the server's elicitations waiting for the page's answer.
+//! the server's questions — elicitations, and sampling requests the person answers as the
+//! model — waiting for the page's answer.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -10,8 +11,10 @@ use std::time::Duration;
 
 use modelctx::client::{Client, ClientHandlers, WireDirection, WireTap};
 use modelctx::protocol::model::ElicitRequest;
-use modelctx::protocol::types::ElicitAction;
-use modelctx::protocol::v2026::ElicitResult;
+use modelctx::protocol::types::{ElicitAction, Role};
+use modelctx::protocol::v2026::{CreateMessageRequestParams, ElicitResult};
+
+use crate::inspect::sampling;
 use serde_json::{Value, json};
 use tokio::sync::{OnceCell, broadcast, oneshot};
 
@@ -24,10 +27,36 @@ const HISTORY_BYTES: usize = 16 * 1024 * 1024;
 const MAX_EVENT_BYTES: usize = 256 * 1024;
 /// Events a slow page may fall behind by before it misses some (it is told, and reloads).
 const LIVE: usize = 1024;
-/// How long an elicitation waits for the page before it is cancelled.
+/// How long a question waits for the page before it is cancelled.
 const ANSWER_WITHIN: Duration = Duration::from_secs(600);
-/// Elicitations waiting at once, at most; more are cancelled at once.
+/// Questions waiting at once, at most; more are cancelled at once.
 const MAX_PENDING: usize = 64;
+
+/// A question waiting for the page: where its answer goes.
+enum Waiting {
+    /// An elicitation.
+    Elicit(oneshot::Sender<ElicitResult>),
+    /// A sampling request: the person's answer as the model, `None` when they declined.
+    Sample(oneshot::Sender<Option<String>>),
+}
+
+/// The page's event for sampling request `id`: the conversation, each message's text (its
+/// other blocks named), the system prompt and the token bound.
+fn sampling_event(id: u64, request: &CreateMessageRequestParams) -> Value {
+    let messages: Vec<Value> = request
+        .messages
+        .iter()
+        .map(|message| {
+            let role = match message.role {
+                Role::User => "user",
+                Role::Assistant => "assistant",
+            };
+            json!({"role": role, "text": sampling::said(message)})
+        })
+        .collect();
+    json!({"kind": "sampling", "id": id, "messages": messages, "systemPrompt": request.system_prompt,
+           "maxTokens": request.max_tokens})
+}
 
 /// The events kept, with their sizes and the sum of them.
 #[derive(Default)]
@@ -91,7 +120,7 @@ pub struct Session {
     client: OnceCell<Result<Arc<Client>, String>>,
     events: broadcast::Sender<Value>,
     history: Mutex<History>,
-    pending: Mutex<HashMap<u64, oneshot::Sender<ElicitResult>>>,
+    pending: Mutex<HashMap<u64, Waiting>>,
     next_id: AtomicU64,
 }
 
@@ -146,46 +175,81 @@ impl Session {
         })
     }
 
-    /// The handlers that bring the server's elicitations to the page.
+    /// The handlers that bring the server's elicitations and sampling requests to the page.
     pub fn handlers(self: &Arc<Self>) -> ClientHandlers {
-        let session = Arc::downgrade(self);
-        ClientHandlers::default().on_elicit(move |request| {
-            let session = session.clone();
-            async move {
-                match session.upgrade() {
-                    Some(session) => session.ask(request).await,
-                    None => ElicitResult { action: ElicitAction::Cancel, content: None },
+        let (for_elicit, for_sample) = (Arc::downgrade(self), Arc::downgrade(self));
+        ClientHandlers::default()
+            .on_elicit(move |request| {
+                let session = for_elicit.clone();
+                async move {
+                    let cancelled = ElicitResult { action: ElicitAction::Cancel, content: None };
+                    let Some(session) = session.upgrade() else { return cancelled };
+                    let event = |id| elicitation_event(id, &request);
+                    let result = session.ask(event, Waiting::Elicit).await.unwrap_or(cancelled);
+                    session.emit(json!({"kind": "elicitation-answered", "action": result.action}));
+                    result
                 }
-            }
-        })
+            })
+            .on_sample(move |request| {
+                let session = for_sample.clone();
+                async move {
+                    let Some(session) = session.upgrade() else { return Err(sampling::declined()) };
+                    let event = |id| sampling_event(id, &request);
+                    let typed = session.ask(event, Waiting::Sample).await.flatten();
+                    session.emit(json!({"kind": "sampling-answered", "answered": typed.is_some()}));
+                    typed.map(sampling::answer).ok_or_else(sampling::declined)
+                }
+            })
     }
 
-    /// Shows the page `request` and waits for its answer.
-    async fn ask(&self, request: ElicitRequest) -> ElicitResult {
-        let cancelled = ElicitResult { action: ElicitAction::Cancel, content: None };
+    /// Shows the page the question `event(id)` and waits for its answer, which `waiting`
+    /// sends; `None` when too many wait already, or the page did not answer in time.
+    async fn ask<T>(
+        &self,
+        event: impl FnOnce(u64) -> Value,
+        waiting: fn(oneshot::Sender<T>) -> Waiting,
+    ) -> Option<T> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (answer, answered) = oneshot::channel();
         {
             let mut pending = lock(&self.pending);
             if pending.len() >= MAX_PENDING {
-                return cancelled;
+                return None;
             }
-            pending.insert(id, answer);
+            pending.insert(id, waiting(answer));
         }
-        self.emit(elicitation_event(id, &request));
+        self.emit(event(id));
         let outcome = tokio::time::timeout(ANSWER_WITHIN, answered).await;
         lock(&self.pending).remove(&id);
-        let result = match outcome {
-            Ok(Ok(result)) => result,
-            _ => cancelled,
-        };
-        self.emit(json!({"kind": "elicitation-answered", "id": id, "action": result.action}));
-        result
+        outcome.ok().and_then(Result::ok)
     }
 
-    /// Answers the elicitation `id`; `false` when none waits under that id.
+    /// Answers the elicitation `id`; `false` when no elicitation waits under that id.
     pub fn answer(&self, id: u64, result: ElicitResult) -> bool {
-        lock(&self.pending).remove(&id).is_some_and(|waiting| waiting.send(result).is_ok())
+        self.deliver(id, |waiting| match waiting {
+            Waiting::Elicit(waiting) => Ok(waiting.send(result).is_ok()),
+            other => Err(other),
+        })
+    }
+
+    /// Answers the sampling request `id` with the person's text as the model's (`None`
+    /// declines); `false` when no sampling request waits under that id.
+    pub fn answer_sampling(&self, id: u64, text: Option<String>) -> bool {
+        self.deliver(id, |waiting| match waiting {
+            Waiting::Sample(waiting) => Ok(waiting.send(text).is_ok()),
+            other => Err(other),
+        })
+    }
+
+    /// Hands the question waiting under `id` to `send`, which answers it when it is of its
+    /// kind or gives it back; `false` when none of that kind waits under `id`.
+    fn deliver(&self, id: u64, send: impl FnOnce(Waiting) -> Result<bool, Waiting>) -> bool {
+        let mut pending = lock(&self.pending);
+        let Some(waiting) = pending.remove(&id) else { return false };
+        send(waiting).unwrap_or_else(|other| {
+            pending.insert(id, other);
+            false
+        })
     }
 
     /// Connects once with `connect`, recording the outcome.

@@ -274,6 +274,35 @@ $('#elicitation').addEventListener('close', async () => {
   nextElicitation();
 });
 
+// --- sampling: the person answers as the model -------------------------------------------------
+const sampled = [];
+
+function nextSampling() {
+  const dialog = $('#sampling');
+  if (dialog.open || !sampled.length) return;
+  const request = sampled[0];
+  $('#sampling-limit').textContent = ` (at most ${request.maxTokens} tokens)`;
+  $('#sampling-system').textContent = request.systemPrompt ? `System prompt: ${request.systemPrompt}` : '';
+  $('#sampling-conversation').replaceChildren(
+    ...request.messages.map((message) => el('div', {}, el('h3', { text: message.role }), el('p', { text: message.text }))),
+  );
+  $('#sampling-answer').value = '';
+  dialog.showModal();
+}
+
+$('#sampling').addEventListener('close', async () => {
+  const request = sampled.shift();
+  if (request) {
+    const text = $('#sampling').returnValue === 'answer' ? $('#sampling-answer').value : null;
+    await fetch(`/api/samplings/${request.id}`, {
+      method: 'POST',
+      headers: { 'x-inspector-token': token, 'content-type': 'application/json' },
+      body: JSON.stringify({ text }),
+    });
+  }
+  nextSampling();
+});
+
 // --- events: messages, notifications, progress, questions ------------------------------------
 let messages = 0;
 let notifications = 0;
@@ -302,6 +331,9 @@ function onEvent(event) {
   } else if (event.kind === 'elicitation') {
     asked.push(event);
     nextElicitation();
+  } else if (event.kind === 'sampling') {
+    sampled.push(event);
+    nextSampling();
   }
 }
 
