@@ -7,6 +7,9 @@ use crate::macros::method_names;
 /// The extension's identifier in `capabilities.extensions`.
 pub const EXTENSION_ID: &str = "io.modelcontextprotocol/skills";
 
+/// The URI scheme of skills' files.
+pub const SCHEME: &str = "skill://";
+
 method_names! {
     /// `skills/list`: the skills a server offers, a page at a time.
     ListSkills = "skills/list";

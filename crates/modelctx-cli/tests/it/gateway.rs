@@ -262,6 +262,29 @@ async fn overlapping_calls(config: &str) -> (String, usize) {
     (answer, bystander_asked)
 }
 
+/// A backend's skills are the gateway's, under the backend's prefix: listed, their files read
+/// and verified against their entries through the gateway, and not mirrored a second time
+/// among the backend's resources.
+#[tokio::test]
+async fn a_backends_skills_are_served_under_its_prefix() {
+    let config = r#"{"mcpServers": {"ev": {"command": "${BIN}", "args": ["serve", "everything"]}}}"#;
+    let (gateway, _dir) = gateway(config);
+    let client = connect(&gateway, options(EraMode::Modern)).await;
+    let skills = client.list_skills().await.unwrap();
+    let uris: Vec<&str> = skills.iter().map(|skill| skill.uri.as_str()).collect();
+    assert_eq!(uris, ["skill://ev/debug-mcp-servers/SKILL.md"]);
+    let loaded = client.load_skill(&skills[0]).await.unwrap();
+    assert!(loaded.manifest.contains("name: debug-mcp-servers"), "{}", loaded.manifest);
+    let reference = "skill://ev/debug-mcp-servers/references/commands.md";
+    let bytes = client.read_skill_file(&loaded, reference).await.unwrap();
+    let backend_file = include_str!("../../../modelctx-servers/src/conformance/skill/references/commands.md");
+    assert_eq!(bytes, backend_file.as_bytes());
+    let resources = client.list_resources().await.unwrap();
+    let skill_files: Vec<&str> =
+        resources.iter().map(|r| r.uri.as_str()).filter(|uri| uri.contains("skill://")).collect();
+    assert!(skill_files.iter().all(|uri| uri.starts_with("skill://ev/")), "{skill_files:?}");
+}
+
 /// A tool a backend adds is announced to the gateway's clients (a listen stream in
 /// 2026-07-28, a notification on the session in 2025-11-25) and callable once listed.
 #[tokio::test]

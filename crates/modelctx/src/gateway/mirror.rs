@@ -2,7 +2,7 @@
 //! prompt, resource and template under its registry name or host URI — whose handler asks the
 //! host; [`Mirror::sync`] brings the definitions in line with the registry after a change.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use modelctx_protocol::JsonObject;
@@ -29,6 +29,9 @@ pub(super) struct Mirror {
     in_flight: Arc<InFlight>,
     /// Whether definitions need their backend's scopes ([`super::backend_scopes`]).
     scoped: bool,
+    /// The backends whose skills the gateway serves as its own: their `skill://` resources
+    /// are not mirrored a second time.
+    relayed_skills: Arc<BTreeSet<String>>,
     tools: BTreeMap<String, HostTool>,
     prompts: BTreeMap<String, HostPrompt>,
     resources: BTreeMap<String, HostResource>,
@@ -48,11 +51,13 @@ fn changes<'a, T: PartialEq>(
 
 impl Mirror {
     /// Nothing given yet; calls are counted in `in_flight`; definitions need their backend's
-    /// scopes when `scoped`.
-    pub(super) fn new(in_flight: Arc<InFlight>, scoped: bool) -> Self {
+    /// scopes when `scoped`; the `skill://` resources of the backends in `relayed_skills` are
+    /// left to the gateway's own skills.
+    pub(super) fn new(in_flight: Arc<InFlight>, scoped: bool, relayed_skills: BTreeSet<String>) -> Self {
         Self {
             in_flight,
             scoped,
+            relayed_skills: Arc::new(relayed_skills),
             tools: BTreeMap::new(),
             prompts: BTreeMap::new(),
             resources: BTreeMap::new(),
@@ -60,16 +65,22 @@ impl Mirror {
         }
     }
 
-    /// The registry of `host` as it is now.
-    fn of(host: &Host, in_flight: Arc<InFlight>, scoped: bool) -> Self {
+    /// The registry of `host` as it is now, as `self` mirrors it.
+    fn now(&self, host: &Host) -> Self {
+        let relayed = |resource: &HostResource| {
+            resource.resource.uri.starts_with(modelctx_protocol::skills::SCHEME)
+                && self.relayed_skills.contains(&resource.server)
+        };
         Self {
-            in_flight,
-            scoped,
+            in_flight: Arc::clone(&self.in_flight),
+            scoped: self.scoped,
+            relayed_skills: Arc::clone(&self.relayed_skills),
             tools: host.tools().into_iter().map(|tool| (tool.name.clone(), tool)).collect(),
             prompts: host.prompts().into_iter().map(|prompt| (prompt.name.clone(), prompt)).collect(),
             resources: host
                 .resources()
                 .into_iter()
+                .filter(|resource| !relayed(resource))
                 .map(|resource| (resource.uri.clone(), resource))
                 .collect(),
             templates: host
@@ -83,7 +94,7 @@ impl Mirror {
     /// Removes from `server` what left the registry or changed, and adds what is new:
     /// resources first and tools last, so that a tool's app is there when the tool comes.
     pub(super) fn sync(&mut self, host: &Arc<Host>, server: &Server) {
-        let now = Self::of(host, Arc::clone(&self.in_flight), self.scoped);
+        let now = self.now(host);
         let scopes = |server: &str, reads: bool| {
             let [read, write] = super::backend_scopes(server);
             let scope = if reads { read } else { write };

@@ -39,6 +39,8 @@
 //! - **Progress, logs, cancellation.** The inbound request's log level and progress token go
 //!   with the backend call; progress and log messages come back; cancelling the inbound
 //!   request cancels the backend call (`calls.rs`).
+//! - **Skills** (feature `skills`): each backend's skills, read and verified as the gateway
+//!   starts, are served as the gateway's own under the backend's prefix (`skills.rs`).
 //! - **Approval.** The gateway is not where a person approves a tool call — its clients' hosts
 //!   are — so unless [`GatewayOptions::host`] has an approval hook, every call is let through.
 
@@ -46,6 +48,8 @@ mod calls;
 mod in_flight;
 mod mirror;
 mod relay;
+#[cfg(feature = "skills")]
+pub mod skills;
 
 use std::sync::Arc;
 
@@ -112,6 +116,8 @@ impl Gateway {
         let mut host_options = options.host;
         host_options.handlers_for = Some(relay::handlers(Arc::clone(&in_flight)));
         host_options.approval.get_or_insert_with(ApprovalHook::approve_all);
+        #[cfg(feature = "skills")]
+        let skill_sources = config.clone();
         let host = Arc::new(Host::start(config, host_options).await);
         // Changes from here on are followed: none made while building is missed.
         let mut changes = host.changes();
@@ -119,8 +125,18 @@ impl Gateway {
         if let Some(instructions) = options.instructions {
             builder = builder.instructions(instructions);
         }
+        #[cfg(feature = "skills")]
+        let relayed = {
+            let relayed = skills::relay(&host, &skill_sources).await;
+            for skill in relayed.skills {
+                builder = builder.skill(skill);
+            }
+            relayed.servers
+        };
+        #[cfg(not(feature = "skills"))]
+        let relayed = std::collections::BTreeSet::new();
         let server = builder.build()?;
-        let mut mirror = Mirror::new(in_flight, options.scopes_per_backend);
+        let mut mirror = Mirror::new(in_flight, options.scopes_per_backend, relayed);
         mirror.sync(&host, &server);
         let follower = tokio::spawn({
             let (host, server) = (Arc::clone(&host), server.clone());

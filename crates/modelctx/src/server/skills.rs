@@ -24,7 +24,7 @@ use super::{ResourceDef, ResourceRequest, blob_contents, text_contents};
 pub use modelctx_protocol::skills::EXTENSION_ID;
 
 /// The URI scheme of skills.
-pub const SCHEME: &str = "skill://";
+pub use modelctx_protocol::skills::SCHEME;
 
 /// Files a skill may hold, its `SKILL.md` included.
 pub const MAX_FILES: usize = 512;
