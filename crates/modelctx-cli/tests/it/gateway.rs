@@ -285,6 +285,37 @@ async fn a_backends_skills_are_served_under_its_prefix() {
     assert!(skill_files.iter().all(|uri| uri.starts_with("skill://ev/")), "{skill_files:?}");
 }
 
+/// Over Streamable HTTP a backend's log line on a call's own response stream is that call's:
+/// with two clients' calls in flight to the backend at once, each client gets the log lines of
+/// its own call and none of the other's (a line that carries nothing to tie it to a call was
+/// relayed only while one call was in flight).
+#[tokio::test]
+async fn log_lines_on_a_calls_own_stream_reach_its_caller_while_calls_overlap() {
+    let mut serve = Command::new(bin());
+    serve.args(["serve", "everything", "--http", "127.0.0.1:0"]).stdin(Stdio::null());
+    let backend = HttpServer::start(serve);
+    let config = format!(r#"{{"mcpServers": {{"ev": {{"url": "{}", "prefix": ""}}}}}}"#, backend.url());
+    let (gateway, _dir) = gateway(&config);
+    let call = async |steps: u64| {
+        let client = connect(&gateway, options(EraMode::Auto)).await;
+        client.set_log_level(LoggingLevel::Info).await.unwrap();
+        let mut notes = client.notifications();
+        let arguments = json!({"steps": steps, "step_ms": 60});
+        let done = client.call_tool("long_running_operation", arguments).await.unwrap();
+        assert_eq!(text(&done), format!("finished {steps} steps"));
+        let mut logged = Vec::new();
+        while let Ok(note) = notes.try_recv() {
+            if note.method == Method::LoggingMessage {
+                logged.push(note.params.unwrap_or_default()["data"]["of"].as_u64().unwrap_or_default());
+            }
+        }
+        logged
+    };
+    let (four, six) = tokio::join!(call(4), call(6));
+    assert_eq!(four, [4; 4], "the four-step call's own log lines, all of them");
+    assert_eq!(six, [6; 6], "the six-step call's own log lines, all of them");
+}
+
 /// A tool a backend adds is announced to the gateway's clients (a listen stream in
 /// 2026-07-28, a notification on the session in 2025-11-25) and callable once listed.
 #[tokio::test]

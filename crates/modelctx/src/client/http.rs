@@ -407,7 +407,9 @@ impl HttpLink {
         match message {
             Message::Notification(note) => {
                 self.handlers.notified(&note.method, note.params.as_ref());
-                let _ = self.notifications.send(note);
+                if let Some(note) = super::request_logs::unclaimed(note) {
+                    let _ = self.notifications.send(note);
+                }
             }
             Message::Request(request) => self.answer_server(request).await,
             other => tracing::debug!(?other, "an answer to no request waiting on this stream"),

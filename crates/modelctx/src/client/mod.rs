@@ -44,6 +44,7 @@ mod listen;
 mod negotiate;
 mod options;
 mod progress;
+mod request_logs;
 mod rpc;
 #[cfg(feature = "skills")]
 pub mod skills;
@@ -88,6 +89,7 @@ pub use error::{Cause, ClientError};
 pub use handlers::{ClientHandlers, input_key};
 pub use options::{ClientOptions, EraMode, ServerDescription};
 pub use progress::Progress;
+pub use request_logs::logs_of_requests;
 pub use stdio::StdioCommand;
 pub use wire_tap::{WireDirection, WireTap};
 
