@@ -6,7 +6,6 @@
 
 use std::future::Future;
 
-use modelctx_protocol::Method;
 use modelctx_protocol::jsonrpc::Notification;
 use tokio::sync::mpsc;
 
@@ -23,8 +22,9 @@ pub async fn logs_of_requests<T>(logs: mpsc::Sender<Notification>, work: impl Fu
 }
 
 /// `note` when it is not a log message the running request claims.
+#[cfg(feature = "http-client")]
 pub(super) fn unclaimed(note: Notification) -> Option<Notification> {
-    if note.method != Method::LoggingMessage {
+    if note.method != modelctx_protocol::Method::LoggingMessage {
         return Some(note);
     }
     match LOGS.try_with(|logs| logs.try_send(note.clone())) {
