@@ -3,6 +3,7 @@
 mod apps;
 mod base;
 mod client;
+mod client_cache;
 mod client_http;
 mod client_listen;
 mod client_tasks;
