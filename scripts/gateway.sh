@@ -3,9 +3,8 @@
 # and 2026-07-28, run against `modelctx gateway` fronting `modelctx serve everything` alone
 # (over stdio, `"prefix": ""` so that names and URIs stay those the suite expects), pass as
 # they do against the server itself (scripts/conformance.sh with CONFORMANCE_URL), and so do
-# the Skills extension's scenarios (the gateway serves its backends' skills); the tasks
-# extension's are not run: the gateway does not relay tasks yet. Everything binds 127.0.0.1 and
-# is stopped on exit.
+# the extensions' scenarios: the tasks extension's (the gateway relays tasks) and Skills' (it
+# serves its backends' skills). Everything binds 127.0.0.1 and is stopped on exit.
 #
 #   scripts/gateway.sh
 #
@@ -61,5 +60,5 @@ URL=$(grep -m1 -aoE 'http://127\.0\.0\.1:[0-9]+/mcp' "$OUT/gateway.log")
 echo "==> gateway: $URL fronting modelctx serve everything (stdio)"
 
 started=$SECONDS
-CONFORMANCE_URL=$URL CONFORMANCE_EXTENSIONS=skills CONFORMANCE_OUT=$OUT/conformance scripts/conformance.sh
+CONFORMANCE_URL=$URL CONFORMANCE_OUT=$OUT/conformance scripts/conformance.sh
 echo "==> gateway: the suite through the gateway took $((SECONDS - started)) s"

@@ -22,6 +22,11 @@ pub const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 pub const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 /// The task a message relates to (2025-11-25 tasks).
 pub const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
+/// The id of the task a message's params name in `_meta` ([`RELATED_TASK`]), if they name one.
+pub fn related_task(params: &crate::JsonObject) -> Option<&str> {
+    params.get("_meta")?.get(RELATED_TASK)?.get("taskId")?.as_str()
+}
+
 /// A string handed to the model while a task runs (2025-11-25 tasks).
 pub const MODEL_IMMEDIATE_RESPONSE: &str = "io.modelcontextprotocol/model-immediate-response";
 /// W3C Trace Context `traceparent`.

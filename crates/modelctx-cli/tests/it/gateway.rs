@@ -21,7 +21,7 @@ use modelctx::protocol::v2026::{ElicitResult, SubscriptionFilter};
 use serde_json::json;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 
-fn bin() -> &'static str {
+pub(crate) fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_modelctx")
 }
 
@@ -45,28 +45,28 @@ fn gateway_with(config: &str, extra: &[&str]) -> (HttpServer, tempfile::TempDir)
 }
 
 /// [`gateway_with`] no more arguments.
-fn gateway(config: &str) -> (HttpServer, tempfile::TempDir) {
+pub(crate) fn gateway(config: &str) -> (HttpServer, tempfile::TempDir) {
     gateway_with(config, &[])
 }
 
 /// A client's options that carry the run token.
-fn options(mode: EraMode) -> ClientOptions {
+pub(crate) fn options(mode: EraMode) -> ClientOptions {
     let mut options = ClientOptions::new(Implementation::new("gateway-test", "1"));
     options.mode = mode;
     options.auth = Some(Arc::new(StaticBearer::new(RUN_TOKEN)));
     options
 }
 
-async fn connect(gateway: &HttpServer, options: ClientOptions) -> Client {
+pub(crate) async fn connect(gateway: &HttpServer, options: ClientOptions) -> Client {
     let url = format!("http://{}/mcp", gateway.address);
     Client::connect_http(&url, Default::default(), options).await.expect("the gateway answers")
 }
 
-fn text(result: &modelctx::protocol::model::CallToolResult) -> String {
+pub(crate) fn text(result: &modelctx::protocol::model::CallToolResult) -> String {
     serde_json::to_value(&result.content).unwrap()[0]["text"].as_str().unwrap_or_default().to_owned()
 }
 
-const MODES: [(EraMode, Era); 2] = [(EraMode::Auto, Era::Modern), (EraMode::Legacy, Era::Legacy)];
+pub(crate) const MODES: [(EraMode, Era); 2] = [(EraMode::Auto, Era::Modern), (EraMode::Legacy, Era::Legacy)];
 
 /// One backend under its name, with two tools allowed; the other under no prefix, with the
 /// failing tools denied.

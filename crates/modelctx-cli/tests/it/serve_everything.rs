@@ -200,3 +200,37 @@ fn a_burst_of_5000_calls_written_at_once_is_answered_in_full() {
     }
     assert!(answered.iter().all(|&a| a), "every call answered");
 }
+
+/// PROG-06 and T25-14 over Streamable HTTP: the work of a 2025-11-25 task goes on after its
+/// `CreateTaskResult`, and so do its log messages — on the session's standalone stream (the
+/// call's own stream has ended), each naming the task.
+#[tokio::test]
+async fn prog_06_a_legacy_tasks_log_after_its_answer_reaches_the_client_over_http_naming_the_task() {
+    use modelctx::client::{Client, ClientOptions, EraMode, Started};
+    use modelctx::protocol::types::{Implementation, LoggingLevel};
+
+    let mut serve = Command::new(env!("CARGO_BIN_EXE_modelctx"));
+    serve.args(["serve", "everything", "--http", "127.0.0.1:0"]).stdin(std::process::Stdio::null());
+    let server = crate::support::http::HttpServer::start(serve);
+    let mut options = ClientOptions::new(Implementation::new("legacy-task-logs", "1"));
+    options.mode = EraMode::Legacy;
+    options.tasks = true;
+    let client = Client::connect_http(&server.url(), Default::default(), options).await.unwrap();
+    client.set_log_level(LoggingLevel::Info).await.unwrap();
+    let mut notes = client.notifications();
+    let arguments = json!({"seconds": 0.2, "label": "x"});
+    let Started::Task(id) = client.start_tool("slow_compute", arguments).await.unwrap() else {
+        panic!("slow_compute runs as a task when asked");
+    };
+    let done = client.task_result(&id).await.unwrap();
+    assert_eq!(serde_json::to_value(&done.content).unwrap()[0]["text"], "computed x after 0.2s");
+    let mut lines = Vec::new();
+    while let Ok(note) = notes.try_recv() {
+        if note.method == modelctx::protocol::Method::LoggingMessage {
+            lines.push(serde_json::to_value(&note.params).unwrap());
+        }
+    }
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert_eq!(lines[0]["data"], "computing x");
+    assert_eq!(lines[0]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"], id.as_str());
+}

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use modelctx::protocol::jsonrpc::ErrorObject;
-use modelctx::protocol::types::{ElicitAction, ElicitValue};
+use modelctx::protocol::types::{ElicitAction, ElicitValue, LoggingLevel};
 use modelctx::server::{
     Args, InputError, RequestContext, ServerBuilder, TaskSupport, ToolDef, ToolOutcome, error_result,
 };
@@ -75,7 +75,12 @@ pub(super) fn register(builder: ServerBuilder) -> ServerBuilder {
         )
 }
 
-async fn slow_compute(Args(SlowCompute { seconds, label }): Args<SlowCompute>) -> String {
+/// Says what it computes in a log message (for clients that asked for info), then computes.
+async fn slow_compute(
+    ctx: RequestContext,
+    Args(SlowCompute { seconds, label }): Args<SlowCompute>,
+) -> String {
+    ctx.log(LoggingLevel::Info, Some("slow_compute"), json!(format!("computing {label}"))).await;
     tokio::time::sleep(Duration::from_secs_f64(seconds.clamp(0.0, 3600.0))).await;
     format!("computed {label} after {seconds}s")
 }

@@ -7,6 +7,8 @@ use std::future::Future;
 use modelctx_protocol::model::ClientCapabilities;
 use modelctx_protocol::types::LoggingLevel;
 
+use super::ClientOptions;
+
 /// What another client declared with the request being served.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct OnBehalf {
@@ -16,6 +18,10 @@ pub struct OnBehalf {
     /// The log level it asked for, in place of [`super::Client::set_log_level`]'s; `None`
     /// asks for no log messages.
     pub log_level: Option<LoggingLevel>,
+    /// Whether the request being served may become a task: tool calls are then made as
+    /// [`ClientOptions::tasks`] makes them (the tasks extension
+    /// declared, a 2025-11-25 server asked for a task where the tool allows one).
+    pub tasks: bool,
 }
 
 tokio::task_local! {
@@ -32,4 +38,12 @@ pub async fn on_behalf<T>(behalf: OnBehalf, work: impl Future<Output = T>) -> T 
 /// The client the running request is made for, if it is made for one.
 pub(super) fn current() -> Option<OnBehalf> {
     BEHALF.try_with(OnBehalf::clone).ok()
+}
+
+/// Whether tool calls made from here may run as tasks: [`ClientOptions::tasks`], or the
+/// request being served on behalf of another client may become a task ([`OnBehalf::tasks`]).
+/// Such requests declare the tasks extension (2026-07-28), and a 2025-11-25 server is asked for
+/// a task where the tool allows one.
+pub(super) fn wants_tasks(options: &ClientOptions) -> bool {
+    options.tasks || BEHALF.try_with(|behalf| behalf.tasks).unwrap_or(false)
 }

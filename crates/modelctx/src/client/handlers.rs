@@ -44,6 +44,19 @@ pub fn input_key() -> Option<String> {
     INPUT_KEY.try_with(String::clone).ok()
 }
 
+tokio::task_local! {
+    /// The task the live request being answered belongs to.
+    static RELATED_TASK: String;
+}
+
+/// The task of the live request a handler is answering, when its `_meta` names one
+/// (`io.modelcontextprotocol/related-task`: a 2025-11-25 task's question, asked on the stream of
+/// `tasks/result`): for a gateway that asks its own client in turn, through the call that
+/// started that task. `None` otherwise.
+pub fn related_task() -> Option<String> {
+    RELATED_TASK.try_with(String::clone).ok()
+}
+
 /// The client's answers to server requests; each one set declares its capability.
 #[derive(Clone, Default)]
 pub struct ClientHandlers {
@@ -214,8 +227,22 @@ impl ClientHandlers {
         INPUT_KEY.scope(key, self.answer(Era::Modern, method, params)).await
     }
 
-    /// Answers one server request of `era`; `ping` always, the rest when a handler is set.
+    /// Answers one server request of `era`; `ping` always, the rest when a handler is set
+    /// ([`related_task`] tells the handler the task the request names).
     pub(crate) async fn answer(
+        &self,
+        era: Era,
+        method: &Method,
+        params: Option<JsonObject>,
+    ) -> Result<JsonObject, ErrorObject> {
+        let related = params.as_ref().and_then(modelctx_protocol::meta::related_task).map(str::to_owned);
+        match related {
+            Some(task) => RELATED_TASK.scope(task, self.answer_now(era, method, params)).await,
+            None => self.answer_now(era, method, params).await,
+        }
+    }
+
+    async fn answer_now(
         &self,
         era: Era,
         method: &Method,

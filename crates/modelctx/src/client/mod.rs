@@ -53,8 +53,6 @@ pub(crate) mod sse;
 mod stdio;
 mod tasks;
 mod telemetry;
-
-pub use tasks::Started;
 mod wire;
 mod wire_tap;
 
@@ -86,11 +84,12 @@ pub use behalf::{OnBehalf, on_behalf};
 #[cfg(feature = "host")]
 pub(crate) use error::Kind as ClientErrorKind;
 pub use error::{Cause, ClientError};
-pub use handlers::{ClientHandlers, input_key};
+pub use handlers::{ClientHandlers, input_key, related_task};
 pub use options::{ClientOptions, EraMode, ServerDescription};
 pub use progress::Progress;
 pub use request_logs::logs_of_requests;
 pub use stdio::StdioCommand;
+pub use tasks::{Started, TaskStarted, when_tasks_start};
 pub use wire_tap::{WireDirection, WireTap};
 
 use cache::Cache;
@@ -406,7 +405,7 @@ impl Client {
                 ResultType::InputRequired => {}
                 // TX-02: a task answers only a tools/call, and only a client that declared
                 // the extension.
-                ResultType::Task if *method == Method::CallTool && self.options.tasks => {
+                ResultType::Task if *method == Method::CallTool && behalf::wants_tasks(&self.options) => {
                     return Ok(Answered { result, rounds });
                 }
                 other => {
@@ -640,7 +639,10 @@ impl Client {
     #[cfg_attr(not(feature = "validation"), allow(unused_variables))]
     async fn tool_result(&self, name: &str, result: JsonObject) -> Result<CallToolResult, ClientError> {
         let result = match self.call_answer(result)? {
-            tasks::CallAnswer::Task(id, state) => self.follow_own_task(&id, state).await?,
+            tasks::CallAnswer::Task(id, state) => {
+                tasks::task_started(&id).await;
+                self.follow_own_task(&id, state).await?
+            }
             tasks::CallAnswer::Result(result) => result,
         };
         let result = self.dialect.call_result(result)?;

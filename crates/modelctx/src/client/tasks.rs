@@ -13,13 +13,17 @@
 //!   to the task on that request's stream.
 
 use std::collections::HashSet;
+use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
+
+use futures::future::BoxFuture;
 
 use modelctx_protocol::jsonrpc::ErrorObject;
 use modelctx_protocol::model::{CallToolResult, ServerCapabilities};
 use modelctx_protocol::v2025::TaskSupport;
 use modelctx_protocol::v2026::ResultType;
-use modelctx_protocol::{Era, JsonObject, Method};
+use modelctx_protocol::{Era, JsonObject, Method, tasks};
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
@@ -43,6 +47,29 @@ pub(super) enum CallAnswer {
     Result(JsonObject),
     /// The task's id and its state as the answer gave it.
     Task(String, JsonObject),
+}
+
+/// Told the id of each task a `tools/call` is answered with, before the call follows it
+/// ([`when_tasks_start`]).
+pub type TaskStarted = Arc<dyn Fn(String) -> BoxFuture<'static, ()> + Send + Sync>;
+
+tokio::task_local! {
+    static TASK_STARTED: TaskStarted;
+}
+
+/// Runs `work`, telling `started` the id of each task a `tools/call` made from it (by
+/// [`Client::call_tool`] and its variants) is answered with, before the call follows that task
+/// to its end: a gateway turns its own call into a task then, and knows which task to cancel
+/// when its caller gives up.
+pub async fn when_tasks_start<T>(started: TaskStarted, work: impl Future<Output = T>) -> T {
+    TASK_STARTED.scope(started, work).await
+}
+
+/// Tells the [`when_tasks_start`] hook, if any, that the call became task `id`.
+pub(super) async fn task_started(id: &str) {
+    if let Ok(started) = TASK_STARTED.try_with(Arc::clone) {
+        started(id.to_owned()).await;
+    }
 }
 
 /// What following a task does when the caller's patience ends first.
@@ -97,6 +124,28 @@ impl Client {
         self.dialect.call_result(result)
     }
 
+    /// Whether calls of tool `name` may run as tasks here, as the last listing says: a
+    /// 2025-11-25 server that runs calls as tasks gives each tool's `execution.taskSupport`; a
+    /// 2026-07-28 server that declared the tasks extension decides per call, so every tool of
+    /// it is `Optional`; any other is `Forbidden`.
+    pub fn task_support(&self, name: &str) -> TaskSupport {
+        let capabilities = &self.server.capabilities;
+        match self.era() {
+            Era::Modern => {
+                let declared =
+                    capabilities.extensions.as_ref().is_some_and(|e| e.contains_key(tasks::EXTENSION_ID));
+                if declared { TaskSupport::Optional } else { TaskSupport::Forbidden }
+            }
+            Era::Legacy if runs_task_calls(capabilities) => {
+                match self.tools.look(name, |tool| tool.task_support) {
+                    Lookup::Listed(support) => support,
+                    Lookup::Unknown | Lookup::Unlisted => TaskSupport::Forbidden,
+                }
+            }
+            Era::Legacy => TaskSupport::Forbidden,
+        }
+    }
+
     /// The params of a `tools/call` of `name`: with `task` for a 2025-11-25 server that runs
     /// calls as tasks when the listed tool requires one, or allows one and the client wants
     /// them. A listing that fails leaves the call plain (the server says if it needed a task).
@@ -113,7 +162,8 @@ impl Client {
                 TaskSupport::Forbidden
             }
         };
-        if support == TaskSupport::Required || (support == TaskSupport::Optional && self.options.tasks) {
+        let wanted = support == TaskSupport::Optional && super::behalf::wants_tasks(&self.options);
+        if support == TaskSupport::Required || wanted {
             // Kept at least as long as the client follows it; the server may shorten it.
             let ttl = u64::try_from(self.options.task_timeout.as_millis()).unwrap_or(u64::MAX);
             params["task"] = json!({"ttl": ttl});
@@ -227,7 +277,9 @@ impl Client {
         }
     }
 
-    /// Answers the task's questions not answered before, in one `tasks/update` (2026-07-28).
+    /// Answers the task's questions not answered before, all at once (a question the
+    /// handlers wait on does not hold the others back), in one `tasks/update` (2026-07-28).
+    /// Each handler is told its question's key ([`input_key`](super::input_key)).
     async fn answer_task(
         &self,
         id: &str,
@@ -235,21 +287,19 @@ impl Client {
         answered: &mut HashSet<String>,
     ) -> Result<(), ClientError> {
         let asked = state.get("inputRequests").and_then(Value::as_object).cloned().unwrap_or_default();
-        let mut responses = JsonObject::new();
-        for (key, request) in asked {
-            if answered.contains(&key) {
-                continue;
-            }
+        let unanswered = asked.into_iter().filter(|(key, _)| !answered.contains(key));
+        let answers = futures::future::try_join_all(unanswered.map(|(key, request)| async move {
             let method = Method::from(request.get("method").and_then(Value::as_str).unwrap_or_default());
             let params = request.get("params").and_then(Value::as_object).cloned();
-            let answer =
-                self.options.handlers.answer(Era::Modern, &method, params).await.map_err(ClientError::rpc)?;
-            responses.insert(key.clone(), Value::Object(answer));
-            answered.insert(key);
-        }
-        if responses.is_empty() {
+            let answer = self.options.handlers.answer_input(key.clone(), &method, params).await;
+            answer.map(|answer| (key, Value::Object(answer))).map_err(ClientError::rpc)
+        }))
+        .await?;
+        if answers.is_empty() {
             return Ok(());
         }
+        answered.extend(answers.iter().map(|(key, _)| key.clone()));
+        let responses: JsonObject = answers.into_iter().collect();
         self.request(Method::UpdateTask, json!({"taskId": id, "inputResponses": responses})).await.map(drop)
     }
 }

@@ -59,7 +59,7 @@ pub(super) fn with_meta(
         Some(theirs) => theirs,
         None => options.handlers.capabilities(),
     };
-    if options.tasks {
+    if super::behalf::wants_tasks(options) {
         let extensions = capabilities.extensions.get_or_insert_default();
         extensions.insert(modelctx_protocol::tasks::EXTENSION_ID.to_owned(), JsonObject::new());
     }

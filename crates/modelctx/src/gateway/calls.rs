@@ -1,15 +1,27 @@
 //! A tool call through the gateway: the inbound request's wish for progress carried to the
-//! backend (its capabilities and log level go with every backend request, `relay.rs`), the backend's progress and log messages brought back, and the call
-//! cancelled on the backend when the inbound request is (dropping the backend call sends
-//! `notifications/cancelled`).
+//! backend (its capabilities and log level go with every backend request, `relay.rs`), the
+//! backend's progress and log messages brought back, and the call cancelled on the backend
+//! when the inbound request is (dropping the backend call sends `notifications/cancelled`).
 //!
-//! Progress is matched to its call by token, so it is exact. A log message carries nothing
-//! that ties it to a request; one a backend sends on the call's own response stream
-//! (Streamable HTTP) is the call's all the same ([`crate::client::logs_of_requests`]) and is
-//! relayed. Any other is relayed only while the call is the one call in flight to its backend:
-//! with several in flight it could belong to any, and another client's log line is not this
-//! client's to read. The same rule routes a 2025-11-25 backend's live questions over stdio
-//! (`relay.rs`).
+//! Tasks are relayed: when the inbound call runs as a task or may become one (its tool runs as
+//! a task on its backend), the backend may run it as a task too; once the backend answers with
+//! a task, the inbound call becomes the gateway's own task (`continue_as_task`), whose work
+//! follows the backend's to its end — its questions asked through the gateway's task, its
+//! result or error the gateway task's. The gateway's task ends its backend task with it: a
+//! task cancelled at the gateway (or expired, or its caller gone) is cancelled on the backend
+//! with `tasks/cancel`. Task ids are each side's own; tasks are bound to the gateway's callers
+//! by the gateway's server, as any server binds them.
+//!
+//! Progress is matched to its call by token, so it is exact. A log message of a 2025-11-25
+//! backend task names its task (`related-task`) and is relayed for the call that follows that
+//! task. Any other carries nothing that ties it to a request; one a backend sends on the call's
+//! own response stream (Streamable HTTP) is the call's all the same
+//! ([`crate::client::logs_of_requests`]) and is relayed. Any other is relayed only while the
+//! call is the one call in flight to its backend: with several in flight it could belong to
+//! any, and another client's log line is not this client's to read. The same rules route a
+//! 2025-11-25 backend's live questions (`relay.rs`).
+
+use std::sync::{Arc, Mutex, PoisonError};
 
 use modelctx_protocol::jsonrpc::{ErrorObject, Notification};
 use modelctx_protocol::model::CallToolResult;
@@ -20,7 +32,7 @@ use tokio::sync::{broadcast, mpsc};
 
 use super::in_flight::InFlight;
 use super::relay::on_behalf_of;
-use crate::client::{Progress, logs_of_requests};
+use crate::client::{Client, Progress, TaskStarted, logs_of_requests, when_tasks_start};
 use crate::host::{Host, HostError, HostTool};
 use crate::server::RequestContext;
 
@@ -33,7 +45,7 @@ const LOG_BACKLOG: usize = 64;
 /// Calls `entry` on its backend for the inbound request `ctx`.
 pub(super) async fn call_tool(
     host: &Host,
-    in_flight: &InFlight,
+    in_flight: &Arc<InFlight>,
     entry: &HostTool,
     ctx: RequestContext,
     arguments: JsonObject,
@@ -45,7 +57,10 @@ pub(super) async fn call_tool(
     let mut notes = host.client(&entry.server).map(|client| client.notifications());
     let _entered = in_flight.enter(&entry.server, &ctx);
     let (own_logs, mut logs) = mpsc::channel::<Notification>(LOG_BACKLOG);
-    let called = host.call_tool_with_progress(&entry.name, Value::Object(arguments), report);
+    let backend_task = BackendTask::new(host, in_flight, &entry.server);
+    // On the heap: the client's call, wrapped three times here, is a large future.
+    let called = Box::pin(host.call_tool_with_progress(&entry.name, Value::Object(arguments), report));
+    let called = when_tasks_start(backend_task.on_start(&ctx), called);
     let called = logs_of_requests(own_logs, on_behalf_of(ctx.clone(), called));
     tokio::pin!(called);
     loop {
@@ -57,7 +72,11 @@ pub(super) async fn call_tool(
             Some(report) = reports.recv() => ctx.progress(report.progress, report.total, report.message).await,
             Some(note) = logs.recv() => relay_log(&ctx, &note).await,
             note = next_note(&mut notes) => {
-                if in_flight.sole(&entry.server).is_some() {
+                let ours = match note.params.as_ref().and_then(modelctx_protocol::meta::related_task) {
+                    Some(task) => backend_task.is(task),
+                    None => in_flight.sole(&entry.server).is_some(),
+                };
+                if ours {
                     relay_log(&ctx, &note).await;
                 }
             }
@@ -68,9 +87,72 @@ pub(super) async fn call_tool(
                 while let Ok(note) = logs.try_recv() {
                     relay_log(&ctx, &note).await;
                 }
+                backend_task.ended();
                 return outcome.map_err(|error| call_error(&entry.name, error));
             }
         }
+    }
+}
+
+/// The task a backend runs a call as, once it answered with one: known to [`InFlight`] while
+/// it is followed (its questions name it), and cancelled on the backend (`tasks/cancel`) when
+/// the call is dropped before its end — its inbound task cancelled, expired or failed by its
+/// limit — unless [`BackendTask::ended`] was called.
+struct BackendTask {
+    in_flight: Arc<InFlight>,
+    server: String,
+    client: Option<Arc<Client>>,
+    id: Arc<Mutex<Option<String>>>,
+    ended: bool,
+}
+
+impl BackendTask {
+    fn new(host: &Host, in_flight: &Arc<InFlight>, server: &str) -> Self {
+        Self {
+            in_flight: Arc::clone(in_flight),
+            server: server.to_owned(),
+            client: host.client(server),
+            id: Arc::default(),
+            ended: false,
+        }
+    }
+
+    /// The hook the backend call runs when the backend answers with a task: the task is kept
+    /// and known to [`InFlight`], and the inbound call becomes a task of the gateway's (when
+    /// it may; else it waits on).
+    fn on_start(&self, ctx: &RequestContext) -> TaskStarted {
+        let (ctx, kept, in_flight, server) =
+            (ctx.clone(), Arc::clone(&self.id), Arc::clone(&self.in_flight), self.server.clone());
+        Arc::new(move |id| {
+            in_flight.task_started(&server, &id, &ctx);
+            *kept.lock().unwrap_or_else(PoisonError::into_inner) = Some(id);
+            let ctx = ctx.clone();
+            Box::pin(async move { drop(ctx.continue_as_task().await) })
+        })
+    }
+
+    /// Whether the backend runs the call as task `id`.
+    fn is(&self, id: &str) -> bool {
+        self.id.lock().unwrap_or_else(PoisonError::into_inner).as_deref() == Some(id)
+    }
+
+    /// The backend call came to its end: its task, if any, needs no cancelling.
+    fn ended(mut self) {
+        self.ended = true;
+    }
+}
+
+impl Drop for BackendTask {
+    fn drop(&mut self) {
+        let Some(id) = self.id.lock().unwrap_or_else(PoisonError::into_inner).take() else { return };
+        self.in_flight.task_ended(&self.server, &id);
+        let (Some(client), false) = (self.client.take(), self.ended) else { return };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
+        runtime.spawn(async move {
+            if let Err(error) = client.cancel_task(&id).await {
+                tracing::debug!(task = %id, %error, "a backend task left behind could not be cancelled");
+            }
+        });
     }
 }
 

@@ -11,6 +11,7 @@ use modelctx_protocol::jsonrpc::{ErrorCode, ErrorObject};
 use modelctx_protocol::model::{CallToolResult, Tool};
 use modelctx_protocol::types::{Prompt, Resource, ResourceTemplate, TextOrBlob};
 use modelctx_protocol::uri_template::UriTemplate;
+use modelctx_protocol::v2025;
 use serde_json::{Value, json};
 
 use super::calls::call_tool;
@@ -21,7 +22,8 @@ use crate::host::{CompletionTarget, Host, HostError, HostPrompt, HostResource, H
 use crate::server::apps::edit_ui;
 use crate::server::{
     Args, CompletionRequest, PromptDef, PromptError, PromptRequest, RegistrationError, RequestContext,
-    ResourceDef, ResourceError, ResourceRequest, ResourceTemplateDef, Server, ToolDef, ToolOutcome,
+    ResourceDef, ResourceError, ResourceRequest, ResourceTemplateDef, Server, TaskSupport, ToolDef,
+    ToolOutcome,
 };
 
 /// What the gateway's server was last given, by registry name or host URI.
@@ -155,11 +157,18 @@ fn tool_def(host: &Arc<Host>, in_flight: &Arc<InFlight>, entry: &HostTool) -> To
             ui.resource_uri = ui.resource_uri.take().map(|uri| host.host_uri(&entry.server, &uri))
         });
     }
+    let tasks = match entry.tasks {
+        v2025::TaskSupport::Forbidden => TaskSupport::Forbidden,
+        v2025::TaskSupport::Optional => TaskSupport::Optional,
+        v2025::TaskSupport::Required => TaskSupport::Required,
+    };
     let (host, in_flight, entry) = (Arc::clone(host), Arc::clone(in_flight), entry.clone());
-    ToolDef::listed(tool, move |ctx: RequestContext, Args(arguments): Args<JsonObject>| {
+    let def = ToolDef::listed(tool, move |ctx: RequestContext, Args(arguments): Args<JsonObject>| {
         let (host, in_flight, entry) = (Arc::clone(&host), Arc::clone(&in_flight), entry.clone());
         async move { ToolOutcome::<CallToolResult>(call_tool(&host, &in_flight, &entry, ctx, arguments).await) }
-    })
+    });
+    // A task where its backend makes one (`calls.rs`): a call becomes a task in the handler.
+    if tasks == TaskSupport::Forbidden { def } else { def.tasks(tasks).task_starts_in_handler() }
 }
 
 fn prompt_def(host: &Arc<Host>, entry: &HostPrompt) -> PromptDef {

@@ -53,7 +53,7 @@ pub mod skills;
 
 use std::sync::Arc;
 
-use modelctx_protocol::types::Implementation;
+use modelctx_protocol::types::{Implementation, LoggingLevel};
 use tokio::sync::broadcast::error::RecvError;
 use tokio::task::JoinHandle;
 
@@ -116,6 +116,8 @@ impl Gateway {
         let mut host_options = options.host;
         host_options.handlers_for = Some(relay::handlers(Arc::clone(&in_flight)));
         host_options.approval.get_or_insert_with(ApprovalHook::approve_all);
+        // Every level a caller may ask for: each caller's own is applied as its lines are relayed.
+        host_options.log_level.get_or_insert(LoggingLevel::Debug);
         #[cfg(feature = "skills")]
         let skill_sources = config.clone();
         let host = Arc::new(Host::start(config, host_options).await);

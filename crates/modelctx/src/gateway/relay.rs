@@ -12,12 +12,14 @@
 //! A 2025-11-25 backend asks by a live request. Over Streamable HTTP it comes on the response
 //! stream of the call it belongs to, which the gateway's client reads in that call's task: it
 //! finds its inbound request as a 2026-07-28 backend's question does, however many calls are
-//! in flight. Over stdio nothing ties it to a call: it is asked of the inbound request of the
-//! one call in flight to that backend, when
-//! there is exactly one and its client speaks 2025-11-25 too (a live question can wait for a
-//! live answer; a 2026-07-28 request, answered in rounds, cannot hold it open). Any other
-//! question with no inbound request to carry it is declined, and sampling and roots fail with
-//! `-32603` saying so.
+//! in flight. A question of a backend task names its task (`related-task`): it goes to the
+//! inbound request that task is followed for — a task of the gateway's too, which holds the
+//! question for its client in either era. Over stdio nothing else ties a question to a call: it
+//! is asked of the inbound request of the one call in flight to that backend, when there is
+//! exactly one and its client speaks 2025-11-25 too (a live question can wait for a live
+//! answer; a 2026-07-28 request, answered in rounds, cannot hold it open). Any other question
+//! with no inbound request to carry it is declined, and sampling and roots fail with `-32603`
+//! saying so.
 
 use std::future::Future;
 
@@ -31,7 +33,7 @@ use std::sync::Arc;
 use modelctx_protocol::Era;
 
 use super::in_flight::InFlight;
-use crate::client::{ClientHandlers, OnBehalf, input_key, on_behalf};
+use crate::client::{ClientHandlers, OnBehalf, input_key, on_behalf, related_task};
 use crate::host::HandlersFor;
 use crate::server::{InputError, RequestContext};
 
@@ -43,18 +45,24 @@ tokio::task_local! {
 /// Runs `work` (calls to backends) on behalf of the inbound request `ctx`: its requests carry
 /// the inbound client's capabilities and log level, so that a 2026-07-28 backend asks only
 /// what that client can answer (a 2025-11-25 backend knows the gateway's own, from
-/// `initialize`), and what the backends ask meanwhile is asked through it.
+/// `initialize`), and what the backends ask meanwhile is asked through it. A backend may run
+/// a call as a task only when the inbound call runs as one or may become one (`calls.rs`).
 pub(super) async fn on_behalf_of<T>(ctx: RequestContext, work: impl Future<Output = T>) -> T {
     let mut capabilities = ctx.client_capabilities().clone();
     // Extensions are the gateway's business with each backend, not its client's.
     capabilities.extensions = None;
-    let behalf = OnBehalf { capabilities: Some(capabilities), log_level: ctx.log_level() };
+    let behalf = OnBehalf {
+        capabilities: Some(capabilities),
+        log_level: ctx.log_level(),
+        tasks: ctx.may_become_task(),
+    };
     INBOUND.scope(ctx, on_behalf(behalf, work)).await
 }
 
 /// Where a question of backend `server` goes: the inbound request of the running backend call
-/// (a 2026-07-28 backend's question comes in its task), else that of the one call in flight
-/// to `server` when that call's client speaks 2025-11-25.
+/// (a 2026-07-28 backend's question comes in its task), else that of the backend task the
+/// question names (a 2025-11-25 task's), else that of the one call in flight to `server` when
+/// that call's client speaks 2025-11-25.
 #[derive(Clone)]
 struct Asking {
     server: String,
@@ -66,6 +74,7 @@ impl Asking {
         INBOUND
             .try_with(RequestContext::clone)
             .ok()
+            .or_else(|| related_task().and_then(|task| self.in_flight.for_task(&self.server, &task)))
             .or_else(|| self.in_flight.sole(&self.server).filter(|ctx| ctx.era() == Era::Legacy))
     }
 }

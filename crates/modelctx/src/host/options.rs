@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use modelctx_protocol::types::Implementation;
+use modelctx_protocol::types::{Implementation, LoggingLevel};
 
 use super::ApprovalHook;
 use crate::client::{ClientHandlers, ClientOptions, HttpAuth};
@@ -36,6 +36,10 @@ pub struct HostOptions {
     /// in place of `client.auth`; a server it gives none keeps `client.auth`. A server's
     /// `headers` are sent besides.
     pub auth_for: Option<AuthFor>,
+    /// The log level asked of each 2025-11-25 server that offers logging, as it connects
+    /// (`logging/setLevel`; a 2026-07-28 request carries its own). Default none: such servers
+    /// send no log messages unless they choose to.
+    pub log_level: Option<LoggingLevel>,
 }
 
 /// Gives a server's credentials from its name ([`HostOptions::auth_for`]).
@@ -87,6 +91,7 @@ impl HostOptions {
             max_tool_name_len: 64,
             handlers_for: None,
             auth_for: None,
+            log_level: None,
         }
     }
 

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use modelctx_protocol::model::Tool;
 use modelctx_protocol::types::{Prompt, Resource, ResourceTemplate};
+use modelctx_protocol::v2025::TaskSupport;
 use serde::Serialize;
 
 use modelctx_protocol::uri_template::UriTemplate;
@@ -31,6 +32,8 @@ pub struct HostTool {
     /// annotations (`trustAnnotations`), else the worst (TOOL-08). A risky call goes to the
     /// approval hook first.
     pub risk: Risk,
+    /// Whether its server may run calls of it as tasks ([`crate::client::Client::task_support`]).
+    pub tasks: TaskSupport,
 }
 
 /// A prompt in the host's registry.
@@ -91,6 +94,8 @@ pub enum HostChange {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Listing {
     pub(crate) tools: Vec<Tool>,
+    /// Whether each tool may run as a task, by its server's name for it; absent: never.
+    pub(crate) tasks: BTreeMap<String, TaskSupport>,
     pub(crate) prompts: Vec<Prompt>,
     pub(crate) resources: Vec<Resource>,
     pub(crate) templates: Vec<ResourceTemplate>,
@@ -183,7 +188,9 @@ impl Registry {
         let by_name: BTreeMap<String, Arc<HostTool>> = named(&tools, prefix, |t| &t.name, max_name_len)
             .map(|(name, server, tool)| {
                 let risk = Risk::of(tool.annotations.as_ref().filter(|_| placements[server].trusts));
-                let entry = HostTool { name: name.clone(), server: server.into(), tool: tool.clone(), risk };
+                let tasks = lists[server].tasks.get(&tool.name).copied().unwrap_or_default();
+                let entry =
+                    HostTool { name: name.clone(), server: server.into(), tool: tool.clone(), risk, tasks };
                 (name, Arc::new(entry))
             })
             .collect();

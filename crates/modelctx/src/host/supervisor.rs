@@ -11,8 +11,8 @@ use tokio::time::Instant;
 
 use super::{HostChange, Listing, ServerState, Shared, Slot};
 use crate::client::{Client, ClientError};
-use modelctx_protocol::Method;
 use modelctx_protocol::jsonrpc::Notification;
+use modelctx_protocol::{Era, Method};
 
 /// Why a connection's watch ended.
 enum Ended {
@@ -105,8 +105,15 @@ async fn connect(shared: &Shared, name: &str, slot: &Slot) -> Result<(Client, Li
         options.auth = Some(auth);
     }
     options.request_timeout = shared.options.default_timeout;
+    let log_level = shared.options.log_level;
     let attempt = async {
         let client = slot.config.connect(options).await?;
+        if let Some(level) = log_level
+            && client.era() == Era::Legacy
+            && client.server().capabilities.logging.is_some()
+        {
+            client.set_log_level(level).await?;
+        }
         let listing = list_offered(&client).await?;
         Ok::<_, ClientError>((client, listing))
     };
@@ -129,7 +136,8 @@ async fn list_offered(client: &Client) -> Result<Listing, ClientError> {
     } else {
         (Vec::new(), Vec::new())
     };
-    Ok(Listing { tools, prompts, resources, templates })
+    let tasks = tools.iter().map(|tool| (tool.name.clone(), client.task_support(&tool.name))).collect();
+    Ok(Listing { tools, tasks, prompts, resources, templates })
 }
 
 /// Watches a connection until the server exits or the host shuts down, listing what the

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use modelctx_protocol::jsonrpc::{Message, Notification, ProgressToken, RequestId};
+use modelctx_protocol::meta::RELATED_TASK;
 use modelctx_protocol::model::ClientCapabilities;
 use modelctx_protocol::types::{
     Implementation, LoggingLevel, LoggingMessageNotificationParams, ProgressNotificationParams,
@@ -163,6 +164,12 @@ impl RequestContext {
         if let TaskSlot::Available { waker: Some(waker), .. } = previous {
             waker.wake();
         }
+    }
+
+    /// Whether the request runs as a task, or may become one in its handler.
+    #[cfg(feature = "gateway")]
+    pub(crate) fn may_become_task(&self) -> bool {
+        !matches!(*self.task_slot(), TaskSlot::Unavailable)
     }
 
     /// The task the request runs as, once it is one.
@@ -392,17 +399,31 @@ impl RequestContext {
             tracing::debug!(%method, "a task's notification is dropped");
             return;
         }
-        if self.inner.sink.send(notification(method.clone(), params)).await.is_err() {
+        let mut params = params_object(params);
+        if let Some(task) = self.task() {
+            // Every notification of a 2025-11-25 task names it (`related-task`): over stdio,
+            // nothing else ties it to the call.
+            let meta = params.entry("_meta").or_insert_with(|| Value::Object(JsonObject::new()));
+            if let Value::Object(meta) = meta {
+                meta.insert(RELATED_TASK.to_owned(), serde_json::json!({ "taskId": task.id }));
+            }
+        }
+        let message = Message::Notification(Notification { method: method.clone(), params: Some(params) });
+        if self.inner.sink.send(message.into()).await.is_err() {
             tracing::debug!(%method, "the connection closed before a notification could be sent");
         }
     }
 }
 
+/// `params` as a JSON object (an empty one when they are not one).
+fn params_object(params: &impl serde::Serialize) -> JsonObject {
+    match serde_json::to_value(params) {
+        Ok(Value::Object(params)) => params,
+        _ => JsonObject::new(),
+    }
+}
+
 /// The notification `method` with `params`.
 pub(crate) fn notification(method: Method, params: &impl serde::Serialize) -> Outgoing {
-    let params = match serde_json::to_value(params) {
-        Ok(Value::Object(params)) => Some(params),
-        _ => Some(JsonObject::new()),
-    };
-    Message::Notification(Notification { method, params }).into()
+    Message::Notification(Notification { method, params: Some(params_object(params)) }).into()
 }

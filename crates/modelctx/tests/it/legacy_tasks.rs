@@ -198,9 +198,10 @@ async fn t25_18_a_running_task_is_cancelled_before_the_answer_and_an_ended_one_i
 }
 
 /// PROG-06: the progress of a task-augmented call goes on under the call's own
-/// `progressToken` after the `CreateTaskResult`, until the task ends, and stops then.
+/// `progressToken` after the `CreateTaskResult`, until the task ends, and stops then; T25-14:
+/// each of those notifications names its task (`related-task`).
 #[tokio::test]
-async fn prog_06_a_tasks_progress_keeps_the_calls_token_until_it_ends() {
+async fn prog_06_t25_14_a_tasks_progress_keeps_the_calls_token_until_it_ends_and_names_the_task() {
     let (go, gate) = tokio::sync::watch::channel(false);
     let stepping = move |ctx: RequestContext| {
         let mut gate = gate.clone();
@@ -233,6 +234,10 @@ async fn prog_06_a_tasks_progress_keeps_the_calls_token_until_it_ends() {
         .collect();
     assert_eq!(progress.len(), 3, "every step, after the CreateTaskResult: {progress:?}");
     assert!(progress.iter().all(|p| p["progressToken"] == "p-7"), "{progress:?}");
+    let named = progress
+        .iter()
+        .filter(|p| p["_meta"]["io.modelcontextprotocol/related-task"]["taskId"] == id.as_str());
+    assert_eq!(named.count(), 3, "each names the task: {progress:?}");
     let second = ok(&client, "tasks/get", json!({"taskId": id})).await;
     assert_eq!(second["status"], "completed");
     assert!(client.take_notifications().await.is_empty(), "nothing after the task ended");

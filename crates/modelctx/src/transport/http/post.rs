@@ -281,7 +281,10 @@ fn logged_stream(
     let started = match admission.start(ctx, request) {
         // Answered in its first poll, with nothing sent before: one JSON answer, which no
         // broken stream can interrupt midway, needs no log to resume from.
-        Started::Answered(outcome) if messages.is_empty() => return json_answer(id, outcome, Era::Legacy),
+        Started::Answered(outcome) if messages.is_empty() => {
+            tokio::spawn(to_standalone_after_answer(messages, session));
+            return json_answer(id, outcome, Era::Legacy);
+        }
         started => started,
     };
     let (live, frames) = mpsc::channel(LIVE_BUFFER);
@@ -321,8 +324,24 @@ fn logged_stream(
             record(&response(id, outcome)).await;
         }
         events::finish(&*store, &session, number).await;
+        to_standalone_after_answer(messages, session).await;
     });
     sse_frames(vec![priming], Some(frames), 0)
+}
+
+/// What a legacy request's context sends after its answer — the work of a 2025-11-25 task
+/// goes on past its `CreateTaskResult`, and its progress and log messages with it (PROG-06,
+/// each naming the task) — goes to the session's standalone stream, the one stream not tied to
+/// a request; dropped when none is open. Ends when the context is gone.
+async fn to_standalone_after_answer(mut messages: mpsc::Receiver<Outgoing>, session: Arc<Session>) {
+    while let Some(message) = messages.recv().await {
+        match session.standalone.sender() {
+            Some(standalone) => drop(standalone.send(message).await),
+            None => tracing::debug!(
+                "a message after its request's answer, with no standalone stream open: dropped"
+            ),
+        }
+    }
 }
 
 /// Runs the handler. If it finishes before sending anything, the answer is plain JSON; if
