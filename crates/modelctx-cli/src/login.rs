@@ -11,7 +11,7 @@ use clap::Args;
 use futures::future::BoxFuture;
 use modelctx::auth::{
     Assertion, AuthError, CredentialStore, FetchLimits, Fetcher, FileStore, Grant, LoopbackBrowser, OAuth,
-    OAuthOptions, Secret, StaticClient, UserAgent,
+    OAuthOptions, Secret, SigningKey, StaticClient, UserAgent,
 };
 use modelctx::client::HttpAuth;
 use modelctx::client::egress::{Egress, is_public};
@@ -40,9 +40,17 @@ pub struct LoginArgs {
         value_name = "SECRET",
         env = "MODELCTX_CLIENT_SECRET",
         requires = "client_id",
-        hide_env_values = true
+        hide_env_values = true,
+        group = "client_authentication"
     )]
     client_secret: Option<String>,
+    /// The private key of --client-id, a PEM file (PKCS#8; PKCS#1 for RSA): the client
+    /// authenticates with assertions it signs (`private_key_jwt`) instead of a secret.
+    #[arg(long, value_name = "FILE", requires = "client_id", group = "client_authentication")]
+    private_key: Option<PathBuf>,
+    /// The JWS algorithm --private-key signs with (ES256, ES384, EdDSA, RS256, PS256, …).
+    #[arg(long, value_name = "ALG", default_value = "ES256", requires = "private_key")]
+    private_key_algorithm: String,
     /// The HTTPS URL of this client's metadata document, used as its client id where the
     /// authorization server supports client ID metadata documents.
     #[arg(long, value_name = "URL")]
@@ -57,9 +65,10 @@ pub struct LoginArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 300)]
     wait: u64,
     /// Authorize this program itself, with no person and no browser: the client credentials
-    /// grant for --client-id and its secret (--client-secret, or MODELCTX_CLIENT_SECRET).
-    /// Such tokens have no refresh token: run this again when they expire.
-    #[arg(long, requires = "client_secret", conflicts_with = "assertion_file")]
+    /// grant for --client-id, authenticated by its secret (--client-secret, or
+    /// MODELCTX_CLIENT_SECRET) or its key (--private-key). Such tokens have no refresh token:
+    /// run this again when they expire.
+    #[arg(long, requires = "client_authentication", conflicts_with = "assertion_file")]
     client_credentials: bool,
     /// Authorize as the workload the platform identifies, with no person and no browser: the
     /// JWT in FILE (a projected service-account token, say), presented as an RFC 7523 bearer
@@ -196,13 +205,24 @@ async fn login_grant(args: &LoginArgs) -> Result<Grant, Failure> {
     Ok(Grant::AuthorizationCode(Arc::new(browser)))
 }
 
+/// The signing key of `--private-key`, read from its file.
+async fn signing_key(args: &LoginArgs) -> Result<Option<SigningKey>, Failure> {
+    let Some(path) = &args.private_key else { return Ok(None) };
+    let pem = tokio::fs::read_to_string(path)
+        .await
+        .map_err(|e| Failure::Usage(format!("cannot read the private key {}: {e}", path.display())))?;
+    Ok(Some(SigningKey { pem: Secret::new(pem), algorithm: args.private_key_algorithm.clone() }))
+}
+
 async fn login(args: &LoginArgs) -> Result<String, Failure> {
+    let signing_key = signing_key(args).await?;
     let oauth = oauth(&args.url, login_grant(args).await?, |options| {
         options.scopes = args.scopes.clone();
         options.client_metadata_url = args.client_metadata_url.clone();
         options.client = args.client_id.clone().map(|client_id| StaticClient {
             client_id,
             client_secret: args.client_secret.clone().map(Secret::new),
+            signing_key,
             ..StaticClient::default()
         });
     })?;

@@ -215,12 +215,13 @@ fn auth_18_47_48_step_up_asks_for_the_union_of_scopes_and_an_expired_token_is_re
 }
 
 /// Machine to machine, with no person and no browser: `modelctx login --client-credentials`
-/// (the secret from the environment, never on the command line) and `--assertion-file` (a
-/// workload's JWT, which a platform of the test's own signed) get tokens that later commands
-/// use; a wrong secret or a forged assertion is refused. No secret reaches the output.
+/// (the secret from the environment, never on the command line; or the client's private key,
+/// `--private-key`, signing `private_key_jwt` assertions) and `--assertion-file` (a workload's
+/// JWT, which a platform of the test's own signed) get tokens that later commands use; a wrong
+/// secret, a key not registered or a forged assertion is refused. No secret reaches the output.
 #[test]
 fn login_without_a_person_by_client_credentials_or_a_workload_assertion() {
-    use crate::support::authorization_server::{MACHINE_CLIENT, MACHINE_SECRET};
+    use crate::support::authorization_server::{KEYED_CLIENT, MACHINE_CLIENT, MACHINE_SECRET};
     let authorization = AuthorizationServer::start();
     let server = protected(&authorization);
     let url = server.url();
@@ -263,6 +264,25 @@ fn login_without_a_person_by_client_credentials_or_a_workload_assertion() {
         run_bounded(modelctx(&workload, &["login", &url, "--assertion-file", assertion_arg]), WAIT);
     assert!(logged_in.status.success(), "{}", String::from_utf8_lossy(&logged_in.stderr));
     let called = run_bounded(modelctx(&workload, &echo), WAIT);
+    assert!(called.status.success(), "{}", String::from_utf8_lossy(&called.stderr));
+
+    // The client authenticated by its key (`private_key_jwt`) rather than a secret: a key
+    // that is not the registered one is refused.
+    let keyed = home.path().join("keyed.json");
+    let key_file = home.path().join("client-key.pem");
+    let keyed_login = |pem: &str| {
+        std::fs::write(&key_file, pem).unwrap();
+        let args = ["login", &url, "--client-credentials", "--client-id", KEYED_CLIENT, "--private-key"];
+        let mut login = modelctx(&keyed, &args);
+        login.arg(&key_file);
+        run_bounded(login, WAIT)
+    };
+    let stranger = p256::ecdsa::SigningKey::from_slice(&[99u8; 32]).unwrap();
+    let refused = keyed_login(&crate::support::authorization_server::pkcs8_pem(&stranger));
+    assert_eq!(refused.status.code(), Some(4), "{}", String::from_utf8_lossy(&refused.stderr));
+    let logged_in = keyed_login(&authorization.keyed_client_pem());
+    assert!(logged_in.status.success(), "{}", String::from_utf8_lossy(&logged_in.stderr));
+    let called = run_bounded(modelctx(&keyed, &echo), WAIT);
     assert!(called.status.success(), "{}", String::from_utf8_lossy(&called.stderr));
 
     let grants = authorization.record.lock().unwrap().grants.clone();

@@ -1,7 +1,8 @@
 //! OpenTelemetry export from the real binary: `OTEL_TRACES_EXPORTER=console` prints each
 //! request's span on stderr, continuing the caller's `traceparent`; `otlp` sends spans and
 //! metrics over OTLP/HTTP+JSON to a receiver this test runs on 127.0.0.1, from both a
-//! `modelctx serve` server and a `modelctx tools call` client, one trace across the two.
+//! `modelctx serve` server and a `modelctx tools call` client, one trace across the two; and
+//! over HTTP with protobuf (the default) and over gRPC.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -258,10 +259,10 @@ fn otlp_export_carries_one_trace_from_the_client_through_the_server() {
 }
 
 /// Without `OTEL_EXPORTER_OTLP_PROTOCOL` the export is protobuf, as the specification's default
-/// is (`http/protobuf`); `grpc`, which this build does not speak, is refused at start with the
-/// variable named.
+/// is (`http/protobuf`); a protocol OTLP does not have is refused at start with the variable
+/// named.
 #[test]
-fn otlp_export_is_protobuf_by_default_and_grpc_is_refused_plainly() {
+fn otlp_export_is_protobuf_by_default_and_an_unknown_protocol_is_refused_plainly() {
     let (endpoint, exports) = receiver();
     let settings = [
         ("OTEL_TRACES_EXPORTER", "otlp"),
@@ -287,9 +288,98 @@ fn otlp_export_is_protobuf_by_default_and_grpc_is_refused_plainly() {
         assert!(holds(&body, text), "{text:?} is not in the export");
     }
 
-    // A protocol this build does not speak turns telemetry off, saying which setting.
-    let grpc = [("OTEL_TRACES_EXPORTER", "otlp"), ("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")];
-    let listed = run_bounded(modelctx(&["tools", "list", "--", BIN, "serve", "everything"], &grpc), WAIT);
+    // A protocol OTLP does not have turns telemetry off, saying which setting.
+    let thrift = [("OTEL_TRACES_EXPORTER", "otlp"), ("OTEL_EXPORTER_OTLP_PROTOCOL", "thrift")];
+    let listed = run_bounded(modelctx(&["tools", "list", "--", BIN, "serve", "everything"], &thrift), WAIT);
     let stderr = String::from_utf8_lossy(&listed.stderr);
-    assert!(stderr.contains("telemetry is off: OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not one of"), "{stderr}");
+    assert!(
+        stderr.contains("telemetry is off: OTEL_EXPORTER_OTLP_PROTOCOL=thrift is not one of"),
+        "{stderr}"
+    );
+}
+
+/// `OTEL_EXPORTER_OTLP_PROTOCOL=grpc` (the CLI is built with `otel-grpc`) exports over gRPC:
+/// HTTP/2 to `OTEL_EXPORTER_OTLP_ENDPOINT`, the trace service's `Export` method, a
+/// length-prefixed protobuf message holding the request span — received by a gRPC endpoint
+/// this test runs on 127.0.0.1 (h2c, answering `grpc-status: 0`).
+#[test]
+fn otlp_export_over_grpc_reaches_a_grpc_receiver() {
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+    let (endpoint, exports) = runtime.block_on(grpc_receiver());
+    let settings = [
+        ("OTEL_TRACES_EXPORTER", "otlp"),
+        ("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"),
+        ("OTEL_SERVICE_NAME", "grpc-client"),
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint),
+    ];
+    let call =
+        modelctx(&["tools", "call", "echo", "message=traced", "--", BIN, "serve", "everything"], &settings);
+    let called = run_bounded(call, WAIT);
+    assert!(called.status.success(), "{}", String::from_utf8_lossy(&called.stderr));
+    let holds = |body: &[u8], text: &str| body.windows(text.len()).any(|w| w == text.as_bytes());
+    let deadline = Instant::now() + WAIT;
+    let body = loop {
+        let wait = deadline.checked_duration_since(Instant::now()).expect("the request span arrives in time");
+        let Ok(Export { path, content_type, body }) = exports.recv_timeout(wait) else { continue };
+        assert_eq!(path, "/opentelemetry.proto.collector.trace.v1.TraceService/Export");
+        assert!(content_type.starts_with("application/grpc"), "{content_type}");
+        // A gRPC message: not compressed, then its length, then the protobuf bytes.
+        assert_eq!(body[0], 0, "an uncompressed message");
+        let length = u32::from_be_bytes(body[1..5].try_into().unwrap()) as usize;
+        assert_eq!(length, body.len() - 5, "one message, its length first");
+        if holds(&body, "tools/call echo") {
+            break body;
+        }
+    };
+    for text in ["grpc-client", "mcp.method.name", "gen_ai.tool.name", "network.transport", "pipe"] {
+        assert!(holds(&body, text), "{text:?} is not in the export");
+    }
+}
+
+/// A gRPC endpoint on 127.0.0.1 (HTTP/2 without TLS): answers every call `grpc-status: 0` with
+/// an empty message, and hands on each request's path, content type and body.
+async fn grpc_receiver() -> (String, Receiver<Export>) {
+    use http_body_util::BodyExt as _;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind the receiver");
+    let endpoint = format!("http://{}", listener.local_addr().unwrap());
+    let (exports, received) = channel();
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let exports = exports.clone();
+            let service =
+                hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
+                    let exports = exports.clone();
+                    async move {
+                        let path = request.uri().path().to_owned();
+                        let content_type = request
+                            .headers()
+                            .get("content-type")
+                            .and_then(|value| value.to_str().ok())
+                            .unwrap_or_default()
+                            .to_owned();
+                        let body = request.into_body().collect().await.map(|body| body.to_bytes().to_vec());
+                        let _ = exports.send(Export { path, content_type, body: body.unwrap_or_default() });
+                        let mut trailers = hyper::HeaderMap::new();
+                        trailers.insert("grpc-status", hyper::header::HeaderValue::from_static("0"));
+                        let frames = [
+                            hyper::body::Frame::data(bytes::Bytes::from_static(&[0, 0, 0, 0, 0])),
+                            hyper::body::Frame::trailers(trailers),
+                        ];
+                        let body = http_body_util::StreamBody::new(futures::stream::iter(
+                            frames.map(Ok::<_, std::convert::Infallible>),
+                        ));
+                        let response = hyper::Response::builder()
+                            .header("content-type", "application/grpc")
+                            .body(body)
+                            .unwrap();
+                        Ok::<_, std::convert::Infallible>(response)
+                    }
+                });
+            tokio::spawn(
+                hyper::server::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new())
+                    .serve_connection(hyper_util::rt::TokioIo::new(stream), service),
+            );
+        }
+    });
+    (endpoint, received)
 }

@@ -8,11 +8,12 @@
 //!   `console` (one line per span or data point, on **stderr**, since stdout is the protocol
 //!   of a stdio server), or `none` — the default: telemetry is opt-in;
 //! - `OTEL_EXPORTER_OTLP_PROTOCOL` (or the per-signal `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL` and
-//!   `OTEL_EXPORTER_OTLP_METRICS_PROTOCOL`): `http/protobuf`, the default, or `http/json`
-//!   (`grpc` is refused: this build exports over HTTP only);
-//! - `OTEL_EXPORTER_OTLP_ENDPOINT` (default `http://localhost:4318`; `/v1/traces` and
-//!   `/v1/metrics` are appended) or the per-signal `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` and
-//!   `OTEL_EXPORTER_OTLP_METRICS_ENDPOINT`, used as given;
+//!   `OTEL_EXPORTER_OTLP_METRICS_PROTOCOL`): `http/protobuf`, the default, `http/json`, or
+//!   `grpc` with the feature `otel-grpc` (refused, saying so, without it);
+//! - `OTEL_EXPORTER_OTLP_ENDPOINT` (default `http://localhost:4318` over HTTP, where
+//!   `/v1/traces` and `/v1/metrics` are appended, and `http://localhost:4317` over gRPC) or the
+//!   per-signal `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` and `OTEL_EXPORTER_OTLP_METRICS_ENDPOINT`,
+//!   used as given;
 //! - `OTEL_SERVICE_NAME` (else `OTEL_RESOURCE_ATTRIBUTES`, else the name the program gives);
 //! - `OTEL_METRIC_EXPORT_INTERVAL` (milliseconds, default 60 s).
 //!
@@ -30,12 +31,15 @@
 //! ```
 
 mod console;
+#[cfg(feature = "otel-grpc")]
+mod grpc;
 mod http_client;
 pub(crate) mod metrics;
 pub(crate) mod propagation;
 
 use std::time::Duration;
 
+use http_client::ExportRuntime;
 use opentelemetry::trace::TracerProvider as _;
 use opentelemetry::{Key, KeyValue};
 use opentelemetry_otlp::{Protocol, WithExportConfig as _, WithHttpConfig as _};
@@ -76,27 +80,70 @@ impl Exporter {
     }
 }
 
-/// The OTLP protocol of a signal: its own variable `signal_variable`, else
+/// How a signal is sent over OTLP.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Transport {
+    /// OTLP over HTTP, in protobuf or JSON.
+    Http(Protocol),
+    /// OTLP over gRPC (feature `otel-grpc`).
+    #[cfg(feature = "otel-grpc")]
+    Grpc,
+}
+
+/// The OTLP transport of a signal: its own variable `signal_variable`, else
 /// `OTEL_EXPORTER_OTLP_PROTOCOL`, else `http/protobuf` (the specification's default).
-fn protocol(signal_variable: &str) -> Result<Protocol, OtelError> {
+fn transport(signal_variable: &str) -> Result<Transport, OtelError> {
     let (variable, value) = [signal_variable, "OTEL_EXPORTER_OTLP_PROTOCOL"]
         .into_iter()
         .find_map(|variable| std::env::var(variable).ok().map(|value| (variable, value)))
         .unwrap_or(("", String::new()));
     match value.trim() {
-        "" | "http/protobuf" => Ok(Protocol::HttpBinary),
-        "http/json" => Ok(Protocol::HttpJson),
-        other => Err(format!(
-            "{variable}={other} is not one of http/protobuf, http/json (this build exports OTLP over HTTP only)"
+        "" | "http/protobuf" => Ok(Transport::Http(Protocol::HttpBinary)),
+        "http/json" => Ok(Transport::Http(Protocol::HttpJson)),
+        #[cfg(feature = "otel-grpc")]
+        "grpc" => Ok(Transport::Grpc),
+        #[cfg(not(feature = "otel-grpc"))]
+        "grpc" => Err(format!(
+            "{variable}=grpc: this build exports OTLP over HTTP only (http/protobuf, http/json); \
+             the feature otel-grpc adds gRPC"
         )
         .into()),
+        other => Err(format!("{variable}={other} is not one of http/protobuf, http/json, grpc").into()),
     }
+}
+
+/// The OTLP span exporter `OTEL_*` asks for.
+fn span_exporter(runtime: &ExportRuntime) -> Result<opentelemetry_otlp::SpanExporter, OtelError> {
+    Ok(match transport("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")? {
+        Transport::Http(protocol) => opentelemetry_otlp::SpanExporter::builder()
+            .with_http()
+            .with_protocol(protocol)
+            .with_http_client(runtime.http_client()?)
+            .build()?,
+        #[cfg(feature = "otel-grpc")]
+        Transport::Grpc => grpc::span_exporter(&runtime.handle()?)?,
+    })
+}
+
+/// The OTLP metric exporter `OTEL_*` asks for.
+fn metric_exporter(runtime: &ExportRuntime) -> Result<opentelemetry_otlp::MetricExporter, OtelError> {
+    Ok(match transport("OTEL_EXPORTER_OTLP_METRICS_PROTOCOL")? {
+        Transport::Http(protocol) => opentelemetry_otlp::MetricExporter::builder()
+            .with_http()
+            .with_protocol(protocol)
+            .with_http_client(runtime.http_client()?)
+            .build()?,
+        #[cfg(feature = "otel-grpc")]
+        Transport::Grpc => grpc::metric_exporter(&runtime.handle()?)?,
+    })
 }
 
 /// The configured exporters; export what is left with [`Telemetry::shutdown`].
 pub struct Telemetry {
     tracer: Option<SdkTracerProvider>,
     meter: Option<SdkMeterProvider>,
+    /// Where the OTLP exporters' requests run; after the providers, so it outlives them.
+    _runtime: ExportRuntime,
 }
 
 impl Telemetry {
@@ -108,9 +155,10 @@ impl Telemetry {
         // Nothing to export: no resource to describe (a stdio server a host spawns per
         // session starts without touching the SDK).
         if (traces, metrics) == (Exporter::None, Exporter::None) {
-            return Ok(Self { tracer: None, meter: None });
+            return Ok(Self { tracer: None, meter: None, _runtime: ExportRuntime::none() });
         }
         let resource = resource(service_name);
+        let runtime = ExportRuntime::none();
         let tracer = match traces {
             Exporter::None => None,
             // Console spans are written as each one ends, so they show at once.
@@ -121,11 +169,7 @@ impl Telemetry {
                     .build(),
             ),
             Exporter::Otlp => {
-                let exporter = opentelemetry_otlp::SpanExporter::builder()
-                    .with_http()
-                    .with_protocol(protocol("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")?)
-                    .with_http_client(http_client::OnOwnRuntime::new()?)
-                    .build()?;
+                let exporter = span_exporter(&runtime)?;
                 Some(
                     SdkTracerProvider::builder()
                         .with_resource(resource.clone())
@@ -145,11 +189,7 @@ impl Telemetry {
                     .build(),
             ),
             Exporter::Otlp => {
-                let exporter = opentelemetry_otlp::MetricExporter::builder()
-                    .with_http()
-                    .with_protocol(protocol("OTEL_EXPORTER_OTLP_METRICS_PROTOCOL")?)
-                    .with_http_client(http_client::OnOwnRuntime::new()?)
-                    .build()?;
+                let exporter = metric_exporter(&runtime)?;
                 Some(
                     SdkMeterProvider::builder()
                         .with_resource(resource)
@@ -163,7 +203,7 @@ impl Telemetry {
         if let Some(meter) = &meter {
             metrics::install(meter);
         }
-        Ok(Self { tracer, meter })
+        Ok(Self { tracer, meter, _runtime: runtime })
     }
 
     /// Whether anything is exported.

@@ -1,8 +1,9 @@
 //! A small OAuth 2.1 authorization server on 127.0.0.1, for end-to-end tests of the client and
 //! the resource server: RFC 8414 metadata, a JWKS, dynamic registration, an authorization
 //! endpoint that approves at once (checking the client, redirect URI, PKCE and resource) and a
-//! token endpoint for codes and refresh tokens (rotated), client credentials (one client
-//! registered beforehand, [`MACHINE_CLIENT`]) and workload JWTs (RFC 7523 bearer assertions a
+//! token endpoint for codes and refresh tokens (rotated), client credentials (two clients
+//! registered beforehand: [`MACHINE_CLIENT`] with a secret, [`KEYED_CLIENT`] with a key,
+//! `private_key_jwt`) and workload JWTs (RFC 7523 bearer assertions a
 //! platform of the test's own signs, [`AuthorizationServer::workload_assertion`]), that issues
 //! ES256 JWTs for the requested resource. It remembers every secret it issued, so a test can look for them in
 //! logs, and counts what it was asked.
@@ -31,6 +32,11 @@ use sha2::{Digest, Sha256};
 pub const MACHINE_CLIENT: &str = "machine-client";
 /// [`MACHINE_CLIENT`]'s secret.
 pub const MACHINE_SECRET: &str = "machine-secret-4f1c9e";
+/// The client registered beforehand with a public key (`private_key_jwt`, ES256): its private
+/// key is [`AuthorizationServer::keyed_client_pem`].
+pub const KEYED_CLIENT: &str = "keyed-client";
+/// The `client_assertion_type` of a `private_key_jwt` client assertion (RFC 7523 §2.2).
+const CLIENT_ASSERTION_TYPE: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
 
 /// The issuer of the workload assertions the server trusts.
 const WORKLOAD_ISSUER: &str = "https://workload.platform.test";
@@ -69,9 +75,19 @@ struct State {
     key: EncodingKey,
     /// The workload platform's key: it signs assertions, the server checks them.
     workload: (EncodingKey, DecodingKey),
+    /// [`KEYED_CLIENT`]'s key: the private half as PEM (for the test), the public half registered.
+    keyed_client: (String, DecodingKey),
     jwks: Value,
     record: Arc<Mutex<Record>>,
     expire_first: Arc<std::sync::atomic::AtomicBool>,
+}
+
+/// `key` as PKCS#8 PEM (what `--private-key` reads).
+pub fn pkcs8_pem(key: &p256::ecdsa::SigningKey) -> String {
+    let body = base64::engine::general_purpose::STANDARD.encode(key.to_pkcs8_der().unwrap().as_bytes());
+    let lines: Vec<&str> =
+        body.as_bytes().chunks(64).map(|line| std::str::from_utf8(line).unwrap()).collect();
+    format!("-----BEGIN PRIVATE KEY-----\n{}\n-----END PRIVATE KEY-----\n", lines.join("\n"))
 }
 
 fn now() -> u64 {
@@ -101,12 +117,20 @@ impl AuthorizationServer {
         let platform_key = EncodingKey::from_ec_der(platform.to_pkcs8_der().unwrap().as_bytes());
         let platform_public = Jwk::from_encoding_key(&platform_key, Algorithm::ES256).unwrap();
         let workload = (platform_key, DecodingKey::from_jwk(&platform_public).unwrap());
+        let client_key = p256::ecdsa::SigningKey::from_slice(&[13u8; 32]).unwrap();
+        let client_der = client_key.to_pkcs8_der().unwrap();
+        let client_pem = pkcs8_pem(&client_key);
+        let client_public =
+            Jwk::from_encoding_key(&EncodingKey::from_ec_der(client_der.as_bytes()), Algorithm::ES256)
+                .unwrap();
+        let keyed_client = (client_pem, DecodingKey::from_jwk(&client_public).unwrap());
         let record = Arc::new(Mutex::new(Record::default()));
         let expire_first = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let state = Arc::new(State {
             issuer: issuer.clone(),
             key,
             workload,
+            keyed_client,
             jwks,
             record: record.clone(),
             expire_first: expire_first.clone(),
@@ -142,6 +166,11 @@ impl AuthorizationServer {
         let claims = json!({"iss": WORKLOAD_ISSUER, "sub": subject, "aud": self.issuer, "iat": now(),
                             "exp": now() + 600});
         jsonwebtoken::encode(&Header::new(Algorithm::ES256), &claims, &self.state.workload.0).unwrap()
+    }
+
+    /// [`KEYED_CLIENT`]'s private key, PKCS#8 PEM: what the client signs its assertions with.
+    pub fn keyed_client_pem(&self) -> String {
+        self.state.keyed_client.0.clone()
     }
 
     /// The JWKS URL.
@@ -208,7 +237,8 @@ impl State {
             "grant_types_supported": ["authorization_code", "refresh_token", "client_credentials",
                                       "urn:ietf:params:oauth:grant-type:jwt-bearer"],
             "code_challenge_methods_supported": ["S256"],
-            "token_endpoint_auth_methods_supported": ["none", "client_secret_post"],
+            "token_endpoint_auth_methods_supported": ["none", "client_secret_post", "private_key_jwt"],
+            "token_endpoint_auth_signing_alg_values_supported": ["ES256"],
             "authorization_response_iss_parameter_supported": true,
             "scopes_supported": ["everything:read", "everything:write", "offline_access"],
         })
@@ -276,6 +306,26 @@ impl State {
             .unwrap()
     }
 
+    /// The client registered beforehand that authenticated this token request: [`MACHINE_CLIENT`]
+    /// by its secret, or [`KEYED_CLIENT`] by an assertion its key signed, about itself, for this
+    /// server, not expired.
+    fn machine_client(&self, form: &HashMap<String, String>) -> Option<String> {
+        let get = |name: &str| form.get(name).map(String::as_str).unwrap_or_default();
+        if get("client_assertion_type") == CLIENT_ASSERTION_TYPE {
+            let mut validation = Validation::new(Algorithm::ES256);
+            validation.set_issuer(&[KEYED_CLIENT]);
+            validation.sub = Some(KEYED_CLIENT.to_owned());
+            validation.set_audience(&[&self.issuer, &format!("{}/token", self.issuer)]);
+            let verified =
+                jsonwebtoken::decode::<Value>(get("client_assertion"), &self.keyed_client.1, &validation);
+            let named = get("client_id").is_empty() || get("client_id") == KEYED_CLIENT;
+            return (verified.is_ok_and(|claims| claims.claims["jti"].is_string()) && named)
+                .then(|| KEYED_CLIENT.to_owned());
+        }
+        (get("client_id") == MACHINE_CLIENT && get("client_secret") == MACHINE_SECRET)
+            .then(|| MACHINE_CLIENT.to_owned())
+    }
+
     fn token(&self, form: &HashMap<String, String>) -> Response<Full<Bytes>> {
         let get = |name: &str| form.get(name).cloned().unwrap_or_default();
         let grant = get("grant_type");
@@ -309,10 +359,10 @@ impl State {
                 ("alice".to_owned(), client, scope, resource, true)
             }
             "client_credentials" => {
-                if get("client_id") != MACHINE_CLIENT || get("client_secret") != MACHINE_SECRET {
+                let Some(client) = self.machine_client(form) else {
                     return json_response(401, json!({"error": "invalid_client"}));
-                }
-                (MACHINE_CLIENT.to_owned(), MACHINE_CLIENT.to_owned(), get("scope"), get("resource"), false)
+                };
+                (client.clone(), client, get("scope"), get("resource"), false)
             }
             "urn:ietf:params:oauth:grant-type:jwt-bearer" => {
                 let mut validation = Validation::new(Algorithm::ES256);
