@@ -216,6 +216,18 @@ async fn a_legacy_backends_question_reaches_no_other_client_when_calls_overlap()
     assert_eq!(bystander_asked, 0, "the bystander was asked another client's question");
 }
 
+/// With `"maxConcurrentCalls": 1` a 2025-11-25 stdio backend has one call in flight at a time,
+/// so its live question always has its caller: the asker is asked and answers while another
+/// client's call waits its turn, and the bystander is asked nothing.
+#[tokio::test]
+async fn one_call_at_a_time_gives_a_legacy_stdio_backends_question_its_caller() {
+    let legacy = r#"{"mcpServers": {"old": {"command": "${BIN}", "args": ["serve", "everything"], "prefix": "",
+        "protocol": "2025-11-25", "maxConcurrentCalls": 1}}}"#;
+    let (answer, bystander_asked) = overlapping_calls(legacy).await;
+    assert!(answer.contains("accept") && answer.contains("ada@example.com"), "the asker answered: {answer}");
+    assert_eq!(bystander_asked, 0, "the bystander was asked another client's question");
+}
+
 /// Over Streamable HTTP a 2025-11-25 backend asks on the response stream of the call its
 /// question belongs to, which the gateway reads in that call's own task: the question reaches
 /// the client that made the call even while another client's call to the backend is in flight,

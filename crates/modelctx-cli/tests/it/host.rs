@@ -392,6 +392,35 @@ async fn a_per_server_time_limit_cancels_a_slow_call_and_the_server_goes_on() {
     assert!(pids.len() == 2 && pids.iter().all(|&pid| gone(pid)), "{pids:?}");
 }
 
+/// `maxConcurrentCalls`: calls past the bound wait their turn, in order, within the server's
+/// time limit; one that finds no turn in it is not sent and says why, naming the setting (the
+/// first holds the turn 0–700 ms, the second 700–1,500, the third gives up at 1,300).
+#[tokio::test]
+async fn calls_past_max_concurrent_calls_wait_their_turn_within_the_time_limit() {
+    let config = config(
+        r#"{"mcpServers": {"one": {"command": "${BIN}", "args": ["serve", "everything"], "timeoutMs": 1000,
+            "maxConcurrentCalls": 1}}}"#,
+        None,
+    );
+    let host = Arc::new(Host::start(config, options().approval(ApprovalHook::approve_all())).await);
+    let call = |delay: u64, step_ms: u64| {
+        let host = Arc::clone(&host);
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(delay)).await;
+            host.call_tool("one__long_running_operation", json!({"steps": 1, "step_ms": step_ms})).await
+        })
+    };
+    // The first holds the one turn for 700 ms; the second waits for it, then holds it past the
+    // third's time limit: the third is never sent.
+    let (first, second, third) = (call(0, 700), call(100, 800), call(300, 10));
+    assert_eq!(text(&first.await.unwrap().unwrap()), "finished 1 steps");
+    assert_eq!(text(&second.await.unwrap().unwrap()), "finished 1 steps");
+    let busy = third.await.unwrap().unwrap_err();
+    assert!(matches!(busy, HostError::Busy { limit: 1, .. }), "{busy}");
+    assert!(busy.to_string().contains("maxConcurrentCalls"), "{busy}");
+    host.shutdown().await;
+}
+
 /// APPS-03: a host that shows apps hides the tools only an app may call from the model,
 /// lets an app call only those its server allows, and fetches the app with `resources/read`
 /// together with the policy it must render it under. A host that shows no apps never sees

@@ -41,6 +41,16 @@ pub enum HostError {
         /// What the client saw.
         error: ClientError,
     },
+    /// The server had its `maxConcurrentCalls` in flight, and none ended within its time
+    /// limit; the call was not sent.
+    Busy {
+        /// The server's name in the configuration.
+        server: String,
+        /// Its `maxConcurrentCalls`.
+        limit: usize,
+        /// How long the call waited for a turn.
+        waited: std::time::Duration,
+    },
     /// An app could not be fetched or would be unsafe to render (APPS-03).
     App {
         /// The server's name in the configuration.
@@ -124,6 +134,12 @@ impl fmt::Display for HostError {
                 write!(f, "the call to {tool:?} on server {server:?} was not approved: {reason}")
             }
             Self::Call { server, tool, error } => write!(f, "server {server:?}, tool {tool:?}: {error}"),
+            Self::Busy { server, limit, waited } => write!(
+                f,
+                "server {server:?} has its {limit} concurrent calls (maxConcurrentCalls) in flight, and none ended \
+                 within {:.1} s; the call was not sent",
+                waited.as_secs_f64()
+            ),
             Self::App { server, uri, reason } => write!(f, "server {server:?}, app {uri:?}: {reason}"),
             Self::UnknownPrompt(name) => write!(f, "no prompt is called {name:?}"),
             Self::Prompt { server, prompt, error } => {

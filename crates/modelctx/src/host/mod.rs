@@ -99,7 +99,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use modelctx_protocol::model::CallToolResult;
 use modelctx_protocol::types::{Completion, PromptMessage, TextOrBlob};
 use serde_json::Value;
-use tokio::sync::{broadcast, oneshot};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, broadcast, oneshot};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
@@ -159,6 +159,8 @@ struct Slot {
     /// Told when a request to an HTTP server could not reach it: the supervisor connects
     /// again, with backoff, as it restarts an exited stdio server.
     lost: tokio::sync::Notify,
+    /// The turns of its tool calls, with `maxConcurrentCalls`.
+    turns: Option<Arc<Semaphore>>,
 }
 
 struct SlotState {
@@ -189,7 +191,8 @@ impl Host {
                     last_error: None,
                     restarts: 0,
                 };
-                (name, Slot { config, state: Mutex::new(state), lost: tokio::sync::Notify::new() })
+                let turns = config.max_concurrent_calls.map(|limit| Arc::new(Semaphore::new(limit)));
+                (name, Slot { config, state: Mutex::new(state), lost: tokio::sync::Notify::new(), turns })
             })
             .collect();
         let shared = Arc::new(Shared {
@@ -391,6 +394,7 @@ impl Host {
                 });
             }
         }
+        let _turn = self.shared.turn(&tool.server).await?;
         let client = self.shared.client(&tool.server)?;
         let called = async {
             let called = match on_progress {
@@ -528,6 +532,24 @@ impl Shared {
     }
 
     /// The connection to `server`, or why there is none.
+    /// A turn to call a tool of `server`, when its `maxConcurrentCalls` bounds them: waited
+    /// for within its time limit. `None` when calls are not bounded.
+    async fn turn(&self, server: &str) -> Result<Option<OwnedSemaphorePermit>, HostError> {
+        let Some(slot) = self.slots.get(server) else { return Ok(None) };
+        let Some(turns) = &slot.turns else { return Ok(None) };
+        let limit = slot.config.timeout.unwrap_or(self.options.default_timeout);
+        let waited = tokio::time::timeout(limit, Arc::clone(turns).acquire_owned());
+        match self.unless_closing(async { Ok(waited.await) }).await? {
+            Ok(Ok(permit)) => Ok(Some(permit)),
+            Ok(Err(_closed)) => Err(HostError::ShutDown),
+            Err(_elapsed) => Err(HostError::Busy {
+                server: server.to_owned(),
+                limit: slot.config.max_concurrent_calls.unwrap_or_default(),
+                waited: limit,
+            }),
+        }
+    }
+
     fn client(&self, server: &str) -> Result<Arc<Client>, HostError> {
         let Some(slot) = self.slots.get(server) else {
             return Err(HostError::Unavailable {

@@ -16,7 +16,8 @@
 //! variables, relative to the configuration's directory, which `env` overrides — and `cwd`: a
 //! child process over stdio) or `url` (with optional `headers`: Streamable HTTP, falling back to the deprecated
 //! HTTP+SSE transport), an optional `type`, an optional `timeoutMs` (the time limit of each
-//! request to that server; ours), `"trustAnnotations": true` to believe the server's tool
+//! request to that server; ours), `"maxConcurrentCalls"` (how many tool calls may be in flight to
+//! it at once, the others waiting their turn within the time limit; ours), `"trustAnnotations": true` to believe the server's tool
 //! annotations (ours; TOOL-08), `"prefix"` (the server part of its tools' and prompts' names
 //! and of its resources' host URIs, by default the server's name; `""` for none — ours),
 //! `"allowTools"` and `"denyTools"` (lists of tool names, `*` matching any run of characters:
@@ -75,6 +76,7 @@ const FIELDS: &[&str] = &[
     "headers",
     "type",
     "timeoutMs",
+    "maxConcurrentCalls",
     "trustAnnotations",
     "prefix",
     "protocol",
@@ -99,6 +101,10 @@ pub struct ServerConfig {
     pub transport: Transport,
     /// The time limit of each request (`timeoutMs`); the host's default when `None`.
     pub timeout: Option<Duration>,
+    /// How many tool calls may be in flight to it at once (`maxConcurrentCalls`, at least 1);
+    /// a call past them waits for one to end, within the time limit. `None`: no bound of the
+    /// host's (the server's own limits apply).
+    pub max_concurrent_calls: Option<usize>,
     /// Whether the host believes this server's tool annotations (`trustAnnotations`): they
     /// are the server's own claims, so without it every tool counts as destructive and
     /// open-world, and each call goes to the approval hook (TOOL-08).
@@ -198,6 +204,7 @@ impl ServerConfig {
         Self {
             transport,
             timeout: None,
+            max_concurrent_calls: None,
             trust_annotations: false,
             prefix: None,
             tools: ToolFilter::default(),
@@ -391,6 +398,7 @@ struct RawEntry {
     #[serde(rename = "type")]
     kind: Option<RawKind>,
     timeout_ms: Option<u64>,
+    max_concurrent_calls: Option<usize>,
     #[serde(default)]
     trust_annotations: bool,
     prefix: Option<String>,
@@ -447,6 +455,10 @@ fn parse_entry(
         Some(ms) => Some(Duration::from_millis(ms)),
         None => None,
     };
+    if raw.max_concurrent_calls == Some(0) {
+        return Err(invalid("maxConcurrentCalls", "must be at least 1".into()));
+    }
+    let max_concurrent_calls = raw.max_concurrent_calls;
     if let Some(c) = raw.prefix.as_deref().and_then(|p| p.chars().find(|c| !prefix_char(*c))) {
         return Err(invalid("prefix", format!("may hold only letters, digits, '_', '-' and '.', not {c:?}")));
     }
@@ -461,7 +473,7 @@ fn parse_entry(
     let (trust_annotations, prefix) = (raw.trust_annotations, raw.prefix.clone());
     let tools = ToolFilter { allow: raw.allow_tools.clone(), deny: raw.deny_tools.clone() };
     let transport = transport(server, raw, context.base)?;
-    Ok(Some(ServerConfig { transport, timeout, trust_annotations, prefix, tools, era }))
+    Ok(Some(ServerConfig { transport, timeout, max_concurrent_calls, trust_annotations, prefix, tools, era }))
 }
 
 /// The characters a `prefix` may hold: those of tool names and URI authorities alike.

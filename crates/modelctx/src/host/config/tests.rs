@@ -139,7 +139,7 @@ fn an_unknown_field_is_named_with_its_server() {
     assert_eq!(
         message(r#"{"mcpServers": {"db": {"comand": "postgres-mcp"}}}"#),
         "server \"db\": unknown field \"comand\" (expected one of command, args, env, envFile, cwd, url, headers, \
-         type, timeoutMs, trustAnnotations, prefix, protocol, allowTools, denyTools, disabled)"
+         type, timeoutMs, maxConcurrentCalls, trustAnnotations, prefix, protocol, allowTools, denyTools, disabled)"
     );
     let error = parse(r#"{"servers": {"x": {"command": "a", "envfile": ".env"}}}"#).unwrap_err();
     assert!(
@@ -284,6 +284,10 @@ fn wrong_types_and_values_name_the_field() {
     assert_eq!(
         message(r#"{"mcpServers": {"s": {"command": "x", "timeoutMs": 0}}}"#),
         "server \"s\": field \"timeoutMs\": must be at least 1"
+    );
+    assert_eq!(
+        message(r#"{"mcpServers": {"s": {"command": "x", "maxConcurrentCalls": 0}}}"#),
+        "server \"s\": field \"maxConcurrentCalls\": must be at least 1"
     );
     assert_eq!(
         message(r#"{"servers": {"s": {"type": "websocket", "url": "http://127.0.0.1/"}}}"#),
