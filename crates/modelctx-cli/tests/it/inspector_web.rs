@@ -33,9 +33,12 @@ fn screenshots() -> PathBuf {
 }
 
 /// `modelctx inspect --web 127.0.0.1:0 -- modelctx serve everything`, and the URL it printed.
-fn inspector() -> (Guard, String) {
+/// `modelctx inspect --web` on loopback over `serve everything`, offering `root` as a root.
+fn inspector(root: &std::path::Path) -> (Guard, String) {
     let mut child = Command::new(bin())
-        .args(["inspect", "--web", "127.0.0.1:0", "--", bin(), "serve", "everything"])
+        .args(["inspect", "--web", "127.0.0.1:0", "--root"])
+        .arg(root)
+        .args(["--", bin(), "serve", "everything"])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
@@ -168,9 +171,13 @@ impl Page {
     }
 }
 
+/// Headless Chromium drives the page: the token guards page and API, `add` is called through
+/// its form, an elicitation and a sampling request are answered by the person in dialogs, the
+/// server's `roots/list` gets the `--root` directory, and every message is in the log.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_page_calls_add_through_its_form_and_answers_an_elicitation() {
-    let (_inspector, url) = inspector();
+    let root = tempfile::tempdir().unwrap();
+    let (_inspector, url) = inspector(root.path());
     let untokened = url.split("?token=").next().unwrap().to_owned();
     let refused = reqwest::get(&untokened).await.unwrap();
     assert_eq!(refused.status(), 401, "no page without the token");
@@ -240,6 +247,17 @@ async fn the_page_calls_add_through_its_form_and_answers_an_elicitation() {
         "document.querySelector('#tool-result').textContent.includes('LLM response: 4, said the person')",
     )
     .await;
+
+    // The server asks for the roots: the page's session offers the one given with --root.
+    page.eval(
+        "document.querySelector('#tool-list li[data-name=\"test_input_required_result_list_roots\"]').click();
+         document.querySelector('#tool-call').click();",
+    )
+    .await;
+    let root_uri = url::Url::from_directory_path(root.path()).unwrap().to_string();
+    let root_uri = root_uri.trim_end_matches('/');
+    page.until("the root in the result", &format!("document.querySelector('#tool-result').textContent.includes({root_uri:?})"))
+        .await;
 
     page.eval("document.querySelector('[data-tab=messages]').click()").await;
     let logged = page.eval("document.querySelectorAll('#messages tbody tr').length").await;

@@ -269,21 +269,9 @@ fn otlp_export_is_protobuf_by_default_and_an_unknown_protocol_is_refused_plainly
         ("OTEL_SERVICE_NAME", "protobuf-client"),
         ("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint),
     ];
-    let call =
-        modelctx(&["tools", "call", "echo", "message=traced", "--", BIN, "serve", "everything"], &settings);
-    let called = run_bounded(call, WAIT);
-    assert!(called.status.success(), "{}", String::from_utf8_lossy(&called.stderr));
-    // Protobuf keeps strings as they are: the span's name and attributes are in the bytes.
-    let holds = |body: &[u8], text: &str| body.windows(text.len()).any(|w| w == text.as_bytes());
-    let deadline = Instant::now() + WAIT;
-    let body = loop {
-        let wait = deadline.checked_duration_since(Instant::now()).expect("the request span arrives in time");
-        let Ok(Export { path, content_type, body }) = exports.recv_timeout(wait) else { continue };
+    let body = traced_call_export(&settings, &exports, |Export { path, content_type, .. }| {
         assert_eq!((path.as_str(), content_type.as_str()), ("/v1/traces", "application/x-protobuf"));
-        if holds(&body, "tools/call echo") {
-            break body;
-        }
-    };
+    });
     for text in ["protobuf-client", "mcp.method.name", "gen_ai.tool.name", "network.transport", "pipe"] {
         assert!(holds(&body, text), "{text:?} is not in the export");
     }
@@ -312,27 +300,41 @@ fn otlp_export_over_grpc_reaches_a_grpc_receiver() {
         ("OTEL_SERVICE_NAME", "grpc-client"),
         ("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint),
     ];
-    let call =
-        modelctx(&["tools", "call", "echo", "message=traced", "--", BIN, "serve", "everything"], &settings);
-    let called = run_bounded(call, WAIT);
-    assert!(called.status.success(), "{}", String::from_utf8_lossy(&called.stderr));
-    let holds = |body: &[u8], text: &str| body.windows(text.len()).any(|w| w == text.as_bytes());
-    let deadline = Instant::now() + WAIT;
-    let body = loop {
-        let wait = deadline.checked_duration_since(Instant::now()).expect("the request span arrives in time");
-        let Ok(Export { path, content_type, body }) = exports.recv_timeout(wait) else { continue };
+    let body = traced_call_export(&settings, &exports, |Export { path, content_type, body }| {
         assert_eq!(path, "/opentelemetry.proto.collector.trace.v1.TraceService/Export");
         assert!(content_type.starts_with("application/grpc"), "{content_type}");
         // A gRPC message: not compressed, then its length, then the protobuf bytes.
         assert_eq!(body[0], 0, "an uncompressed message");
         let length = u32::from_be_bytes(body[1..5].try_into().unwrap()) as usize;
         assert_eq!(length, body.len() - 5, "one message, its length first");
-        if holds(&body, "tools/call echo") {
-            break body;
-        }
-    };
+    });
     for text in ["grpc-client", "mcp.method.name", "gen_ai.tool.name", "network.transport", "pipe"] {
         assert!(holds(&body, text), "{text:?} is not in the export");
+    }
+}
+
+/// Whether `body` holds `text` as it is: protobuf keeps strings so, and a span's name and
+/// attributes are then in the bytes.
+fn holds(body: &[u8], text: &str) -> bool {
+    body.windows(text.len()).any(|w| w == text.as_bytes())
+}
+
+/// Runs `modelctx tools call echo` against `serve everything` with the OTEL `settings`, and
+/// returns the body of the first export to `exports` that holds its request span, each export
+/// checked by `check` as it arrives.
+fn traced_call_export(settings: &[(&str, &str)], exports: &Receiver<Export>, check: impl Fn(&Export)) -> Vec<u8> {
+    let call =
+        modelctx(&["tools", "call", "echo", "message=traced", "--", BIN, "serve", "everything"], settings);
+    let called = run_bounded(call, WAIT);
+    assert!(called.status.success(), "{}", String::from_utf8_lossy(&called.stderr));
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let wait = deadline.checked_duration_since(Instant::now()).expect("the request span arrives in time");
+        let Ok(export) = exports.recv_timeout(wait) else { continue };
+        check(&export);
+        if holds(&export.body, "tools/call echo") {
+            return export.body;
+        }
     }
 }
 
