@@ -30,7 +30,7 @@ const RUN_TOKEN: &str = "the-tests-run-token";
 
 /// `modelctx gateway --http 127.0.0.1:0` over `config` (`${BIN}` is this modelctx), with
 /// `extra` arguments and [`RUN_TOKEN`] for its run token.
-fn gateway_with(config: &str, extra: &[&str]) -> (HttpServer, tempfile::TempDir) {
+pub(crate) fn gateway_with(config: &str, extra: &[&str]) -> (HttpServer, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("gateway.json");
     std::fs::File::create(&path).unwrap().write_all(config.replace("${BIN}", bin()).as_bytes()).unwrap();

@@ -256,8 +256,11 @@ async fn the_page_calls_add_through_its_form_and_answers_an_elicitation() {
     .await;
     let root_uri = url::Url::from_directory_path(root.path()).unwrap().to_string();
     let root_uri = root_uri.trim_end_matches('/');
-    page.until("the root in the result", &format!("document.querySelector('#tool-result').textContent.includes({root_uri:?})"))
-        .await;
+    page.until(
+        "the root in the result",
+        &format!("document.querySelector('#tool-result').textContent.includes({root_uri:?})"),
+    )
+    .await;
 
     page.eval("document.querySelector('[data-tab=messages]').click()").await;
     let logged = page.eval("document.querySelectorAll('#messages tbody tr').length").await;

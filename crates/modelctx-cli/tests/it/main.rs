@@ -15,6 +15,7 @@ mod fixtures_prompts;
 mod fixtures_resources;
 mod fixtures_triggers;
 mod gateway;
+mod gateway_operations;
 mod gateway_tasks;
 mod host;
 mod inspector_web;

@@ -322,7 +322,11 @@ fn holds(body: &[u8], text: &str) -> bool {
 /// Runs `modelctx tools call echo` against `serve everything` with the OTEL `settings`, and
 /// returns the body of the first export to `exports` that holds its request span, each export
 /// checked by `check` as it arrives.
-fn traced_call_export(settings: &[(&str, &str)], exports: &Receiver<Export>, check: impl Fn(&Export)) -> Vec<u8> {
+fn traced_call_export(
+    settings: &[(&str, &str)],
+    exports: &Receiver<Export>,
+    check: impl Fn(&Export),
+) -> Vec<u8> {
     let call =
         modelctx(&["tools", "call", "echo", "message=traced", "--", BIN, "serve", "everything"], settings);
     let called = run_bounded(call, WAIT);

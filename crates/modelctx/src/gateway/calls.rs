@@ -29,8 +29,10 @@ use modelctx_protocol::types::LoggingMessageNotificationParams;
 use modelctx_protocol::{JsonObject, Method};
 use serde_json::Value;
 use tokio::sync::{broadcast, mpsc};
+use tokio::time::Instant;
 
 use super::in_flight::InFlight;
+use super::observe::{CallObserver, CallOutcome, CallRecord};
 use super::relay::on_behalf_of;
 use crate::client::{Client, Progress, TaskStarted, logs_of_requests, when_tasks_start};
 use crate::host::{Host, HostError, HostTool};
@@ -42,8 +44,92 @@ const PROGRESS_BACKLOG: usize = 64;
 /// Log messages of one call's own stream waiting to be relayed; more are dropped.
 const LOG_BACKLOG: usize = 64;
 
-/// Calls `entry` on its backend for the inbound request `ctx`.
+/// What every call through the gateway shares: the calls in flight, and who is told of each.
+pub(super) struct Calls {
+    pub(super) in_flight: Arc<InFlight>,
+    pub(super) observers: Vec<Arc<dyn CallObserver>>,
+}
+
+/// Calls `entry` on its backend for the inbound request `ctx`, telling the observers how it
+/// ended.
 pub(super) async fn call_tool(
+    host: &Host,
+    calls: &Calls,
+    entry: &HostTool,
+    ctx: RequestContext,
+    arguments: JsonObject,
+) -> Result<CallToolResult, ErrorObject> {
+    let mut observed = Observed::new(&calls.observers, entry, &ctx, &arguments);
+    let outcome = relay_call(host, &calls.in_flight, entry, ctx.clone(), arguments).await;
+    observed.ended(&outcome);
+    outcome
+}
+
+/// Tells the observers of one call how it ended; dropped before that, it was cancelled.
+struct Observed<'a> {
+    observers: &'a [Arc<dyn CallObserver>],
+    entry: &'a HostTool,
+    ctx: &'a RequestContext,
+    /// The arguments, kept only when someone is told.
+    arguments: Option<JsonObject>,
+    started: Instant,
+    told: bool,
+}
+
+impl<'a> Observed<'a> {
+    fn new(
+        observers: &'a [Arc<dyn CallObserver>],
+        entry: &'a HostTool,
+        ctx: &'a RequestContext,
+        arguments: &JsonObject,
+    ) -> Self {
+        let arguments = (!observers.is_empty()).then(|| arguments.clone());
+        Self { observers, entry, ctx, arguments, started: Instant::now(), told: observers.is_empty() }
+    }
+
+    fn ended(&mut self, outcome: &Result<CallToolResult, ErrorObject>) {
+        let outcome = match outcome {
+            Ok(result) if result.is_error == Some(true) => CallOutcome::ToolError,
+            Ok(_) => CallOutcome::Ok,
+            Err(_) if self.ctx.is_cancelled() => CallOutcome::Cancelled,
+            Err(error) => CallOutcome::Error(error.code.0),
+        };
+        self.tell(outcome);
+    }
+
+    fn tell(&mut self, outcome: CallOutcome) {
+        if std::mem::replace(&mut self.told, true) {
+            return;
+        }
+        let empty = JsonObject::new();
+        #[cfg(feature = "otel")]
+        let trace_id = crate::otel::propagation::current_trace_id();
+        #[cfg(not(feature = "otel"))]
+        let trace_id: Option<String> = None;
+        let record = CallRecord {
+            server: &self.entry.server,
+            tool: &self.entry.tool.name,
+            name: &self.entry.name,
+            principal: self.ctx.principal(),
+            arguments: self.arguments.as_ref().unwrap_or(&empty),
+            outcome,
+            duration: self.started.elapsed(),
+            trace_id: trace_id.as_deref(),
+        };
+        for observer in self.observers {
+            observer.call_ended(&record);
+        }
+    }
+}
+
+impl Drop for Observed<'_> {
+    fn drop(&mut self) {
+        self.tell(CallOutcome::Cancelled);
+    }
+}
+
+/// The call itself: progress, logs and questions relayed, a backend task followed.
+async fn relay_call(
     host: &Host,
     in_flight: &Arc<InFlight>,
     entry: &HostTool,

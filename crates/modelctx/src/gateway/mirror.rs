@@ -14,8 +14,7 @@ use modelctx_protocol::uri_template::UriTemplate;
 use modelctx_protocol::v2025;
 use serde_json::{Value, json};
 
-use super::calls::call_tool;
-use super::in_flight::InFlight;
+use super::calls::{Calls, call_tool};
 use super::relay::on_behalf_of;
 use crate::client::ClientError;
 use crate::host::{CompletionTarget, Host, HostError, HostPrompt, HostResource, HostTemplate, HostTool};
@@ -28,7 +27,7 @@ use crate::server::{
 
 /// What the gateway's server was last given, by registry name or host URI.
 pub(super) struct Mirror {
-    in_flight: Arc<InFlight>,
+    calls: Arc<Calls>,
     /// Whether definitions need their backend's scopes ([`super::backend_scopes`]).
     scoped: bool,
     /// The backends whose skills the gateway serves as its own: their `skill://` resources
@@ -52,12 +51,12 @@ fn changes<'a, T: PartialEq>(
 }
 
 impl Mirror {
-    /// Nothing given yet; calls are counted in `in_flight`; definitions need their backend's
+    /// Nothing given yet; tool calls go through `calls`; definitions need their backend's
     /// scopes when `scoped`; the `skill://` resources of the backends in `relayed_skills` are
     /// left to the gateway's own skills.
-    pub(super) fn new(in_flight: Arc<InFlight>, scoped: bool, relayed_skills: BTreeSet<String>) -> Self {
+    pub(super) fn new(calls: Arc<Calls>, scoped: bool, relayed_skills: BTreeSet<String>) -> Self {
         Self {
-            in_flight,
+            calls,
             scoped,
             relayed_skills: Arc::new(relayed_skills),
             tools: BTreeMap::new(),
@@ -74,7 +73,7 @@ impl Mirror {
                 && self.relayed_skills.contains(&resource.server)
         };
         Self {
-            in_flight: Arc::clone(&self.in_flight),
+            calls: Arc::clone(&self.calls),
             scoped: self.scoped,
             relayed_skills: Arc::clone(&self.relayed_skills),
             tools: host.tools().into_iter().map(|tool| (tool.name.clone(), tool)).collect(),
@@ -135,7 +134,7 @@ impl Mirror {
         }
         for tool in tools {
             let reads = tool.tool.annotations.as_ref().and_then(|a| a.read_only_hint) == Some(true);
-            let def = tool_def(host, &self.in_flight, tool).scopes(scopes(&tool.server, reads));
+            let def = tool_def(host, &self.calls, tool).scopes(scopes(&tool.server, reads));
             report(&tool.name, server.add_tool(def));
         }
         *self = now;
@@ -149,7 +148,7 @@ fn report(name: &str, registered: Result<(), RegistrationError>) {
     }
 }
 
-fn tool_def(host: &Arc<Host>, in_flight: &Arc<InFlight>, entry: &HostTool) -> ToolDef {
+fn tool_def(host: &Arc<Host>, calls: &Arc<Calls>, entry: &HostTool) -> ToolDef {
     let mut tool = Tool { name: entry.name.clone(), ..entry.tool.clone() };
     if ToolUi::of(tool.meta.as_ref()).is_some_and(|ui| ui.resource_uri.is_some()) {
         // Its app is served under its host URI.
@@ -162,10 +161,10 @@ fn tool_def(host: &Arc<Host>, in_flight: &Arc<InFlight>, entry: &HostTool) -> To
         v2025::TaskSupport::Optional => TaskSupport::Optional,
         v2025::TaskSupport::Required => TaskSupport::Required,
     };
-    let (host, in_flight, entry) = (Arc::clone(host), Arc::clone(in_flight), entry.clone());
+    let (host, calls, entry) = (Arc::clone(host), Arc::clone(calls), entry.clone());
     let def = ToolDef::listed(tool, move |ctx: RequestContext, Args(arguments): Args<JsonObject>| {
-        let (host, in_flight, entry) = (Arc::clone(&host), Arc::clone(&in_flight), entry.clone());
-        async move { ToolOutcome::<CallToolResult>(call_tool(&host, &in_flight, &entry, ctx, arguments).await) }
+        let (host, calls, entry) = (Arc::clone(&host), Arc::clone(&calls), entry.clone());
+        async move { ToolOutcome::<CallToolResult>(call_tool(&host, &calls, &entry, ctx, arguments).await) }
     });
     // A task where its backend makes one (`calls.rs`): a call becomes a task in the handler.
     if tasks == TaskSupport::Forbidden { def } else { def.tasks(tasks).task_starts_in_handler() }

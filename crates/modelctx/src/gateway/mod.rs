@@ -41,12 +41,15 @@
 //!   request cancels the backend call (`calls.rs`).
 //! - **Skills** (feature `skills`): each backend's skills, read and verified as the gateway
 //!   starts, are served as the gateway's own under the backend's prefix (`skills.rs`).
+//! - **Observers.** Each tool call, as it ends, is told to [`GatewayOptions::observers`]: who,
+//!   which backend and tool, how it ended, how long it took ([`observe`]).
 //! - **Approval.** The gateway is not where a person approves a tool call — its clients' hosts
 //!   are — so unless [`GatewayOptions::host`] has an approval hook, every call is let through.
 
 mod calls;
 mod in_flight;
 mod mirror;
+pub mod observe;
 mod relay;
 #[cfg(feature = "skills")]
 pub mod skills;
@@ -60,9 +63,10 @@ use tokio::task::JoinHandle;
 use crate::host::{ApprovalHook, Host, HostChange, HostConfig, HostOptions};
 use crate::server::{BuildError, Server, ServerOptions};
 use mirror::Mirror;
+use observe::CallObserver;
 
 /// How a gateway runs: the host behind it and the server in front.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct GatewayOptions {
     /// The gateway's name and version, as its clients see them.
     pub info: Implementation,
@@ -80,6 +84,8 @@ pub struct GatewayOptions {
     /// without them any caller the authenticator lets in acts as the gateway on every backend.
     /// Default `false`.
     pub scopes_per_backend: bool,
+    /// Told of every tool call as it ends (metrics, an audit log); none by default.
+    pub observers: Vec<Arc<dyn CallObserver>>,
 }
 
 /// The scopes of backend `server`'s definitions under [`GatewayOptions::scopes_per_backend`]:
@@ -97,6 +103,7 @@ impl GatewayOptions {
             instructions: None,
             server: ServerOptions::default(),
             scopes_per_backend: false,
+            observers: Vec::new(),
         }
     }
 }
@@ -138,7 +145,8 @@ impl Gateway {
         #[cfg(not(feature = "skills"))]
         let relayed = std::collections::BTreeSet::new();
         let server = builder.build()?;
-        let mut mirror = Mirror::new(in_flight, options.scopes_per_backend, relayed);
+        let calls = Arc::new(calls::Calls { in_flight, observers: options.observers });
+        let mut mirror = Mirror::new(calls, options.scopes_per_backend, relayed);
         mirror.sync(&host, &server);
         let follower = tokio::spawn({
             let (host, server) = (Arc::clone(&host), server.clone());

@@ -48,6 +48,17 @@ pub(crate) fn continue_trace(span: &tracing::Span, meta: &JsonObject) {
     let _ = span.set_parent(parent);
 }
 
+/// The trace id of the current span, when it is in a sampled OpenTelemetry trace (an exporter
+/// is installed); `None` otherwise.
+#[cfg(feature = "gateway")]
+pub(crate) fn current_trace_id() -> Option<String> {
+    use opentelemetry::trace::TraceContextExt as _;
+    let context = tracing::Span::current().context();
+    let span = context.span();
+    let ids = span.span_context();
+    ids.is_valid().then(|| ids.trace_id().to_string())
+}
+
 /// Writes the context of `span` into `meta`, for the server to continue; nothing when the
 /// span is not recorded by an OpenTelemetry layer.
 pub(crate) fn inject(span: &tracing::Span, meta: &mut JsonObject) {

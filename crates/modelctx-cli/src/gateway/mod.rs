@@ -1,5 +1,10 @@
 //! `modelctx gateway --config FILE [--http ADDR]`: every server of a host's config file served
-//! as one MCP server, in both eras, over Streamable HTTP or stdio.
+//! as one MCP server, in both eras, over Streamable HTTP or stdio; with `--metrics ADDR` the
+//! operator's endpoint beside it (`metrics.rs`), with `--audit FILE` a line per call
+//! (`audit.rs`).
+
+mod audit;
+mod metrics;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -49,6 +54,19 @@ pub struct GatewayArgs {
     /// test): anyone who reaches the address then uses the backends as the operator.
     #[arg(long, requires = "http", conflicts_with = "issuer")]
     no_auth: bool,
+    /// Serve the operator's endpoint at http://ADDR: /metrics (Prometheus text format: calls,
+    /// errors and latency per backend and tool, backends up), /healthz and /readyz (every
+    /// backend connected). Loopback only unless --allow-remote; it has no authorization.
+    #[arg(long, value_name = "ADDR")]
+    metrics: Option<SocketAddr>,
+    /// Append one JSON line per tool call to FILE (`-`: standard output, with --http only):
+    /// time, principal, backend, tool, outcome, duration, trace id and arguments.
+    #[arg(long, value_name = "FILE")]
+    audit: Option<PathBuf>,
+    /// An argument name whose values the audit log replaces with "[redacted]", at any depth
+    /// (repeatable; names compare without case).
+    #[arg(long = "audit-redact", value_name = "NAME", requires = "audit")]
+    audit_redact: Vec<String>,
 }
 
 /// The variable that gives the gateway's run token instead of a random one.
@@ -81,7 +99,17 @@ pub fn run(args: &GatewayArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    if args.http.is_some_and(|address| crate::runtime::refuses_remote(address, args.allow_remote)) {
+    if [args.http, args.metrics]
+        .into_iter()
+        .flatten()
+        .any(|address| crate::runtime::refuses_remote(address, args.allow_remote))
+    {
+        return ExitCode::FAILURE;
+    }
+    if args.http.is_none() && args.audit.as_deref() == Some(std::path::Path::new("-")) {
+        tracing::error!(
+            "--audit - writes to standard output, which is the protocol over stdio: give a file, or --http"
+        );
         return ExitCode::FAILURE;
     }
     let Some(runtime) = crate::runtime::for_serving(None) else { return ExitCode::FAILURE };
@@ -93,7 +121,24 @@ pub fn run(args: &GatewayArgs) -> ExitCode {
         options.scopes_per_backend = args.auth.enabled();
         // Each backend authorizes the gateway with its own tokens, kept by `modelctx login`.
         options.host.auth_for = Some(crate::login::stored_for(&config).await.map_err(std::io::Error::other)?);
-        let gateway = Gateway::start(config, options).await.map_err(std::io::Error::other)?;
+        let metrics = Arc::new(metrics::Metrics::default());
+        if args.metrics.is_some() {
+            options.observers.push(metrics.clone());
+        }
+        if let Some(path) = &args.audit {
+            options.observers.push(Arc::new(audit::Audit::open(path, &args.audit_redact, metrics.clone())?));
+        }
+        let gateway = Arc::new(Gateway::start(config, options).await.map_err(std::io::Error::other)?);
+        if let Some(address) = args.metrics {
+            let listener = tokio::net::TcpListener::bind(address).await?;
+            eprintln!("metrics on http://{}/metrics", listener.local_addr()?);
+            let endpoint = axum::serve(listener, metrics::router(Arc::clone(&gateway), metrics));
+            tokio::spawn(async move {
+                if let Err(error) = endpoint.await {
+                    tracing::error!(%error, "the metrics endpoint failed");
+                }
+            });
+        }
         for status in gateway.host().status() {
             let error = status.last_error.map(|e| format!(": {e}")).unwrap_or_default();
             tracing::info!(server = %status.name, tools = status.tools, "{}{error}", status.state);
