@@ -12,6 +12,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::Args;
+use modelctx::gateway::policy::Policy;
 use modelctx::gateway::{Gateway, GatewayOptions};
 use modelctx::protocol::types::Implementation;
 use modelctx::transport::http::HttpOptions;
@@ -21,7 +22,7 @@ use modelctx::transport::http::HttpOptions;
 pub struct GatewayArgs {
     /// The config file: `mcpServers` (Claude Desktop, Cursor, .mcp.json) or VS Code's
     /// `servers`, each entry with an optional `prefix` (`""` keeps the backend's own names),
-    /// `allowTools` and `denyTools`; see docs/gateway.md.
+    /// `allowTools` and `denyTools`; and `policies`, who may use what; see docs/gateway.md.
     #[arg(long, value_name = "FILE")]
     config: PathBuf,
     /// Serve Streamable HTTP at http://ADDR/mcp instead of stdio (port 0 picks a free port);
@@ -88,6 +89,16 @@ fn run_token(args: &GatewayArgs) -> std::io::Result<Option<String>> {
     }
 }
 
+/// The rules of the config file's `policies` (none when it has none).
+fn policy_of(path: &std::path::Path) -> Result<Policy, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let document: serde_json::Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+    match document.get("policies") {
+        None => Ok(Policy::default()),
+        Some(policies) => Policy::from_json(policies),
+    }
+}
+
 /// Runs the gateway until SIGTERM (or, on stdio, until stdin ends): exit 0 then, 1 when the
 /// config cannot be read, the address is refused or serving fails.
 pub fn run(args: &GatewayArgs) -> ExitCode {
@@ -112,6 +123,13 @@ pub fn run(args: &GatewayArgs) -> ExitCode {
         );
         return ExitCode::FAILURE;
     }
+    let policy = match policy_of(&args.config) {
+        Ok(policy) => policy,
+        Err(e) => {
+            tracing::error!("{}: {e}", args.config.display());
+            return ExitCode::FAILURE;
+        }
+    };
     let Some(runtime) = crate::runtime::for_serving(None) else { return ExitCode::FAILURE };
     let outcome = runtime.block_on(async {
         let info = Implementation::new("modelctx-gateway", env!("CARGO_PKG_VERSION"));
@@ -121,6 +139,7 @@ pub fn run(args: &GatewayArgs) -> ExitCode {
         options.scopes_per_backend = args.auth.enabled();
         // Each backend authorizes the gateway with its own tokens, kept by `modelctx login`.
         options.host.auth_for = Some(crate::login::stored_for(&config).await.map_err(std::io::Error::other)?);
+        options.policy = policy;
         let metrics = Arc::new(metrics::Metrics::default());
         if args.metrics.is_some() {
             options.observers.push(metrics.clone());

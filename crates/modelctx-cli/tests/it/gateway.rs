@@ -541,6 +541,63 @@ async fn scoped_callers(authorization: &crate::support::authorization_server::Au
     assert!(writer.call_tool("test_simple_text", json!({})).await.is_ok(), "b:write reaches b's tools");
 }
 
+/// `policies`: rules over the verified principal (tokens of a real JWKS) decide what each
+/// caller lists and uses. An operator sees every tool; a reader sees the read-only tools but
+/// the one a rule denies, and a call to that one is refused naming the rule, one to a tool no
+/// rule allows says so; a caller no rule applies to sees nothing and may use nothing.
+#[test]
+fn policies_filter_each_callers_listings_and_refuse_naming_the_rule() {
+    let authorization = crate::support::authorization_server::AuthorizationServer::start();
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    runtime.block_on(policy_callers(&authorization));
+}
+
+async fn policy_callers(authorization: &crate::support::authorization_server::AuthorizationServer) {
+    let config = r#"{"mcpServers": {"ev": {"command": "${BIN}", "args": ["serve", "everything"]}},
+        "policies": [
+            {"name": "operators", "principals": {"scopes": ["admin"]}, "allow": {"tools": ["*"], "prompts": ["*"], "resources": ["*"]}},
+            {"name": "readers", "principals": {"subject": "alice*", "scopes": ["reader"]},
+             "allow": {"readOnlyTools": true}, "deny": {"tools": ["ev__add"]}}
+        ]}"#;
+    let (gateway, _dir) = gateway_with(
+        config,
+        &["--auth-issuer", &authorization.issuer, "--auth-jwks", &authorization.jwks_uri()],
+    );
+    let url = format!("http://{}/mcp", gateway.address);
+    let caller = |subject: &str, scope: &str| {
+        let mut options = options(EraMode::Auto);
+        let token = authorization.access_token(subject, &url, &format!("{scope} ev:read ev:write"));
+        options.auth = Some(Arc::new(StaticBearer::new(token)));
+        Client::connect_http(&url, Default::default(), options)
+    };
+    let names = |tools: Vec<modelctx::protocol::model::Tool>| -> Vec<String> {
+        tools.into_iter().map(|tool| tool.name).collect()
+    };
+
+    let operator = caller("olga", "admin").await.unwrap();
+    let all = names(operator.list_tools().await.unwrap());
+    assert!(all.contains(&"ev__fail".to_owned()) && all.contains(&"ev__add".to_owned()), "{all:?}");
+    assert!(!operator.list_prompts().await.unwrap().is_empty());
+
+    let reader = caller("alice", "reader").await.unwrap();
+    let seen = names(reader.list_tools().await.unwrap());
+    assert!(seen.contains(&"ev__echo".to_owned()), "read-only tools are listed: {seen:?}");
+    assert!(!seen.contains(&"ev__add".to_owned()), "the denied one is not: {seen:?}");
+    assert!(!seen.contains(&"ev__fail".to_owned()), "nor one that may write: {seen:?}");
+    assert!(seen.len() < all.len());
+    assert_eq!(text(&reader.call_tool("ev__echo", json!({"message": "hi"})).await.unwrap()), "hi");
+    let denied = reader.call_tool("ev__add", json!({"a": 1, "b": 2})).await.unwrap_err().to_string();
+    assert!(denied.contains("denied to this caller by policy \"readers\""), "{denied}");
+    let unallowed = reader.call_tool("ev__fail", json!({})).await.unwrap_err().to_string();
+    assert!(unallowed.contains("no policy allows it (policies applying: readers)"), "{unallowed}");
+    assert!(reader.list_prompts().await.unwrap().is_empty(), "no rule gives the reader prompts");
+
+    let stranger = caller("mallory", "reader").await.unwrap();
+    assert!(stranger.list_tools().await.unwrap().is_empty(), "no rule applies to mallory");
+    let refused = stranger.call_tool("ev__echo", json!({"message": "hi"})).await.unwrap_err().to_string();
+    assert!(refused.contains("no policy applies to this caller"), "{refused}");
+}
+
 /// HTTP-37: an intermediary answers a request that fails its validation with an HTTP error
 /// status. The gateway sits between client and backends; a 2026-07-28 request whose
 /// `Mcp-Method` header says otherwise than its body, or whose protocol version header is one it

@@ -1,6 +1,8 @@
 //! What an operator runs beside `modelctx gateway`: a real Prometheus (Debian's `prometheus`,
 //! which scripts/packages.sh installs; `MODELCTX_PROMETHEUS` names another) scraping
-//! `--metrics`, the health and readiness probes, and the `--audit` file.
+//! `--metrics`, the health and readiness probes, and the `--audit` file; a killed backend
+//! refused plainly until it is back; arguments checked against the backend's schema before
+//! they are forwarded.
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -83,13 +85,7 @@ async fn prometheus_scrapes_the_gateways_metrics_and_the_audit_holds_each_call()
     let config = r#"{"mcpServers": {"ev": {"command": "${BIN}", "args": ["serve", "everything"]}}}"#;
     let extra = ["--metrics", "127.0.0.1:0", "--audit", audit_arg, "--audit-redact", "secret"];
     let (gateway, _config_dir) = gateway_with(config, &extra);
-    let metrics = gateway
-        .log
-        .iter()
-        .find_map(|line| line.strip_prefix("metrics on http://"))
-        .and_then(|rest| rest.strip_suffix("/metrics"))
-        .expect("the metrics address is printed")
-        .to_owned();
+    let metrics = metrics_address(&gateway);
 
     for probe in ["healthz", "readyz"] {
         let answer = reqwest::get(format!("http://{metrics}/{probe}")).await.unwrap();
@@ -124,4 +120,68 @@ async fn prometheus_scrapes_the_gateways_metrics_and_the_audit_holds_each_call()
     assert!(!written.contains("hunter2"), "the redacted value is nowhere");
     assert!(lines[0]["durationMs"].as_f64().unwrap() > 0.0 && lines[0]["time"].is_string());
     assert_eq!(lines[5]["outcome"], "tool_error");
+}
+
+/// The `--metrics` address the gateway printed (`metrics on http://ADDR/metrics`).
+fn metrics_address(gateway: &crate::support::http::HttpServer) -> String {
+    gateway
+        .log
+        .iter()
+        .find_map(|line| line.strip_prefix("metrics on http://"))
+        .and_then(|rest| rest.strip_suffix("/metrics"))
+        .expect("the metrics address is printed")
+        .to_owned()
+}
+
+/// The status `/readyz` answers.
+async fn readiness(metrics: &str) -> u16 {
+    reqwest::get(format!("http://{metrics}/readyz")).await.map_or(0, |answer| answer.status().as_u16())
+}
+
+/// A backend killed (SIGKILL): calls to it are refused at once with an error naming it and
+/// saying why — none waits on a dead process — and `/readyz` says so; the gateway restarts it,
+/// and calls go through again. Arguments that break the backend's input schema are refused by
+/// the gateway as a tool error the model can correct, and never reach the backend.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_backend_is_refused_plainly_until_it_is_back_and_bad_arguments_never_reach_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (pid_file, input) = (dir.path().join("backend.pid"), dir.path().join("backend-input.jsonl"));
+    // The backend writes its own pid, and its input is copied to a file.
+    let script = format!(
+        "tee -a {} | sh -c 'echo $$ > {}; exec \"$0\" serve everything' \"$0\"",
+        input.display(),
+        pid_file.display()
+    );
+    let config =
+        json!({"mcpServers": {"ev": {"command": "sh", "args": ["-c", script, "${BIN}"]}}}).to_string();
+    let (gateway, _config_dir) = gateway_with(&config, &["--metrics", "127.0.0.1:0"]);
+    let metrics = metrics_address(&gateway);
+    let client = connect(&gateway, options(EraMode::Auto)).await;
+
+    let refused = client.call_tool("ev__add", json!({"a": "two", "b": 2})).await.unwrap();
+    assert_eq!(refused.is_error, Some(true));
+    assert!(text(&refused).contains("Invalid arguments for tool ev__add"), "{}", text(&refused));
+    let forwarded = std::fs::read_to_string(&input).unwrap_or_default();
+    assert!(!forwarded.contains("\"two\""), "the bad arguments reached the backend: {forwarded}");
+
+    let pid = std::fs::read_to_string(&pid_file).unwrap().trim().to_owned();
+    assert!(Command::new("kill").args(["-KILL", &pid]).status().unwrap().success());
+    let deadline = Instant::now() + PATIENCE;
+    let error = loop {
+        assert!(Instant::now() < deadline, "no call was refused after the backend was killed");
+        match client.call_tool("ev__echo", json!({"message": "anyone?"})).await {
+            Err(error) => break error.to_string(),
+            Ok(_) => tokio::time::sleep(Duration::from_millis(5)).await,
+        }
+    };
+    assert!(error.contains("\"ev\""), "the refusal names the backend: {error}");
+    let back = loop {
+        assert!(Instant::now() < deadline, "the backend did not come back");
+        if let Ok(echoed) = client.call_tool("ev__echo", json!({"message": "back"})).await {
+            break echoed;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(text(&back), "back");
+    assert_eq!(readiness(&metrics).await, 200, "ready again");
 }

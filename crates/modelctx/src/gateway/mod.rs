@@ -41,6 +41,8 @@
 //!   request cancels the backend call (`calls.rs`).
 //! - **Skills** (feature `skills`): each backend's skills, read and verified as the gateway
 //!   starts, are served as the gateway's own under the backend's prefix (`skills.rs`).
+//! - **Policy.** [`GatewayOptions::policy`] maps verified principals to the definitions they
+//!   may list and use ([`policy`]).
 //! - **Observers.** Each tool call, as it ends, is told to [`GatewayOptions::observers`]: who,
 //!   which backend and tool, how it ended, how long it took ([`observe`]).
 //! - **Approval.** The gateway is not where a person approves a tool call — its clients' hosts
@@ -50,6 +52,7 @@ mod calls;
 mod in_flight;
 mod mirror;
 pub mod observe;
+pub mod policy;
 mod relay;
 #[cfg(feature = "skills")]
 pub mod skills;
@@ -64,6 +67,7 @@ use crate::host::{ApprovalHook, Host, HostChange, HostConfig, HostOptions};
 use crate::server::{BuildError, Server, ServerOptions};
 use mirror::Mirror;
 use observe::CallObserver;
+use policy::Policy;
 
 /// How a gateway runs: the host behind it and the server in front.
 #[derive(Clone)]
@@ -86,6 +90,9 @@ pub struct GatewayOptions {
     pub scopes_per_backend: bool,
     /// Told of every tool call as it ends (metrics, an audit log); none by default.
     pub observers: Vec<Arc<dyn CallObserver>>,
+    /// Who may list and use which definitions ([`policy`]); without rules (the default),
+    /// everyone may use everything.
+    pub policy: Policy,
 }
 
 /// The scopes of backend `server`'s definitions under [`GatewayOptions::scopes_per_backend`]:
@@ -104,6 +111,7 @@ impl GatewayOptions {
             server: ServerOptions::default(),
             scopes_per_backend: false,
             observers: Vec::new(),
+            policy: Policy::default(),
         }
     }
 }
@@ -131,6 +139,9 @@ impl Gateway {
         // Changes from here on are followed: none made while building is missed.
         let mut changes = host.changes();
         let mut builder = Server::with_info(options.info).options(options.server);
+        if !options.policy.is_empty() {
+            builder = builder.layer(policy::PolicyLayer::new(options.policy, Arc::clone(&host)));
+        }
         if let Some(instructions) = options.instructions {
             builder = builder.instructions(instructions);
         }

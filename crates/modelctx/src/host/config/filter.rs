@@ -20,7 +20,7 @@ impl ToolFilter {
 }
 
 /// Whether `name` matches `pattern`, `*` matching any run of characters (none included).
-fn matches(pattern: &str, name: &str) -> bool {
+pub(crate) fn matches(pattern: &str, name: &str) -> bool {
     let mut parts = pattern.split('*');
     let first = parts.next().unwrap_or_default();
     let Some(mut rest) = name.strip_prefix(first) else { return false };

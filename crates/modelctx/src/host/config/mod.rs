@@ -61,6 +61,8 @@ struct Context<'a> {
     base: Option<&'a Path>,
 }
 pub use filter::ToolFilter;
+#[cfg(feature = "gateway")]
+pub(crate) use filter::matches;
 pub use inputs::ConfigInput;
 
 use crate::client::{Client, ClientError, ClientOptions, EraMode, StdioCommand};
