@@ -68,7 +68,30 @@ stage "cargo clippy (all targets, all features, warnings are errors)" \
 stage "features: modelctx without default features and with each feature alone (clippy)" scripts/features.sh
 stage "package: the publishable crates packed in dependency order, the libraries' docs with -D warnings" scripts/package.sh
 stage "packages (Debian packages the tests start, installed in the background)" prepared packages
-stage "cargo test (all features)" cargo test --workspace --all-features --locked
+# The leak test (10,000 idle peers of each kind: two minutes of one core) runs beside the other
+# tests rather than after them: its binary is started directly (a second cargo would wait on the
+# first one's lock), and the other binaries skip it.
+MEMORY_TEST=idle_peers_cost_what_docs_say_and_leave_nothing_behind
+cargo_test() {
+    cargo test --workspace --all-features --locked --no-run --quiet
+    local memory
+    memory=$(cargo test -p modelctx --all-features --locked --test memory --no-run --message-format=json 2>/dev/null |
+        python3 -c '
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if message.get("reason") == "compiler-artifact" and message.get("executable") and message["target"]["name"] == "memory":
+        print(message["executable"])')
+    [[ -n $memory ]] || { echo "==> the leak test's binary was not found" >&2; return 1; }
+    (cd crates/modelctx && "$memory" --exact "$MEMORY_TEST" --nocapture) >target/memory-test.log 2>&1 &
+    local memory_pid=$! status=0
+    cargo test --workspace --all-features --locked -- --skip "$MEMORY_TEST" || status=1
+    wait "$memory_pid" || status=1
+    echo "==> the leak test ($MEMORY_TEST), run beside the others:"
+    cat target/memory-test.log
+    return "$status"
+}
+stage "cargo test (all features; the leak test beside the others)" cargo_test
 binaries=$(cargo metadata --no-deps --format-version 1 --locked | python3 -c '
 import json, sys
 print(sum(t["kind"] == ["test"] for p in json.load(sys.stdin)["packages"] for t in p["targets"]))')
