@@ -7,22 +7,24 @@
 #   2. the cluster tests of crates/modelctx-cli/tests/cluster/: a legacy session spread over
 #      instances (requests, GET stream, an elicitation answered on another instance), a change
 #      on one instance heard by listeners on another, an instance killed mid-task (last);
-#   3. chaos under load (tests/cluster/chaos.rs): with every instance up again, a steady mix of
+#   3. the same suite through two `modelctx gateway --redis` instances behind a second haproxy,
+#      each fronting its own `serve everything` (a gateway deployment scaled out);
+#   4. chaos under load (tests/cluster/chaos.rs): with every instance up again, a steady mix of
 #      quick and slow calls, legacy sessions, tasks and listen streams while this script kills
 #      an instance (SIGKILL), starts it again, and stops and starts Redis (SIGTERM, AOF kept);
 #      the test checks that nothing acknowledged was lost and prints what clients saw.
 # Prints how long each step took. Everything binds 127.0.0.1 and is stopped on exit.
 #
 #   scripts/cluster.sh                            every step
-#   scripts/cluster.sh chaos                      only the named steps (conformance, tests, chaos)
+#   scripts/cluster.sh chaos                      only the named steps (conformance, tests, gateway, chaos)
 #   MODELCTX_CHAOS_SCALE=4 scripts/cluster.sh     chaos with four times the workers
 #
 # Installs the Debian packages redis-server and haproxy when missing (scripts/packages.sh). Logs and results: target/cluster/ (under CARGO_TARGET_DIR if set).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-STEPS=" ${*:-conformance tests chaos} "
+STEPS=" ${*:-conformance tests gateway chaos} "
 for step in $STEPS; do
-    [[ " conformance tests chaos " == *" $step "* ]] || { echo "cluster: no step '$step' (conformance, tests, chaos)" >&2; exit 2; }
+    [[ " conformance tests gateway chaos " == *" $step "* ]] || { echo "cluster: no step '$step' (conformance, tests, gateway, chaos)" >&2; exit 2; }
 done
 # wanted STEP: whether STEP is to run.
 wanted() { [[ $STEPS == *" $1 "* ]]; }
@@ -91,29 +93,40 @@ wait_for() {
 wait_for "$OUT/redis.log" 'Ready to accept connections' "redis-server"
 
 declare -A INSTANCE_PID INSTANCE_ADDRESS
-# start_instance NAME [ADDRESS]: serve everything on ADDRESS (a free port when not given), its
-# log in $OUT/NAME.log (NAME.2.log when started again, and so on).
-start_instance() {
-    local name=$1 address=${2:-127.0.0.1:0} log=$OUT/$1.log life=1
+# launch NAME ADDRESS ARGS…: `modelctx ARGS… --http ADDRESS --redis REDIS_URL`, its log in
+# $OUT/NAME.log (NAME.2.log when started again, and so on); its pid and the address it bound in
+# INSTANCE_PID and INSTANCE_ADDRESS.
+launch() {
+    local name=$1 address=$2 log=$OUT/$1.log life=1
+    shift 2
     while [[ -e $log ]]; do
         life=$((life + 1))
         log=$OUT/$name.$life.log
     done
-    "$BIN" serve everything --http "$address" --redis "$REDIS_URL" </dev/null >"$log" 2>&1 &
+    "$BIN" "$@" --http "$address" --redis "$REDIS_URL" </dev/null >"$log" 2>&1 &
     INSTANCE_PID[$name]=$!
     PIDS+=("$!")
     wait_for "$log" 'listening on http://127\.0\.0\.1:[0-9]+/mcp' "instance $name"
     address=$(grep -m1 -aoE 'listening on http://127\.0\.0\.1:[0-9]+' "$log")
     INSTANCE_ADDRESS[$name]=${address#listening on http://}
 }
-BACKENDS=""
-for name in i1 i2 i3; do
-    start_instance "$name"
-    BACKENDS+="    server $name ${INSTANCE_ADDRESS[$name]} check inter 500ms fall 2 rise 1"$'\n'
-done
-
-LB_PORT=$(free_port)
-cat >"$OUT/haproxy.cfg" <<CFG
+# start_instance NAME [ADDRESS]: serve everything on ADDRESS (a free port when not given).
+start_instance() {
+    launch "$1" "${2:-127.0.0.1:0}" serve everything
+}
+# server_lines NAME…: the instances' lines of a balancer's backend.
+server_lines() {
+    local name
+    for name in "$@"; do
+        echo "    server $name ${INSTANCE_ADDRESS[$name]} check inter 500ms fall 2 rise 1"
+    done
+}
+# balance NAME SERVERS: haproxy round robin over SERVERS (server_lines), no stickiness, on a
+# free port; its URL in BALANCED_URL once it answers.
+balance() {
+    local name=$1 servers=$2 port
+    port=$(free_port)
+    cat >"$OUT/$name.cfg" <<CFG
 global
     maxconn 4096
 defaults
@@ -126,22 +139,28 @@ defaults
     option redispatch
     retries 3
 frontend mcp
-    bind 127.0.0.1:$LB_PORT
+    bind 127.0.0.1:$port
     default_backend instances
 backend instances
     # Each request to the next instance, whatever session it belongs to: no stickiness.
     balance roundrobin
     http-response set-header X-Served-By %[srv_name]
-$BACKENDS
+$servers
 CFG
-"$HAPROXY" -f "$OUT/haproxy.cfg" -db >"$OUT/haproxy.log" 2>&1 &
-PIDS+=($!)
-URL=http://127.0.0.1:$LB_PORT/mcp
-deadline=$((SECONDS + STARTUP_TIMEOUT))
-until curl -s -o /dev/null "$URL" 2>/dev/null; do
-    ((SECONDS < deadline)) || { cat "$OUT/haproxy.log" >&2; die "haproxy did not listen within ${STARTUP_TIMEOUT} s"; }
-    sleep 0.1
+    "$HAPROXY" -f "$OUT/$name.cfg" -db >"$OUT/$name.log" 2>&1 &
+    PIDS+=($!)
+    BALANCED_URL=http://127.0.0.1:$port/mcp
+    local deadline=$((SECONDS + STARTUP_TIMEOUT))
+    until curl -s -o /dev/null "$BALANCED_URL" 2>/dev/null; do
+        ((SECONDS < deadline)) || { cat "$OUT/$name.log" >&2; die "haproxy ($name) did not listen within ${STARTUP_TIMEOUT} s"; }
+        sleep 0.1
+    done
+}
+for name in i1 i2 i3; do
+    start_instance "$name"
 done
+balance haproxy "$(server_lines i1 i2 i3)"
+URL=$BALANCED_URL
 echo "==> cluster: redis $REDIS_URL, instances i1 i2 i3, balancer $URL (up in $((SECONDS - started)) s)"
 
 # --- 1. the conformance suite through the balancer ---------------------------------------------
@@ -170,7 +189,23 @@ if wanted tests; then
     echo "==> cluster: the cluster tests took $((SECONDS - step)) s"
 fi
 
-# --- 3. chaos under load ---------------------------------------------------------------------------
+# --- 3. two gateways behind a balancer -------------------------------------------------------------
+# Each gateway runs its own `serve everything` (stdio, no prefix); they share sessions, tasks and
+# requestState keys through the same Redis.
+if wanted gateway; then
+    step=$SECONDS
+    cat >"$OUT/gateway.json" <<JSON
+{"mcpServers": {"everything": {"command": "$BIN", "args": ["serve", "everything"], "prefix": ""}}}
+JSON
+    for name in g1 g2; do
+        launch "$name" 127.0.0.1:0 gateway --config "$OUT/gateway.json" --no-auth
+    done
+    balance haproxy-gateways "$(server_lines g1 g2)"
+    CONFORMANCE_URL=$BALANCED_URL CONFORMANCE_OUT=$OUT/gateway-conformance scripts/conformance.sh || status=1
+    echo "==> cluster: the suite through two gateways behind the balancer took $((SECONDS - step)) s"
+fi
+
+# --- 4. chaos under load ---------------------------------------------------------------------------
 if wanted chaos; then
     step=$SECONDS
     for name in i1 i2 i3; do

@@ -2,7 +2,7 @@
 # Runs every check of the project: formatting, lints, all tests, the guide (built, its
 # includes checked, its examples run), interop with the official Python and TypeScript SDK
 # clients, the official conformance suite over HTTP, the same suite and the cluster tests
-# through three instances behind haproxy sharing Redis, the instruction count per request
+# through three instances behind haproxy sharing Redis (and the suite through two gateways so), the instruction count per request
 # (valgrind) against the recorded one, and every fuzz target under libFuzzer for a few
 # seconds; and the feature matrix of the `modelctx` crate. Prints
 # each stage's time, and a summary of them at the end; and the crates packed as published
@@ -103,7 +103,7 @@ stage "interop: the official SDK clients against modelctx serve everything" scri
 stage "conformance: the official suite (both revisions) against modelctx serve everything --http" \
     scripts/conformance.sh
 stage "gateway: the suite's server scenarios through modelctx gateway fronting serve everything" scripts/gateway.sh
-stage "cluster: the suite and the cluster tests through haproxy, three instances, one Redis" scripts/cluster.sh
+stage "cluster: the suite and the cluster tests through haproxy, three instances (and two gateways), one Redis" scripts/cluster.sh
 instructions() { prepared instructions && scripts/instructions.sh; }
 stage "instructions per request (callgrind), against bench/instructions.json" instructions
 fuzz() { prepared fuzz && FUZZ_SECONDS=${FUZZ_SECONDS:-5} scripts/fuzz.sh; }

@@ -195,25 +195,45 @@ pub struct ServeArgs {
 }
 
 // ANCHOR: redis
-/// What an instance shares through Redis: the stores of its HTTP endpoint.
-async fn share_through_redis(
-    url: &str,
-    mut builder: ServerBuilder,
-    options: &mut HttpOptions,
-    own_state_key: bool,
-) -> Result<ServerBuilder, String> {
-    let redis = modelctx_redis::Redis::connect(url, modelctx_redis::RedisOptions::default())
-        .await
-        .map_err(|e| format!("{e}; start Redis there or fix --redis"))?;
-    builder = builder.task_store(Arc::new(redis.task_store())).bus(Arc::new(redis.bus()));
-    if !own_state_key {
-        let rotation = modelctx_redis::StateKeyRotation { lifetime: STATE_LIFETIME, ..Default::default() };
-        let keys = modelctx_redis::state_keys(&redis, rotation).await.map_err(|e| e.to_string())?;
-        builder = builder.request_state_keys(keys);
+/// What instances share through Redis: connected once at start, then given to the server
+/// (tasks, changes, the requestState keys) and to its HTTP endpoint (sessions, event logs).
+pub(crate) struct RedisShares {
+    redis: modelctx_redis::Redis,
+    /// `None` when the instance seals requestState with a key of its own.
+    keys: Option<StateKeys>,
+}
+
+impl RedisShares {
+    /// Connects to Redis at `url`, and takes the shared requestState keys unless the instance
+    /// has its own (`own_state_key`).
+    pub(crate) async fn connect(url: &str, own_state_key: bool) -> Result<Self, String> {
+        let redis = modelctx_redis::Redis::connect(url, modelctx_redis::RedisOptions::default())
+            .await
+            .map_err(|e| format!("{e}; start Redis there or fix --redis"))?;
+        let keys = if own_state_key {
+            None
+        } else {
+            let rotation =
+                modelctx_redis::StateKeyRotation { lifetime: STATE_LIFETIME, ..Default::default() };
+            Some(modelctx_redis::state_keys(&redis, rotation).await.map_err(|e| e.to_string())?)
+        };
+        tracing::info!(%url, "sessions, tasks, changes and requestState keys are shared through Redis");
+        Ok(Self { redis, keys })
     }
-    options.stores = Some(redis.http_stores(options.session_idle_timeout, options.max_sessions));
-    tracing::info!(%url, "sessions, tasks, changes and requestState keys are shared through Redis");
-    Ok(builder)
+
+    /// `builder` with the shared task store, bus and requestState keys.
+    pub(crate) fn server(&self, builder: ServerBuilder) -> ServerBuilder {
+        let builder = builder.task_store(Arc::new(self.redis.task_store())).bus(Arc::new(self.redis.bus()));
+        match &self.keys {
+            Some(keys) => builder.request_state_keys(keys.clone()),
+            None => builder,
+        }
+    }
+
+    /// `options` with the shared session and event stores.
+    pub(crate) fn endpoint(&self, options: &mut HttpOptions) {
+        options.stores = Some(self.redis.http_stores(options.session_idle_timeout, options.max_sessions));
+    }
 }
 // ANCHOR_END: redis
 
@@ -354,13 +374,16 @@ pub fn run(args: &ServeArgs) -> ExitCode {
         ..HttpOptions::default()
     };
     if let Some(url) = &args.redis {
-        builder = match runtime.block_on(share_through_redis(url, builder, &mut options, own_state_key)) {
-            Ok(builder) => builder,
+        match runtime.block_on(RedisShares::connect(url, own_state_key)) {
+            Ok(shares) => {
+                builder = shares.server(builder);
+                shares.endpoint(&mut options);
+            }
             Err(why) => {
                 tracing::error!("{why}");
                 return ExitCode::FAILURE;
             }
-        };
+        }
     }
     let server = match builder.build() {
         Ok(server) => server,

@@ -17,6 +17,8 @@ use modelctx::gateway::{Gateway, GatewayOptions};
 use modelctx::protocol::types::Implementation;
 use modelctx::transport::http::HttpOptions;
 
+use crate::serve::RedisShares;
+
 /// Arguments of `modelctx gateway`.
 #[derive(Args)]
 pub struct GatewayArgs {
@@ -55,6 +57,12 @@ pub struct GatewayArgs {
     /// test): anyone who reaches the address then uses the backends as the operator.
     #[arg(long, requires = "http", conflicts_with = "issuer")]
     no_auth: bool,
+    /// Share legacy sessions, their event logs, the gateway's tasks, changes and the
+    /// requestState keys with every gateway started with the same Redis (redis://HOST:PORT),
+    /// so that several run behind a load balancer with no sticky sessions (each runs its own
+    /// backends). Startup fails if Redis cannot be reached.
+    #[arg(long, value_name = "URL", requires = "http")]
+    redis: Option<String>,
     /// Serve the operator's endpoint at http://ADDR: /metrics (Prometheus text format: calls,
     /// errors and latency per backend and tool, backends up), /healthz and /readyz (every
     /// backend connected). Loopback only unless --allow-remote; it has no authorization.
@@ -140,6 +148,16 @@ pub fn run(args: &GatewayArgs) -> ExitCode {
         // Each backend authorizes the gateway with its own tokens, kept by `modelctx login`.
         options.host.auth_for = Some(crate::login::stored_for(&config).await.map_err(std::io::Error::other)?);
         options.policy = policy;
+        let shares = match &args.redis {
+            Some(url) => {
+                Some(Arc::new(RedisShares::connect(url, false).await.map_err(std::io::Error::other)?))
+            }
+            None => None,
+        };
+        if let Some(shares) = &shares {
+            let shares = Arc::clone(shares);
+            options.configure = Some(Arc::new(move |builder| shares.server(builder)));
+        }
         let metrics = Arc::new(metrics::Metrics::default());
         if args.metrics.is_some() {
             options.observers.push(metrics.clone());
@@ -170,12 +188,15 @@ pub fn run(args: &GatewayArgs) -> ExitCode {
                     Arc::new(crate::run_token::TokenGate::new(token))
                         as Arc<dyn modelctx::transport::http::Authenticator>
                 });
-                let options = HttpOptions {
+                let mut options = HttpOptions {
                     allowed_hosts: args.allowed_hosts.clone(),
                     allowed_origins: args.allowed_origins.clone(),
                     authenticator: gate,
                     ..HttpOptions::default()
                 };
+                if let Some(shares) = &shares {
+                    shares.endpoint(&mut options);
+                }
                 let auth = Some(&args.auth).filter(|auth| auth.enabled());
                 crate::serve::serve_http(server, address, options, auth, &[]).await
             }

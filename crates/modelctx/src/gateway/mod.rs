@@ -64,7 +64,7 @@ use tokio::sync::broadcast::error::RecvError;
 use tokio::task::JoinHandle;
 
 use crate::host::{ApprovalHook, Host, HostChange, HostConfig, HostOptions};
-use crate::server::{BuildError, Server, ServerOptions};
+use crate::server::{BuildError, Server, ServerBuilder, ServerOptions};
 use mirror::Mirror;
 use observe::CallObserver;
 use policy::Policy;
@@ -93,6 +93,9 @@ pub struct GatewayOptions {
     /// Who may list and use which definitions ([`policy`]); without rules (the default),
     /// everyone may use everything.
     pub policy: Policy,
+    /// A last say over the gateway's server as it is built: the stores several instances
+    /// share behind a balancer (a task store, a bus, the requestState keys). None by default.
+    pub configure: Option<Arc<dyn Fn(ServerBuilder) -> ServerBuilder + Send + Sync>>,
 }
 
 /// The scopes of backend `server`'s definitions under [`GatewayOptions::scopes_per_backend`]:
@@ -112,6 +115,7 @@ impl GatewayOptions {
             scopes_per_backend: false,
             observers: Vec::new(),
             policy: Policy::default(),
+            configure: None,
         }
     }
 }
@@ -155,6 +159,9 @@ impl Gateway {
         };
         #[cfg(not(feature = "skills"))]
         let relayed = std::collections::BTreeSet::new();
+        if let Some(configure) = &options.configure {
+            builder = configure(builder);
+        }
         let server = builder.build()?;
         let calls = Arc::new(calls::Calls { in_flight, observers: options.observers });
         let mut mirror = Mirror::new(calls, options.scopes_per_backend, relayed);
