@@ -18,7 +18,7 @@ use modelctx::client::{Client, ClientHandlers, ClientOptions, EraMode, StaticBea
 use modelctx::protocol::Era;
 use modelctx::protocol::types::{ElicitAction, ElicitValue, Implementation, LoggingLevel, TextOrBlob};
 use modelctx::protocol::v2026::{ElicitResult, SubscriptionFilter};
-use serde_json::json;
+use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 
 pub(crate) fn bin() -> &'static str {
@@ -544,7 +544,8 @@ async fn scoped_callers(authorization: &crate::support::authorization_server::Au
 /// `policies`: rules over the verified principal (tokens of a real JWKS) decide what each
 /// caller lists and uses. An operator sees every tool; a reader sees the read-only tools but
 /// the one a rule denies, and a call to that one is refused naming the rule, one to a tool no
-/// rule allows says so; a caller no rule applies to sees nothing and may use nothing.
+/// rule allows says so; a caller no rule applies to sees nothing and may use nothing. The
+/// `--audit` line of the call made names its principal.
 #[test]
 fn policies_filter_each_callers_listings_and_refuse_naming_the_rule() {
     let authorization = crate::support::authorization_server::AuthorizationServer::start();
@@ -559,9 +560,18 @@ async fn policy_callers(authorization: &crate::support::authorization_server::Au
             {"name": "readers", "principals": {"subject": "alice*", "scopes": ["reader"]},
              "allow": {"readOnlyTools": true}, "deny": {"tools": ["ev__add"]}}
         ]}"#;
+    let audit_dir = tempfile::tempdir().unwrap();
+    let audit = audit_dir.path().join("audit.jsonl");
     let (gateway, _dir) = gateway_with(
         config,
-        &["--auth-issuer", &authorization.issuer, "--auth-jwks", &authorization.jwks_uri()],
+        &[
+            "--auth-issuer",
+            &authorization.issuer,
+            "--auth-jwks",
+            &authorization.jwks_uri(),
+            "--audit",
+            audit.to_str().unwrap(),
+        ],
     );
     let url = format!("http://{}/mcp", gateway.address);
     let caller = |subject: &str, scope: &str| {
@@ -596,6 +606,14 @@ async fn policy_callers(authorization: &crate::support::authorization_server::Au
     assert!(stranger.list_tools().await.unwrap().is_empty(), "no rule applies to mallory");
     let refused = stranger.call_tool("ev__echo", json!({"message": "hi"})).await.unwrap_err().to_string();
     assert!(refused.contains("no policy applies to this caller"), "{refused}");
+
+    // The audit names the verified principal of each call that was made.
+    let written = std::fs::read_to_string(&audit).unwrap();
+    let lines: Vec<Value> = written.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    assert_eq!(lines.len(), 1, "alice's one echo: {written}");
+    assert_eq!(lines[0]["principal"]["subject"], "alice");
+    assert_eq!(lines[0]["principal"]["issuer"], authorization.issuer.as_str());
+    assert_eq!((lines[0]["tool"].as_str(), lines[0]["outcome"].as_str()), (Some("echo"), Some("ok")));
 }
 
 /// HTTP-37: an intermediary answers a request that fails its validation with an HTTP error

@@ -5,7 +5,7 @@ use std::process::Command;
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::Duration;
 
-use crate::support::{Server, modern};
+use crate::support::{Server, modern, modern_as};
 use serde_json::{Value, json};
 
 #[test]
@@ -123,6 +123,24 @@ fn stdio_10_exits_promptly_on_end_of_input() {
     let _ = server.call(1, "server/discover", modern(Value::Null));
     server.close_stdin();
     server.assert_exits_cleanly("end of input");
+}
+
+/// STDIO-10 with tasks running: the work of a task (one that waits for input, one that computes
+/// for a minute) holds no stdio server once its one client is gone — no one could poll it —
+/// so the server still exits promptly at end of input (it used to linger until the work ended,
+/// an orphan once its host was killed).
+#[test]
+fn stdio_10_exits_promptly_on_end_of_input_with_tasks_running() {
+    let mut server = Server::start();
+    let tasks = json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
+    let long = json!({"name": "slow_compute", "arguments": {"seconds": 60, "label": "long"}});
+    let created = server.call(1, "tools/call", modern_as(long, tasks.clone()));
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    let asking = json!({"name": "confirm_delete", "arguments": {"filename": "a.txt"}});
+    let created = server.call(2, "tools/call", modern_as(asking, tasks));
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    server.close_stdin();
+    server.assert_exits_cleanly("end of input, with tasks still working");
 }
 
 #[test]

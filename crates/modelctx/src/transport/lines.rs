@@ -14,6 +14,7 @@ use tokio_util::bytes::BytesMut;
 #[cfg(feature = "testing")]
 use tokio_util::codec::Decoder;
 use tokio_util::codec::FramedRead;
+use tokio_util::sync::CancellationToken;
 
 use super::connection::{Inbound, serve_endpoint};
 use super::framing::{Line, Lines};
@@ -38,7 +39,8 @@ where
 {
     let limits = server.options().limits.parse;
     let (outbox, inbox) = mpsc::channel(OUTBOX);
-    let writer_task = tokio::spawn(write_messages(writer, inbox));
+    let served = CancellationToken::new();
+    let writer_task = tokio::spawn(write_messages(writer, inbox, served.clone()));
     let input = FramedRead::new(reader, Lines::new(limits))
         .take_while(|line| {
             if let Err(e) = line {
@@ -48,6 +50,9 @@ where
         })
         .filter_map(|line| std::future::ready(line.ok().and_then(|line| inbound(line, &limits))));
     serve_endpoint(server, input, outbox, shutdown).await;
+    // Every request has its answer queued: the writer writes what is queued and ends, without
+    // waiting for the work of tasks, which no client can reach once the connection is over.
+    served.cancel();
     writer_task.await.map_err(std::io::Error::other)?
 }
 
@@ -83,14 +88,23 @@ fn inbound(line: Line, limits: &ParseLimits) -> Option<Inbound> {
     }
 }
 
+/// Writes the messages of `inbox` until it ends, or until `served` is tripped and nothing is
+/// left in it.
 async fn write_messages<W: AsyncWrite + Unpin>(
     writer: W,
     mut inbox: mpsc::Receiver<Outgoing>,
+    served: CancellationToken,
 ) -> std::io::Result<()> {
     let mut writer = BufWriter::new(writer);
     // One buffer for every line: a message is serialised into it once, newline included.
     let mut line = Vec::with_capacity(1024);
-    while let Some(message) = inbox.recv().await {
+    loop {
+        let message = tokio::select! {
+            biased;
+            message = inbox.recv() => message,
+            () = served.cancelled() => None,
+        };
+        let Some(message) = message else { break };
         line.clear();
         serde_json::to_writer(&mut line, &message).map_err(std::io::Error::other)?;
         line.push(b'\n');
