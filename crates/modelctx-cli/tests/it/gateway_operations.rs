@@ -138,34 +138,48 @@ async fn readiness(metrics: &str) -> u16 {
     reqwest::get(format!("http://{metrics}/readyz")).await.map_or(0, |answer| answer.status().as_u16())
 }
 
-/// A backend killed (SIGKILL): calls to it are refused at once with an error naming it and
-/// saying why — none waits on a dead process — and `/readyz` says so; the gateway restarts it,
-/// and calls go through again. Arguments that break the backend's input schema are refused by
-/// the gateway as a tool error the model can correct, and never reach the backend.
+/// Arguments that break the backend's input schema are refused by the gateway as a tool error
+/// the model can correct, and never reach the backend (its input is copied to a file).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_killed_backend_is_refused_plainly_until_it_is_back_and_bad_arguments_never_reach_it() {
+async fn arguments_that_break_the_backends_schema_never_reach_it() {
     let dir = tempfile::tempdir().unwrap();
-    let (pid_file, input) = (dir.path().join("backend.pid"), dir.path().join("backend-input.jsonl"));
-    // The backend writes its own pid, and its input is copied to a file.
-    let script = format!(
-        "tee -a {} | sh -c 'echo $$ > {}; exec \"$0\" serve everything' \"$0\"",
-        input.display(),
-        pid_file.display()
-    );
+    let input = dir.path().join("backend-input.jsonl");
+    let script = format!("tee -a {} | exec \"$0\" serve everything", input.display());
     let config =
         json!({"mcpServers": {"ev": {"command": "sh", "args": ["-c", script, "${BIN}"]}}}).to_string();
-    let (gateway, _config_dir) = gateway_with(&config, &["--metrics", "127.0.0.1:0"]);
-    let metrics = metrics_address(&gateway);
+    let (gateway, _config_dir) = gateway_with(&config, &[]);
     let client = connect(&gateway, options(EraMode::Auto)).await;
-
     let refused = client.call_tool("ev__add", json!({"a": "two", "b": 2})).await.unwrap();
     assert_eq!(refused.is_error, Some(true));
     assert!(text(&refused).contains("Invalid arguments for tool ev__add"), "{}", text(&refused));
+    let good = client.call_tool("ev__add", json!({"a": 40, "b": 2})).await.unwrap();
+    assert!(text(&good).contains("42"), "{}", text(&good));
     let forwarded = std::fs::read_to_string(&input).unwrap_or_default();
-    assert!(!forwarded.contains("\"two\""), "the bad arguments reached the backend: {forwarded}");
+    assert!(forwarded.contains("tools/call") && !forwarded.contains("\"two\""), "{forwarded}");
+}
 
-    let pid = std::fs::read_to_string(&pid_file).unwrap().trim().to_owned();
-    assert!(Command::new("kill").args(["-KILL", &pid]).status().unwrap().success());
+/// The pids of `parent`'s children.
+fn children(parent: u32) -> Vec<u32> {
+    let tasks = std::fs::read_dir(format!("/proc/{parent}/task")).unwrap();
+    let listed = tasks.filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("children")).ok());
+    listed
+        .flat_map(|list| list.split_whitespace().filter_map(|pid| pid.parse().ok()).collect::<Vec<_>>())
+        .collect()
+}
+
+/// A backend killed (SIGKILL): calls to it are refused at once with an error naming it and
+/// saying why — none waits on a dead process — and the gateway restarts it, `/readyz` says
+/// ready again and calls go through.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_backend_is_refused_plainly_until_it_is_back() {
+    let config = r#"{"mcpServers": {"ev": {"command": "${BIN}", "args": ["serve", "everything"]}}}"#;
+    let (gateway, _config_dir) = gateway_with(config, &["--metrics", "127.0.0.1:0"]);
+    let metrics = metrics_address(&gateway);
+    let client = connect(&gateway, options(EraMode::Auto)).await;
+    assert_eq!(text(&client.call_tool("ev__echo", json!({"message": "here"})).await.unwrap()), "here");
+    let backends = children(gateway.pid());
+    assert_eq!(backends.len(), 1, "the gateway runs one backend: {backends:?}");
+    assert!(Command::new("kill").args(["-KILL", &backends[0].to_string()]).status().unwrap().success());
     let deadline = Instant::now() + PATIENCE;
     let error = loop {
         assert!(Instant::now() < deadline, "no call was refused after the backend was killed");
