@@ -11,7 +11,6 @@ use modelctx_protocol::jsonrpc::{ErrorCode, ErrorObject};
 use modelctx_protocol::model::{CallToolResult, Tool};
 use modelctx_protocol::types::{Prompt, Resource, ResourceTemplate, TextOrBlob};
 use modelctx_protocol::uri_template::UriTemplate;
-use modelctx_protocol::v2025;
 use serde_json::{Value, json};
 
 use super::calls::{Calls, call_tool};
@@ -156,11 +155,7 @@ fn tool_def(host: &Arc<Host>, calls: &Arc<Calls>, entry: &HostTool) -> ToolDef {
             ui.resource_uri = ui.resource_uri.take().map(|uri| host.host_uri(&entry.server, &uri))
         });
     }
-    let tasks = match entry.tasks {
-        v2025::TaskSupport::Forbidden => TaskSupport::Forbidden,
-        v2025::TaskSupport::Optional => TaskSupport::Optional,
-        v2025::TaskSupport::Required => TaskSupport::Required,
-    };
+    let tasks = TaskSupport::from(entry.tasks);
     let (host, calls, entry) = (Arc::clone(host), Arc::clone(calls), entry.clone());
     let def = ToolDef::listed(tool, move |ctx: RequestContext, Args(arguments): Args<JsonObject>| {
         let (host, calls, entry) = (Arc::clone(&host), Arc::clone(&calls), entry.clone());

@@ -98,6 +98,21 @@ pub struct GatewayOptions {
     pub configure: Option<Arc<dyn Fn(ServerBuilder) -> ServerBuilder + Send + Sync>>,
 }
 
+impl std::fmt::Debug for GatewayOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GatewayOptions")
+            .field("info", &self.info)
+            .field("instructions", &self.instructions)
+            .field("server", &self.server)
+            .field("host", &self.host)
+            .field("scopes_per_backend", &self.scopes_per_backend)
+            .field("observers", &self.observers.len())
+            .field("policy", &self.policy)
+            .field("configure", &self.configure.is_some())
+            .finish()
+    }
+}
+
 /// The scopes of backend `server`'s definitions under [`GatewayOptions::scopes_per_backend`]:
 /// `[read, write]`.
 pub fn backend_scopes(server: &str) -> [String; 2] {

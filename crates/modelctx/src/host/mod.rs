@@ -531,7 +531,6 @@ impl Shared {
         let _ = self.changes.send(change);
     }
 
-    /// The connection to `server`, or why there is none.
     /// A turn to call a tool of `server`, when its `maxConcurrentCalls` bounds them: waited
     /// for within its time limit. `None` when calls are not bounded.
     async fn turn(&self, server: &str) -> Result<Option<OwnedSemaphorePermit>, HostError> {
@@ -550,6 +549,7 @@ impl Shared {
         }
     }
 
+    /// The connection to `server`, or why there is none.
     fn client(&self, server: &str) -> Result<Arc<Client>, HostError> {
         let Some(slot) = self.slots.get(server) else {
             return Err(HostError::Unavailable {

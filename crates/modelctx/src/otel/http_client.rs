@@ -24,11 +24,6 @@ pub(super) struct ExportRuntime {
 }
 
 impl ExportRuntime {
-    /// None started yet.
-    pub(super) fn none() -> Self {
-        Self::default()
-    }
-
     /// The runtime, started now if it was not.
     fn runtime(&self) -> Result<&Arc<Runtime>, super::OtelError> {
         if let Some(runtime) = self.runtime.get() {

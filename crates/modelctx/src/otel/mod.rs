@@ -155,10 +155,10 @@ impl Telemetry {
         // Nothing to export: no resource to describe (a stdio server a host spawns per
         // session starts without touching the SDK).
         if (traces, metrics) == (Exporter::None, Exporter::None) {
-            return Ok(Self { tracer: None, meter: None, _runtime: ExportRuntime::none() });
+            return Ok(Self { tracer: None, meter: None, _runtime: ExportRuntime::default() });
         }
         let resource = resource(service_name);
-        let runtime = ExportRuntime::none();
+        let runtime = ExportRuntime::default();
         let tracer = match traces {
             Exporter::None => None,
             // Console spans are written as each one ends, so they show at once.

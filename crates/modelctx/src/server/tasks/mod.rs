@@ -56,6 +56,19 @@ pub enum TaskSupport {
     Required,
 }
 
+/// A 2025-11-25 listing's `execution.taskSupport`, as a definition's (a gateway serves its
+/// backends' tools as they run there).
+impl From<modelctx_protocol::v2025::TaskSupport> for TaskSupport {
+    fn from(listed: modelctx_protocol::v2025::TaskSupport) -> Self {
+        use modelctx_protocol::v2025::TaskSupport as Listed;
+        match listed {
+            Listed::Forbidden => Self::Forbidden,
+            Listed::Optional => Self::Optional,
+            Listed::Required => Self::Required,
+        }
+    }
+}
+
 /// The bounds of a server's tasks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TaskOptions {
