@@ -8,7 +8,8 @@
 #      instances (requests, GET stream, an elicitation answered on another instance), a change
 #      on one instance heard by listeners on another, an instance killed mid-task (last);
 #   3. the same suite through two `modelctx gateway --redis` instances behind a second haproxy,
-#      each fronting its own `serve everything` (a gateway deployment scaled out);
+#      each fronting its own `serve everything` (a gateway deployment scaled out), and their
+#      rate limit held across both (tests/cluster: gateway_instances_share_their_rate_limits);
 #   4. chaos under load (tests/cluster/chaos.rs): with every instance up again, a steady mix of
 #      quick and slow calls, legacy sessions, tasks and listen streams while this script kills
 #      an instance (SIGKILL), starts it again, and stops and starts Redis (SIGTERM, AOF kept);
@@ -180,7 +181,7 @@ if wanted tests; then
     done
     if MODELCTX_CLUSTER_URL=$URL MODELCTX_CLUSTER_INSTANCES=$instances \
         timeout --foreground -k 10 600 cargo test --locked -q --workspace --all-features --test cluster -- \
-        --ignored --skip chaos --test-threads=1 --nocapture 2>&1 | tee "$OUT/tests.log"; then
+        --ignored --skip chaos --skip gateway_ --test-threads=1 --nocapture 2>&1 | tee "$OUT/tests.log"; then
         :
     else
         status=1
@@ -190,19 +191,27 @@ if wanted tests; then
 fi
 
 # --- 3. two gateways behind a balancer -------------------------------------------------------------
-# Each gateway runs its own `serve everything` (stdio, no prefix); they share sessions, tasks and
-# requestState keys through the same Redis.
+# Each gateway runs its own `serve everything` (stdio, no prefix); they share sessions, tasks,
+# requestState keys and rate-limit budgets through the same Redis (the suite calls no `add`).
 if wanted gateway; then
     step=$SECONDS
     cat >"$OUT/gateway.json" <<JSON
-{"mcpServers": {"everything": {"command": "$BIN", "args": ["serve", "everything"], "prefix": ""}}}
+{"mcpServers": {"everything": {"command": "$BIN", "args": ["serve", "everything"], "prefix": ""}},
+ "rateLimits": [{"name": "adds", "tools": ["add"], "calls": 5, "perMs": 600000}]}
 JSON
     for name in g1 g2; do
         launch "$name" 127.0.0.1:0 gateway --config "$OUT/gateway.json" --no-auth
     done
     balance haproxy-gateways "$(server_lines g1 g2)"
     CONFORMANCE_URL=$BALANCED_URL CONFORMANCE_OUT=$OUT/gateway-conformance scripts/conformance.sh || status=1
-    echo "==> cluster: the suite through two gateways behind the balancer took $((SECONDS - step)) s"
+    if MODELCTX_CLUSTER_URL=$BALANCED_URL timeout --foreground -k 10 300 cargo test --locked -q --workspace \
+        --all-features --test cluster -- --ignored gateway_ --nocapture 2>&1 | tee "$OUT/gateway-tests.log"; then
+        :
+    else
+        status=1
+    fi
+    grep -q '^test result: ok. 1 passed' "$OUT/gateway-tests.log" || status=1
+    echo "==> cluster: the suite and the shared rate limit through two gateways behind the balancer took $((SECONDS - step)) s"
 fi
 
 # --- 4. chaos under load ---------------------------------------------------------------------------

@@ -9,7 +9,8 @@
 # are workspaces of their own, which `cargo test` does not build: they are checked here
 # (`cargo check`, in a target directory they share; at once when already checked).
 #
-# Installs mdbook (pinned, without its server features) into ~/.cargo/bin when it is missing;
+# Installs mdbook (pinned, without its server features, unoptimized: it renders this book in a
+# moment either way, and builds in a fraction of the time) into ~/.cargo/bin when it is missing;
 # `scripts/guide.sh --prepare` does only that and the rmcp check (scripts/test.sh runs it
 # early, in the background).
 set -euo pipefail
@@ -19,7 +20,7 @@ TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target}
 
 if [[ "$(mdbook --version 2>/dev/null)" != "mdbook v$MDBOOK_VERSION" ]]; then
     echo "==> guide: installing mdbook $MDBOOK_VERSION"
-    CARGO_INCREMENTAL=0 cargo install mdbook --version "$MDBOOK_VERSION" --locked --no-default-features --quiet
+    CARGO_INCREMENTAL=0 cargo install mdbook --version "$MDBOOK_VERSION" --locked --no-default-features --debug --quiet
 fi
 echo "==> guide: the rmcp programs it quotes compile"
 for program in bench/first-server/rmcp bench/rmcp-server; do

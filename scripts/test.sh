@@ -3,8 +3,9 @@
 # includes checked, its examples run), interop with the official Python and TypeScript SDK
 # clients, the official conformance suite over HTTP, the same suite and the cluster tests
 # through three instances behind haproxy sharing Redis (and the suite through two gateways so), the instruction count per request
-# (valgrind) against the recorded one, and every fuzz target under libFuzzer for a few
-# seconds; and the feature matrix of the `modelctx` crate. Prints
+# (valgrind) against the recorded one, and a bounded soak; and the feature matrix of the
+# `modelctx` crate. (The fuzz targets run over their corpora and mutations in `cargo test`;
+# `scripts/fuzz.sh` runs them under libFuzzer, and `scripts/soak.sh` the soak in full.) Prints
 # each stage's time, and a summary of them at the end; and the crates packed as published
 # (scripts/package.sh).
 # Needs the Rust toolchain, Python 3, Node 20+ and git; it installs the Debian packages the
@@ -31,10 +32,13 @@ stage() {
     echo "==> $name: done in ${took} s"
 }
 
-# The CPU-heavy builds of three late stages — mdbook and the rmcp programs it quotes for the
-# guide, the optimized bench server for the instruction counts, the fuzz targets — start now at
-# the lowest priority, in the CPU time the checks before them leave idle (one crate at a time,
-# waiting on tests); their stages wait for them.
+# The CPU-heavy work of three later stages — the feature matrix (clippy of every feature alone,
+# in a target directory of its own so that it never waits on the other cargo commands' lock),
+# mdbook and the rmcp programs it quotes for the guide, the optimized bench server for the
+# instruction counts — starts now at the lowest priority, in the CPU time the checks before them
+# leave idle (one crate at a time, waiting on tests); their stages wait for them. On a fresh
+# machine of two cores every crate is built cold, so this overlap is most of what keeps the run
+# short.
 mkdir -p target
 declare -A preparing=()
 prepare() {
@@ -58,14 +62,13 @@ prepared() {
 # The Debian packages the tests start (apt-get: the network and dpkg, little CPU) are installed
 # meanwhile too; the test stage waits for them.
 prepare packages scripts/packages.sh
+prepare features env CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}/features" scripts/features.sh
 prepare guide scripts/guide.sh --prepare
 prepare instructions scripts/instructions.sh --build
-prepare fuzz scripts/fuzz.sh --build
 
 stage "cargo fmt --check" cargo fmt --all -- --check
 stage "cargo clippy (all targets, all features, warnings are errors)" \
     cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
-stage "features: modelctx without default features and with each feature alone (clippy)" scripts/features.sh
 stage "package: the publishable crates packed in dependency order, the libraries' docs with -D warnings" scripts/package.sh
 stage "packages (Debian packages the tests start, installed in the background)" prepared packages
 # The leak test (10,000 idle peers of each kind: two minutes of one core) runs beside the other
@@ -106,8 +109,8 @@ stage "gateway: the suite's server scenarios through modelctx gateway fronting s
 stage "cluster: the suite and the cluster tests through haproxy, three instances (and two gateways), one Redis" scripts/cluster.sh
 instructions() { prepared instructions && scripts/instructions.sh; }
 stage "instructions per request (callgrind), against bench/instructions.json" instructions
-fuzz() { prepared fuzz && FUZZ_SECONDS=${FUZZ_SECONDS:-5} scripts/fuzz.sh; }
-stage "fuzz: every target under libFuzzer from its corpus, FUZZ_SECONDS (5) each" fuzz
+features() { prepared features && cat target/prepare-features.log; }
+stage "features: modelctx without default features and with each feature alone (clippy, in the background)" features
 stage "soak: serve everything on HTTP and stdio under mixed load for SOAK_SECONDS (120), memory and descriptors flat" \
     scripts/soak.sh --short
 

@@ -234,6 +234,11 @@ impl RedisShares {
     pub(crate) fn endpoint(&self, options: &mut HttpOptions) {
         options.stores = Some(self.redis.http_stores(options.session_idle_timeout, options.max_sessions));
     }
+
+    /// The shared budgets of rate limits.
+    pub(crate) fn rate_store(&self) -> Arc<dyn modelctx::store::RateStore> {
+        Arc::new(self.redis.rate_store())
+    }
 }
 // ANCHOR_END: redis
 

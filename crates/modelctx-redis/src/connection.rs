@@ -281,6 +281,11 @@ impl Redis {
     pub fn once_store(&self) -> RedisOnceStore {
         RedisOnceStore::new(self.clone())
     }
+
+    /// The store of call budgets.
+    pub fn rate_store(&self) -> crate::RedisRateStore {
+        crate::RedisRateStore::new(self.clone())
+    }
 }
 
 /// Pings `connection` while Redis is wanted, so it reconnects while idle and the first real

@@ -4,7 +4,8 @@
 //! balancer serve as one: legacy sessions and the event logs of their streams
 //! ([`RedisSessionStore`], [`RedisEventStore`]), tasks ([`RedisTaskStore`]), the bus that carries
 //! changes and legacy answers between instances ([`RedisBus`]), what may be used only once
-//! ([`RedisOnceStore`]) and the shared, rotating `requestState` keys ([`state_keys`]).
+//! ([`RedisOnceStore`]), call budgets ([`RedisRateStore`]) and the shared, rotating
+//! `requestState` keys ([`state_keys`]).
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -44,6 +45,7 @@ mod bus;
 mod connection;
 mod events;
 mod once;
+mod rate;
 mod sessions;
 mod state_keys;
 mod tasks;
@@ -52,6 +54,7 @@ pub use bus::RedisBus;
 pub use connection::{Redis, RedisOptions};
 pub use events::{RedisEventLimits, RedisEventStore};
 pub use once::RedisOnceStore;
+pub use rate::RedisRateStore;
 pub use sessions::RedisSessionStore;
 pub use state_keys::{StateKeyRotation, state_keys};
 pub use tasks::RedisTaskStore;

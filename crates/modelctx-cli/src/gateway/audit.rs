@@ -73,6 +73,7 @@ impl Audit {
             "name": record.name,
             "outcome": record.outcome.as_str(),
             "errorCode": error_code,
+            "detail": record.detail,
             "durationMs": record.duration.as_secs_f64() * 1000.0,
             "traceId": record.trace_id,
             "arguments": arguments,

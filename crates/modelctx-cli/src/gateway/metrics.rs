@@ -4,9 +4,10 @@
 //!
 //! Metrics, by `prometheus-client`:
 //! - `mcp_gateway_calls_total{server, tool, outcome}`: tool calls, by how they ended (`ok`,
-//!   `tool_error`, `error`, `cancelled`);
+//!   `tool_error`, `error`, `cancelled`, `refused` by a policy or a rate limit);
 //! - `mcp_gateway_call_duration_seconds{server, tool}`: how long they took;
 //! - `mcp_gateway_backend_up{server}`: 1 while the backend is connected, 0 otherwise;
+//! - `mcp_gateway_backend_circuit_open{server}`: 1 while the backend's circuit refuses calls;
 //! - `mcp_gateway_audit_dropped_total`: audit lines dropped because the writer fell behind.
 
 use std::sync::Arc;
@@ -53,6 +54,7 @@ pub struct Metrics {
     calls: Family<CallLabels, Counter>,
     durations: Family<ToolLabels, Histogram>,
     up: Family<ServerLabels, Gauge>,
+    circuit_open: Family<ServerLabels, Gauge>,
     /// Audit lines dropped (`audit.rs` counts them here).
     pub audit_dropped: Counter,
 }
@@ -81,13 +83,19 @@ impl Default for Metrics {
             "Whether each backend is connected (1) or not (0)",
             up.clone(),
         );
+        let circuit_open = Family::<ServerLabels, Gauge>::default();
+        registry.register(
+            "mcp_gateway_backend_circuit_open",
+            "Whether each backend's circuit is open (1: calls are refused at once) or not (0)",
+            circuit_open.clone(),
+        );
         let audit_dropped = Counter::default();
         registry.register(
             "mcp_gateway_audit_dropped",
             "Audit lines dropped because the audit writer fell behind",
             audit_dropped.clone(),
         );
-        Self { registry, calls, durations, up, audit_dropped }
+        Self { registry, calls, durations, up, circuit_open, audit_dropped }
     }
 }
 
@@ -103,9 +111,13 @@ impl CallObserver for Metrics {
 impl Metrics {
     /// The text a scrape reads, each backend's state read now.
     fn scrape(&self, gateway: &Gateway) -> Result<String, std::fmt::Error> {
+        // Backends a reload removed are not reported.
+        self.up.clear();
+        self.circuit_open.clear();
         for status in gateway.host().status() {
-            let up = i64::from(status.state == ServerState::Connected);
-            self.up.get_or_create(&ServerLabels { server: status.name }).set(up);
+            let server = ServerLabels { server: status.name };
+            self.up.get_or_create(&server).set(i64::from(status.state == ServerState::Connected));
+            self.circuit_open.get_or_create(&server).set(i64::from(status.circuit_open));
         }
         let mut text = String::new();
         prometheus_client::encoding::text::encode(&mut text, &self.registry)?;

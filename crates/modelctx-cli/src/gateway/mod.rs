@@ -1,10 +1,11 @@
 //! `modelctx gateway --config FILE [--http ADDR]`: every server of a host's config file served
 //! as one MCP server, in both eras, over Streamable HTTP or stdio; with `--metrics ADDR` the
 //! operator's endpoint beside it (`metrics.rs`), with `--audit FILE` a line per call
-//! (`audit.rs`).
+//! (`audit.rs`); the config file followed as it changes (`reload.rs`).
 
 mod audit;
 mod metrics;
+mod reload;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -12,7 +13,6 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::Args;
-use modelctx::gateway::policy::Policy;
 use modelctx::gateway::{Gateway, GatewayOptions};
 use modelctx::protocol::types::Implementation;
 use modelctx::transport::http::HttpOptions;
@@ -24,7 +24,10 @@ use crate::serve::RedisShares;
 pub struct GatewayArgs {
     /// The config file: `mcpServers` (Claude Desktop, Cursor, .mcp.json) or VS Code's
     /// `servers`, each entry with an optional `prefix` (`""` keeps the backend's own names),
-    /// `allowTools` and `denyTools`; and `policies`, who may use what; see docs/gateway.md.
+    /// `allowTools`, `denyTools` and `circuitBreaker`; `policies`, who may use what; and
+    /// `rateLimits`, how often; see docs/gateway.md. Applied again when it changes or on
+    /// SIGHUP: sessions and calls in flight go on; a file that does not read is refused and the
+    /// running configuration kept.
     #[arg(long, value_name = "FILE")]
     config: PathBuf,
     /// Serve Streamable HTTP at http://ADDR/mcp instead of stdio (port 0 picks a free port);
@@ -57,8 +60,9 @@ pub struct GatewayArgs {
     /// test): anyone who reaches the address then uses the backends as the operator.
     #[arg(long, requires = "http", conflicts_with = "issuer")]
     no_auth: bool,
-    /// Share legacy sessions, their event logs, the gateway's tasks, changes and the
-    /// requestState keys with every gateway started with the same Redis (redis://HOST:PORT),
+    /// Share legacy sessions, their event logs, the gateway's tasks, changes, the requestState
+    /// keys and the rate limits' budgets with every gateway started with the same Redis
+    /// (redis://HOST:PORT),
     /// so that several run behind a load balancer with no sticky sessions (each runs its own
     /// backends). Startup fails if Redis cannot be reached.
     #[arg(long, value_name = "URL", requires = "http")]
@@ -69,7 +73,8 @@ pub struct GatewayArgs {
     #[arg(long, value_name = "ADDR")]
     metrics: Option<SocketAddr>,
     /// Append one JSON line per tool call to FILE (`-`: standard output, with --http only):
-    /// time, principal, backend, tool, outcome, duration, trace id and arguments.
+    /// time, principal, backend, tool, outcome (`refused` for a call a policy or a rate limit
+    /// refused) and why, duration, trace id and arguments.
     #[arg(long, value_name = "FILE")]
     audit: Option<PathBuf>,
     /// An argument name whose values the audit log replaces with "[redacted]", at any depth
@@ -97,24 +102,14 @@ fn run_token(args: &GatewayArgs) -> std::io::Result<Option<String>> {
     }
 }
 
-/// The rules of the config file's `policies` (none when it has none).
-fn policy_of(path: &std::path::Path) -> Result<Policy, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
-    let document: serde_json::Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
-    match document.get("policies") {
-        None => Ok(Policy::default()),
-        Some(policies) => Policy::from_json(policies),
-    }
-}
-
 /// Runs the gateway until SIGTERM (or, on stdio, until stdin ends): exit 0 then, 1 when the
 /// config cannot be read, the address is refused or serving fails.
 pub fn run(args: &GatewayArgs) -> ExitCode {
     let _logging = crate::logging::init(tracing::Level::INFO);
-    let config = match crate::config_file::load(&args.config) {
-        Ok(config) => config,
+    let loaded = match reload::load(&args.config) {
+        Ok(loaded) => loaded,
         Err(e) => {
-            tracing::error!("{e}");
+            tracing::error!("{}: {e}", args.config.display());
             return ExitCode::FAILURE;
         }
     };
@@ -131,13 +126,6 @@ pub fn run(args: &GatewayArgs) -> ExitCode {
         );
         return ExitCode::FAILURE;
     }
-    let policy = match policy_of(&args.config) {
-        Ok(policy) => policy,
-        Err(e) => {
-            tracing::error!("{}: {e}", args.config.display());
-            return ExitCode::FAILURE;
-        }
-    };
     let Some(runtime) = crate::runtime::for_serving(None) else { return ExitCode::FAILURE };
     let outcome = runtime.block_on(async {
         let info = Implementation::new("modelctx-gateway", env!("CARGO_PKG_VERSION"));
@@ -146,8 +134,13 @@ pub fn run(args: &GatewayArgs) -> ExitCode {
         // tokens hold for each.
         options.scopes_per_backend = args.auth.enabled();
         // Each backend authorizes the gateway with its own tokens, kept by `modelctx login`.
+        let config = loaded.config;
         options.host.auth_for = Some(crate::login::stored_for(&config).await.map_err(std::io::Error::other)?);
-        options.policy = policy;
+        options.policy = loaded.policy;
+        options.rate_limits = loaded.rate_limits;
+        // A backend that keeps failing is refused at once for a while rather than waited on by
+        // every caller (an entry's `circuitBreaker` overrides this).
+        options.host.circuit_breaker = Some(modelctx::host::CircuitPolicy::default());
         let shares = match &args.redis {
             Some(url) => {
                 Some(Arc::new(RedisShares::connect(url, false).await.map_err(std::io::Error::other)?))
@@ -155,6 +148,7 @@ pub fn run(args: &GatewayArgs) -> ExitCode {
             None => None,
         };
         if let Some(shares) = &shares {
+            options.rate_store = shares.rate_store();
             let shares = Arc::clone(shares);
             options.configure = Some(Arc::new(move |builder| shares.server(builder)));
         }
@@ -180,6 +174,7 @@ pub fn run(args: &GatewayArgs) -> ExitCode {
             let error = status.last_error.map(|e| format!(": {e}")).unwrap_or_default();
             tracing::info!(server = %status.name, tools = status.tools, "{}{error}", status.state);
         }
+        let follower = tokio::spawn(reload::follow(args.config.clone(), Arc::clone(&gateway)));
         let server = gateway.server().clone();
         let served = match args.http {
             None => modelctx::transport::stdio::serve_stdio(server).await,
@@ -201,6 +196,7 @@ pub fn run(args: &GatewayArgs) -> ExitCode {
                 crate::serve::serve_http(server, address, options, auth, &[]).await
             }
         };
+        follower.abort();
         gateway.shutdown().await;
         served
     });

@@ -294,3 +294,31 @@ async fn z_an_instance_killed_mid_task_leaves_the_task_readable_as_failed() {
         started.elapsed().as_secs_f64()
     );
 }
+
+/// Two gateways behind the balancer, sharing Redis, keep one budget per rate limit
+/// (`scripts/cluster.sh` gives them `rateLimits` of five `add` calls per ten minutes): of eight
+/// calls spread over both, five are answered and three refused naming the rule — each gateway
+/// counting alone would have let five of its own through.
+#[tokio::test]
+#[ignore = "runs in scripts/cluster.sh, against two gateways behind its second balancer"]
+async fn gateway_instances_share_their_rate_limits() {
+    let http = reqwest::Client::new();
+    let (mut servers, mut answered, mut refused) = (BTreeSet::new(), 0, Vec::new());
+    for n in 0..8 {
+        let call = modern(&http, "tools/call", json!({"name": "add", "arguments": {"a": n, "b": 1}}));
+        let response = call.send().await.unwrap();
+        servers.insert(served_by(response.headers()));
+        let body = json_of(response).await.unwrap();
+        match body["error"]["message"].as_str() {
+            Some(message) => refused.push(message.to_owned()),
+            None => answered += 1,
+        }
+    }
+    assert_eq!(servers.len(), 2, "both gateways served calls: {servers:?}");
+    assert_eq!(answered, 5, "five answered in all: {refused:#?}");
+    assert_eq!(refused.len(), 3, "{refused:#?}");
+    assert!(
+        refused.iter().all(|message| message.contains("rule \"adds\" allows 5 requests")),
+        "{refused:#?}"
+    );
+}

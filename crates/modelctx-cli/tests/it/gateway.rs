@@ -607,13 +607,31 @@ async fn policy_callers(authorization: &crate::support::authorization_server::Au
     let refused = stranger.call_tool("ev__echo", json!({"message": "hi"})).await.unwrap_err().to_string();
     assert!(refused.contains("no policy applies to this caller"), "{refused}");
 
-    // The audit names the verified principal of each call that was made.
+    // The audit names the verified principal of each call, made or refused, and why one was
+    // refused.
     let written = std::fs::read_to_string(&audit).unwrap();
     let lines: Vec<Value> = written.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
-    assert_eq!(lines.len(), 1, "alice's one echo: {written}");
-    assert_eq!(lines[0]["principal"]["subject"], "alice");
+    let seen: Vec<(&str, &str, &str)> = lines
+        .iter()
+        .map(|line| {
+            let field = |key: &str| line[key].as_str().unwrap_or_default();
+            let subject = line["principal"]["subject"].as_str().unwrap_or_default();
+            (subject, field("tool"), field("outcome"))
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("alice", "echo", "ok"),
+            ("alice", "add", "refused"),
+            ("alice", "fail", "refused"),
+            ("mallory", "echo", "refused")
+        ],
+        "{written}"
+    );
     assert_eq!(lines[0]["principal"]["issuer"], authorization.issuer.as_str());
-    assert_eq!((lines[0]["tool"].as_str(), lines[0]["outcome"].as_str()), (Some("echo"), Some("ok")));
+    assert!(lines[1]["detail"].as_str().unwrap().contains("policy \"readers\""), "{written}");
+    assert!(lines[3]["detail"].as_str().unwrap().contains("no policy applies"), "{written}");
 }
 
 /// HTTP-37: an intermediary answers a request that fails its validation with an HTTP error

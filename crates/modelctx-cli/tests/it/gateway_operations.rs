@@ -1,8 +1,9 @@
 //! What an operator runs beside `modelctx gateway`: a real Prometheus (Debian's `prometheus`,
 //! which scripts/packages.sh installs; `MODELCTX_PROMETHEUS` names another) scraping
 //! `--metrics`, the health and readiness probes, and the `--audit` file; a killed backend
-//! refused plainly until it is back; arguments checked against the backend's schema before
-//! they are forwarded.
+//! refused plainly, then by its open circuit, until it is back; arguments checked against the
+//! backend's schema before they are forwarded; rate limits; the config reloaded while a call
+//! runs.
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -167,28 +168,44 @@ fn children(parent: u32) -> Vec<u32> {
         .collect()
 }
 
+/// The gateway's `/metrics` text now.
+async fn scrape(metrics: &str) -> String {
+    reqwest::get(format!("http://{metrics}/metrics")).await.unwrap().text().await.unwrap()
+}
+
 /// A backend killed (SIGKILL): calls to it are refused at once with an error naming it and
-/// saying why — none waits on a dead process — and the gateway restarts it, `/readyz` says
-/// ready again and calls go through.
+/// saying why — none waits on a dead process; after `circuitBreaker.failures` of them its
+/// circuit opens (said in the error and in `/metrics`), and when the gateway has started it
+/// again — long before the circuit's `openMs` — the circuit closes, `/readyz` says ready again
+/// and calls go through. (The backend takes a second to start, so the restart is not quicker
+/// than the test.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_killed_backend_is_refused_plainly_until_it_is_back() {
-    let config = r#"{"mcpServers": {"ev": {"command": "${BIN}", "args": ["serve", "everything"]}}}"#;
-    let (gateway, _config_dir) = gateway_with(config, &["--metrics", "127.0.0.1:0"]);
+async fn a_killed_backend_opens_its_circuit_which_closes_when_it_is_back() {
+    let config = json!({"mcpServers": {"ev": {
+        "command": "sh", "args": ["-c", "sleep 1; exec \"$0\" serve everything", "${BIN}"],
+        "circuitBreaker": {"failures": 3, "openMs": 600_000}
+    }}});
+    let (gateway, _config_dir) = gateway_with(&config.to_string(), &["--metrics", "127.0.0.1:0"]);
     let metrics = metrics_address(&gateway);
     let client = connect(&gateway, options(EraMode::Auto)).await;
     assert_eq!(text(&client.call_tool("ev__echo", json!({"message": "here"})).await.unwrap()), "here");
+    assert!(scrape(&metrics).await.contains("mcp_gateway_backend_circuit_open{server=\"ev\"} 0"));
     let backends = children(gateway.pid());
     assert_eq!(backends.len(), 1, "the gateway runs one backend: {backends:?}");
     assert!(Command::new("kill").args(["-KILL", &backends[0].to_string()]).status().unwrap().success());
     let deadline = Instant::now() + PATIENCE;
-    let error = loop {
-        assert!(Instant::now() < deadline, "no call was refused after the backend was killed");
+    let mut errors = Vec::new();
+    while !errors.last().is_some_and(|error: &String| error.contains("circuit is open")) {
+        assert!(Instant::now() < deadline, "the circuit did not open: {errors:#?}");
         match client.call_tool("ev__echo", json!({"message": "anyone?"})).await {
-            Err(error) => break error.to_string(),
+            Err(error) => errors.push(error.to_string()),
             Ok(_) => tokio::time::sleep(Duration::from_millis(5)).await,
         }
-    };
-    assert!(error.contains("\"ev\""), "the refusal names the backend: {error}");
+    }
+    assert!(errors[0].contains("\"ev\""), "the first refusal names the backend: {}", errors[0]);
+    let open = errors.last().unwrap();
+    assert!(open.contains("failed 3 calls in a row") && open.contains("refused for"), "{open}");
+    assert!(scrape(&metrics).await.contains("mcp_gateway_backend_circuit_open{server=\"ev\"} 1"));
     let back = loop {
         assert!(Instant::now() < deadline, "the backend did not come back");
         if let Ok(echoed) = client.call_tool("ev__echo", json!({"message": "back"})).await {
@@ -196,6 +213,86 @@ async fn a_killed_backend_is_refused_plainly_until_it_is_back() {
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     };
-    assert_eq!(text(&back), "back");
+    assert_eq!(text(&back), "back", "the circuit closed when the backend came back");
     assert_eq!(readiness(&metrics).await, 200, "ready again");
+    assert!(scrape(&metrics).await.contains("mcp_gateway_backend_circuit_open{server=\"ev\"} 0"));
+}
+
+/// Waits for the gateway's stderr line that holds `wanted`; returns it without its colours.
+fn logged(gateway: &crate::support::http::HttpServer, wanted: &str) -> String {
+    let line = tokio::task::block_in_place(|| gateway.log_line(|line| line.contains(wanted)));
+    let mut plain = String::new();
+    let mut rest = line.as_str();
+    while let Some(start) = rest.find('\u{1b}') {
+        plain.push_str(&rest[..start]);
+        rest = rest[start..].split_once('m').map_or("", |(_, after)| after);
+    }
+    plain + rest
+}
+
+/// `rateLimits`: a budget per caller, refused past it naming the rule and when to try again.
+/// Then the config file is rewritten while a long call runs: a new policy applies at once
+/// (a refusal names it), a changed backend is started again only once the call has completed,
+/// and a backend added is served; a file that does not read is refused, said why, and the
+/// running configuration kept. The audit holds each refusal, with why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rate_limits_refuse_and_a_reload_changes_the_rules_while_a_long_call_completes() {
+    let dir = tempfile::tempdir().unwrap();
+    let audit = dir.path().join("audit.jsonl");
+    let backend = json!({"command": "${BIN}", "args": ["serve", "everything"]});
+    let limits =
+        json!([{"name": "adds", "tools": ["ev__add"], "calls": 2, "perMs": 600_000, "by": ["principal"]}]);
+    let first = json!({"mcpServers": {"ev": backend}, "rateLimits": limits});
+    let (gateway, config_dir) = gateway_with(&first.to_string(), &["--audit", audit.to_str().unwrap()]);
+    let path = config_dir.path().join("gateway.json");
+    let client = connect(&gateway, options(EraMode::Auto)).await;
+
+    for _ in 0..2 {
+        assert!(text(&client.call_tool("ev__add", json!({"a": 1, "b": 2})).await.unwrap()).contains('3'));
+    }
+    let over = client.call_tool("ev__add", json!({"a": 1, "b": 2})).await.unwrap_err().to_string();
+    assert!(over.contains("rule \"adds\" allows 2 requests per 600s for each caller"), "{over}");
+    assert!(over.contains("retry in"), "{over}");
+
+    let long = {
+        let client = connect(&gateway, options(EraMode::Auto)).await;
+        tokio::spawn(async move {
+            client.call_tool("ev__long_running_operation", json!({"steps": 60, "step_ms": 100})).await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let mut changed = backend.clone();
+    changed["timeoutMs"] = json!(50_000);
+    let second = json!({
+        "mcpServers": {"ev": changed, "more": {"command": "${BIN}", "args": ["serve", "everything"]}},
+        "policies": [{"name": "no-echo", "allow": {"tools": ["*"]}, "deny": {"tools": ["ev__echo"]}}]
+    });
+    let bin = env!("CARGO_BIN_EXE_modelctx");
+    std::fs::write(&path, second.to_string().replace("${BIN}", bin)).unwrap();
+    let reloaded = logged(&gateway, "reloaded");
+    assert!(reloaded.contains("changed=[\"ev\"]") && reloaded.contains("added=[\"more\"]"), "{reloaded}");
+    assert!(!long.is_finished(), "the reload did not wait for the long call");
+    let denied = client.call_tool("ev__echo", json!({"message": "hi"})).await.unwrap_err().to_string();
+    assert!(denied.contains("denied to this caller by policy \"no-echo\""), "{denied}");
+    let finished = long.await.unwrap().expect("the long call completes across the reload");
+    assert!(!text(&finished).is_empty());
+    assert_eq!(text(&client.call_tool("more__echo", json!({"message": "new"})).await.unwrap()), "new");
+    assert!(
+        text(&client.call_tool("ev__add", json!({"a": 1, "b": 2})).await.unwrap()).contains('3'),
+        "no limits now"
+    );
+
+    std::fs::write(&path, "{ not json").unwrap();
+    let refused = logged(&gateway, "was not applied");
+    assert!(refused.contains("the running configuration is kept"), "{refused}");
+    let still = client.call_tool("ev__echo", json!({"message": "hi"})).await.unwrap_err().to_string();
+    assert!(still.contains("\"no-echo\""), "the last good policy holds: {still}");
+
+    let written = std::fs::read_to_string(&audit).unwrap();
+    let lines: Vec<Value> = written.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    let refusals: Vec<&Value> = lines.iter().filter(|line| line["outcome"] == "refused").collect();
+    assert_eq!(refusals.len(), 3, "the rate limit's and the policy's refusals: {written}");
+    assert_eq!((refusals[0]["server"].as_str(), refusals[0]["tool"].as_str()), (Some("ev"), Some("add")));
+    assert!(refusals[0]["detail"].as_str().unwrap().contains("\"adds\""), "{written}");
+    assert!(refusals[1]["detail"].as_str().unwrap().contains("\"no-echo\""), "{written}");
 }

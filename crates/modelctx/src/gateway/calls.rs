@@ -47,7 +47,7 @@ const LOG_BACKLOG: usize = 64;
 /// What every call through the gateway shares: the calls in flight, and who is told of each.
 pub(super) struct Calls {
     pub(super) in_flight: Arc<InFlight>,
-    pub(super) observers: Vec<Arc<dyn CallObserver>>,
+    pub(super) observers: Arc<[Arc<dyn CallObserver>]>,
 }
 
 /// Calls `entry` on its backend for the inbound request `ctx`, telling the observers how it
@@ -88,24 +88,21 @@ impl<'a> Observed<'a> {
     }
 
     fn ended(&mut self, outcome: &Result<CallToolResult, ErrorObject>) {
-        let outcome = match outcome {
-            Ok(result) if result.is_error == Some(true) => CallOutcome::ToolError,
-            Ok(_) => CallOutcome::Ok,
-            Err(_) if self.ctx.is_cancelled() => CallOutcome::Cancelled,
-            Err(error) => CallOutcome::Error(error.code.0),
+        let (outcome, detail) = match outcome {
+            Ok(result) if result.is_error == Some(true) => (CallOutcome::ToolError, None),
+            Ok(_) => (CallOutcome::Ok, None),
+            Err(_) if self.ctx.is_cancelled() => (CallOutcome::Cancelled, None),
+            Err(error) => (CallOutcome::Error(error.code.0), Some(error.message.as_str())),
         };
-        self.tell(outcome);
+        self.tell(outcome, detail);
     }
 
-    fn tell(&mut self, outcome: CallOutcome) {
+    fn tell(&mut self, outcome: CallOutcome, detail: Option<&str>) {
         if std::mem::replace(&mut self.told, true) {
             return;
         }
         let empty = JsonObject::new();
-        #[cfg(feature = "otel")]
-        let trace_id = crate::otel::propagation::current_trace_id();
-        #[cfg(not(feature = "otel"))]
-        let trace_id: Option<String> = None;
+        let trace_id = super::observe::trace_id();
         let record = CallRecord {
             server: &self.entry.server,
             tool: &self.entry.tool.name,
@@ -113,6 +110,7 @@ impl<'a> Observed<'a> {
             principal: self.ctx.principal(),
             arguments: self.arguments.as_ref().unwrap_or(&empty),
             outcome,
+            detail,
             duration: self.started.elapsed(),
             trace_id: trace_id.as_deref(),
         };
@@ -124,7 +122,7 @@ impl<'a> Observed<'a> {
 
 impl Drop for Observed<'_> {
     fn drop(&mut self) {
-        self.tell(CallOutcome::Cancelled);
+        self.tell(CallOutcome::Cancelled, None);
     }
 }
 
@@ -274,6 +272,10 @@ fn call_error(name: &str, error: HostError) -> ErrorObject {
     match (&error, error.client_error()) {
         (_, Some(client)) if let Some(rpc) = client.rpc_error() => rpc.clone(),
         (HostError::UnknownTool(_), _) => ErrorObject::invalid_params(format!("unknown tool: {name}")),
+        (HostError::CircuitOpen { refusal, .. }, _) => {
+            let retry_after_ms = u64::try_from(refusal.retry_in.as_millis()).unwrap_or(u64::MAX);
+            ErrorObject::internal(&error).with_data(serde_json::json!({ "retryAfterMs": retry_after_ms }))
+        }
         _ => ErrorObject::internal(error),
     }
 }

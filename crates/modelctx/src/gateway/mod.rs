@@ -43,6 +43,14 @@
 //!   starts, are served as the gateway's own under the backend's prefix (`skills.rs`).
 //! - **Policy.** [`GatewayOptions::policy`] maps verified principals to the definitions they
 //!   may list and use ([`policy`]).
+//! - **Rate limits.** [`GatewayOptions::rate_limits`] give principals and tools budgets of
+//!   calls, kept in [`GatewayOptions::rate_store`] — shared by every gateway that shares it
+//!   ([`limits`]).
+//! - **Circuits.** The host's circuit breaker ([`crate::host::CircuitPolicy`]) refuses calls to
+//!   a backend that keeps failing them at once, with the time to wait, until it is back.
+//! - **Reload.** [`Gateway::reload`] applies a new configuration, policy and rate limits to the
+//!   running gateway: sessions and calls in flight go on; backends dropped or changed are
+//!   stopped once their calls end.
 //! - **Observers.** Each tool call, as it ends, is told to [`GatewayOptions::observers`]: who,
 //!   which backend and tool, how it ended, how long it took ([`observe`]).
 //! - **Approval.** The gateway is not where a person approves a tool call — its clients' hosts
@@ -50,6 +58,7 @@
 
 mod calls;
 mod in_flight;
+pub mod limits;
 mod mirror;
 pub mod observe;
 pub mod policy;
@@ -57,14 +66,16 @@ mod relay;
 #[cfg(feature = "skills")]
 pub mod skills;
 
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError, RwLock};
 
 use modelctx_protocol::types::{Implementation, LoggingLevel};
 use tokio::sync::broadcast::error::RecvError;
 use tokio::task::JoinHandle;
 
-use crate::host::{ApprovalHook, Host, HostChange, HostConfig, HostOptions};
+use crate::host::{ApprovalHook, Host, HostChange, HostConfig, HostOptions, Reconfigured};
 use crate::server::{BuildError, Server, ServerBuilder, ServerOptions};
+use crate::store::{MemoryRateStore, RateStore};
+use limits::{RateLimitLayer, RateLimits};
 use mirror::Mirror;
 use observe::CallObserver;
 use policy::Policy;
@@ -93,6 +104,11 @@ pub struct GatewayOptions {
     /// Who may list and use which definitions ([`policy`]); without rules (the default),
     /// everyone may use everything.
     pub policy: Policy,
+    /// Budgets of tool calls per principal and per tool ([`limits`]); none by default.
+    pub rate_limits: RateLimits,
+    /// Where the budgets are kept: this process's memory by default; a shared store (Redis)
+    /// makes every gateway that shares it keep one budget.
+    pub rate_store: Arc<dyn RateStore>,
     /// A last say over the gateway's server as it is built: the stores several instances
     /// share behind a balancer (a task store, a bus, the requestState keys). None by default.
     pub configure: Option<Arc<dyn Fn(ServerBuilder) -> ServerBuilder + Send + Sync>>,
@@ -108,6 +124,8 @@ impl std::fmt::Debug for GatewayOptions {
             .field("scopes_per_backend", &self.scopes_per_backend)
             .field("observers", &self.observers.len())
             .field("policy", &self.policy)
+            .field("rate_limits", &self.rate_limits)
+            .field("rate_store", &self.rate_store)
             .field("configure", &self.configure.is_some())
             .finish()
     }
@@ -130,8 +148,28 @@ impl GatewayOptions {
             scopes_per_backend: false,
             observers: Vec::new(),
             policy: Policy::default(),
+            rate_limits: RateLimits::default(),
+            rate_store: Arc::new(MemoryRateStore::default()),
             configure: None,
         }
+    }
+}
+
+/// A value replaced whole by a reload; each request reads the one current as it starts.
+pub(crate) struct Current<T>(RwLock<Arc<T>>);
+
+impl<T> Current<T> {
+    fn new(value: T) -> Arc<Self> {
+        Arc::new(Self(RwLock::new(Arc::new(value))))
+    }
+
+    /// The value now.
+    pub(crate) fn get(&self) -> Arc<T> {
+        Arc::clone(&self.0.read().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    fn set(&self, value: T) {
+        *self.0.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(value);
     }
 }
 
@@ -140,6 +178,8 @@ pub struct Gateway {
     host: Arc<Host>,
     server: Server,
     follower: JoinHandle<()>,
+    policy: Arc<Current<Policy>>,
+    rate_limits: Arc<Current<RateLimits>>,
 }
 
 impl Gateway {
@@ -158,9 +198,21 @@ impl Gateway {
         // Changes from here on are followed: none made while building is missed.
         let mut changes = host.changes();
         let mut builder = Server::with_info(options.info).options(options.server);
-        if !options.policy.is_empty() {
-            builder = builder.layer(policy::PolicyLayer::new(options.policy, Arc::clone(&host)));
-        }
+        let observers: Arc<[Arc<dyn CallObserver>]> = options.observers.into();
+        // Both layers are in place even without rules, so that a reload can add some.
+        let (policy, rate_limits) = (Current::new(options.policy), Current::new(options.rate_limits));
+        builder = builder
+            .layer(policy::PolicyLayer {
+                policy: Arc::clone(&policy),
+                host: Arc::clone(&host),
+                observers: Arc::clone(&observers),
+            })
+            .layer(RateLimitLayer {
+                limits: Arc::clone(&rate_limits),
+                store: options.rate_store,
+                observers: Arc::clone(&observers),
+                host: Arc::clone(&host),
+            });
         if let Some(instructions) = options.instructions {
             builder = builder.instructions(instructions);
         }
@@ -178,7 +230,7 @@ impl Gateway {
             builder = configure(builder);
         }
         let server = builder.build()?;
-        let calls = Arc::new(calls::Calls { in_flight, observers: options.observers });
+        let calls = Arc::new(calls::Calls { in_flight, observers });
         let mut mirror = Mirror::new(calls, options.scopes_per_backend, relayed);
         mirror.sync(&host, &server);
         let follower = tokio::spawn({
@@ -193,7 +245,18 @@ impl Gateway {
                 }
             }
         });
-        Ok(Self { host, server, follower })
+        Ok(Self { host, server, follower, policy, rate_limits })
+    }
+
+    /// Applies a new configuration, policy and rate limits: the rules at once (requests
+    /// already past them go on), then the backends ([`Host::reconfigure`]: unchanged ones keep
+    /// their connections, dropped or changed ones are stopped once their calls end, new ones
+    /// are started); returns when each new backend has connected or failed. Sessions are kept.
+    /// Skills are read as the gateway starts, not again.
+    pub async fn reload(&self, config: HostConfig, policy: Policy, rate_limits: RateLimits) -> Reconfigured {
+        self.policy.set(policy);
+        self.rate_limits.set(rate_limits);
+        self.host.reconfigure(config).await
     }
 
     /// The server to serve (over HTTP or stdio, as any other).

@@ -34,6 +34,8 @@ use serde::Deserialize;
 use serde_json::Value;
 use tower::{Layer, Service, ServiceExt as _};
 
+use super::Current;
+use super::observe::{CallObserver, tell_refused};
 use crate::host::Host;
 use crate::host::config::matches;
 use crate::server::middleware::{McpRequest, McpService};
@@ -186,17 +188,13 @@ impl Policy {
 }
 
 /// The server layer that applies a [`Policy`]: listings filtered per caller (and marked
-/// `private` for caches), everything else about a definition refused when not allowed.
+/// `private` for caches), everything else about a definition refused when not allowed (a
+/// refused tool call told to the observers).
 #[derive(Clone)]
 pub(super) struct PolicyLayer {
-    policy: Arc<Policy>,
-    host: Arc<Host>,
-}
-
-impl PolicyLayer {
-    pub(super) fn new(policy: Policy, host: Arc<Host>) -> Self {
-        Self { policy: Arc::new(policy), host }
-    }
+    pub(super) policy: Arc<Current<Policy>>,
+    pub(super) host: Arc<Host>,
+    pub(super) observers: Arc<[Arc<dyn CallObserver>]>,
 }
 
 impl Layer<McpService> for PolicyLayer {
@@ -226,20 +224,25 @@ impl Service<McpRequest> for PolicyService {
     fn call(&mut self, request: McpRequest) -> Self::Future {
         let (layer, inner) = (self.layer.clone(), self.inner.clone());
         Box::pin(async move {
+            let policy = layer.policy.get();
+            if policy.is_empty() {
+                return inner.oneshot(request).await;
+            }
             let Some((member, kind)) = listed_member(&request.method) else {
-                if let Some(target) = layer.target(&request) {
-                    let principal = request.ctx.principal();
-                    layer
-                        .policy
-                        .decide(principal, target.as_target())
-                        .map_err(ErrorObject::invalid_params)?;
+                if let Some(target) = layer.target(&request)
+                    && let Err(refusal) = policy.decide(request.ctx.principal(), target.as_target())
+                {
+                    if request.method == Method::CallTool {
+                        tell_refused(&layer.observers, &layer.host, &request, &refusal);
+                    }
+                    return Err(ErrorObject::invalid_params(refusal));
                 }
                 return inner.oneshot(request).await;
             };
             let principal = request.ctx.principal().cloned();
             let mut result = inner.oneshot(request).await?.into_object();
             if let Some(Value::Array(items)) = result.get_mut(member) {
-                items.retain(|item| layer.policy.decide(principal.as_ref(), kind.target_of(item)).is_ok());
+                items.retain(|item| policy.decide(principal.as_ref(), kind.target_of(item)).is_ok());
             }
             // Each caller sees its own listing: no cache may share it.
             if result.contains_key("ttlMs") || result.contains_key("cacheScope") {

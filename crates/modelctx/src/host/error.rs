@@ -51,6 +51,15 @@ pub enum HostError {
         /// How long the call waited for a turn.
         waited: std::time::Duration,
     },
+    /// The server's circuit is open: its last calls failed in a row for want of the server
+    /// (not connected, unreachable, out of time), so calls are refused at once for a while
+    /// ([`super::CircuitPolicy`]); the call was not sent.
+    CircuitOpen {
+        /// The server's name in the configuration.
+        server: String,
+        /// How many failed, what the last said, and when a call is tried again.
+        refusal: super::Refusal,
+    },
     /// An app could not be fetched or would be unsafe to render (APPS-03).
     App {
         /// The server's name in the configuration.
@@ -109,6 +118,18 @@ impl HostError {
         matches!(self, Self::Unavailable { .. })
     }
 
+    /// Whether the call failed for want of the server: it was not connected, could not be
+    /// reached, or ran out of time — what a circuit breaker counts (an error the server
+    /// answered with is not: the server is there).
+    pub fn is_server_failure(&self) -> bool {
+        match self {
+            Self::Unavailable { .. } => true,
+            _ => self
+                .client_error()
+                .is_some_and(|error| error.is_timeout() || error.is_closed() || error.is_transport()),
+        }
+    }
+
     /// The client's error, for a call or `prompts/get` that was sent.
     pub fn client_error(&self) -> Option<&ClientError> {
         match self {
@@ -139,6 +160,14 @@ impl fmt::Display for HostError {
                 "server {server:?} has its {limit} concurrent calls (maxConcurrentCalls) in flight, and none ended \
                  within {:.1} s; the call was not sent",
                 waited.as_secs_f64()
+            ),
+            Self::CircuitOpen { server, refusal } => write!(
+                f,
+                "server {server:?} failed {} calls in a row (the last: {}), so its circuit is open: calls are \
+                 refused for {:.1} s more, then one is tried; the call was not sent",
+                refusal.failures,
+                refusal.last_error,
+                refusal.retry_in.as_secs_f64()
             ),
             Self::App { server, uri, reason } => write!(f, "server {server:?}, app {uri:?}: {reason}"),
             Self::UnknownPrompt(name) => write!(f, "no prompt is called {name:?}"),

@@ -84,6 +84,7 @@
 
 mod approval;
 mod apps;
+mod circuit;
 pub mod config;
 mod error;
 mod naming;
@@ -94,7 +95,7 @@ mod status;
 mod supervisor;
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
 
 use modelctx_protocol::model::CallToolResult;
 use modelctx_protocol::types::{Completion, PromptMessage, TextOrBlob};
@@ -102,15 +103,18 @@ use serde_json::Value;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, broadcast, oneshot};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
 pub use approval::{Approval, ApprovalHook, ApprovalRequest, Risk};
 pub use apps::HostApp;
+pub use circuit::{CircuitPolicy, Refusal};
 pub use config::{ConfigError, HostConfig, ServerConfig};
 pub use error::HostError;
 pub use options::{AuthFor, HandlersFor, HostOptions, RestartPolicy};
 pub use registry::{HostChange, HostPrompt, HostResource, HostTemplate, HostTool};
 pub use status::{ServerState, ServerStatus, TransportKind};
 
+use circuit::{Admitted, Circuit};
 use config::Transport;
 use registry::{Listing, Placement, Registry};
 
@@ -134,6 +138,19 @@ pub enum CompletionTarget<'a> {
     },
 }
 
+/// What [`Host::reconfigure`] did, by server name.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Reconfigured {
+    /// Servers new to the configuration, started.
+    pub added: Vec<String>,
+    /// Servers whose entries changed: stopped, and started again as the entry now says.
+    pub changed: Vec<String>,
+    /// Servers the configuration no longer has, stopped.
+    pub removed: Vec<String>,
+    /// Servers whose entries did not change, left as they were.
+    pub kept: Vec<String>,
+}
+
 /// Many MCP servers behind one registry of tools. See the [module docs](self).
 pub struct Host {
     shared: Arc<Shared>,
@@ -143,7 +160,8 @@ pub struct Host {
 /// What the host and its servers' tasks share.
 struct Shared {
     options: HostOptions,
-    slots: BTreeMap<String, Slot>,
+    /// The servers of the current configuration, by name ([`Host::reconfigure`] changes them).
+    slots: RwLock<BTreeMap<String, Arc<Slot>>>,
     /// The current registry; the lock also keeps rebuilds in order.
     registry: Mutex<Arc<Registry>>,
     /// Tripped by shutdown.
@@ -161,6 +179,13 @@ struct Slot {
     lost: tokio::sync::Notify,
     /// The turns of its tool calls, with `maxConcurrentCalls`.
     turns: Option<Arc<Semaphore>>,
+    /// Refuses calls at once while the server keeps failing them (`circuitBreaker`).
+    circuit: Option<Arc<Circuit>>,
+    /// Tripped when the host shuts down, or when a new configuration drops or changes the
+    /// server: its supervisor then lets the calls in flight end and closes the connection.
+    stop: CancellationToken,
+    /// Its tool calls in flight.
+    calls: TaskTracker,
 }
 
 struct SlotState {
@@ -180,38 +205,72 @@ impl Host {
     ///
     /// Must be called within a Tokio runtime; each server gets a task of its own.
     pub async fn start(config: HostConfig, options: HostOptions) -> Self {
-        let slots = config
-            .servers
-            .into_iter()
-            .map(|(name, config)| {
-                let state = SlotState {
-                    state: ServerState::Connecting,
-                    client: None,
-                    listing: None,
-                    last_error: None,
-                    restarts: 0,
-                };
-                let turns = config.max_concurrent_calls.map(|limit| Arc::new(Semaphore::new(limit)));
-                (name, Slot { config, state: Mutex::new(state), lost: tokio::sync::Notify::new(), turns })
-            })
-            .collect();
         let shared = Arc::new(Shared {
             options,
-            slots,
+            slots: RwLock::default(),
             registry: Mutex::default(),
             closing: CancellationToken::new(),
             changes: broadcast::channel(CHANGES).0,
         });
-        let mut settled = Vec::new();
-        let mut tasks = Vec::new();
-        for name in shared.slots.keys() {
-            let (tell, told) = oneshot::channel();
-            tasks.push(tokio::spawn(supervisor::supervise(Arc::clone(&shared), name.clone(), tell)));
-            settled.push(told);
+        let host = Self { shared, tasks: Mutex::default() };
+        host.reconfigure(config).await;
+        host
+    }
+
+    /// Applies a new configuration to the running host: servers it no longer has, or has
+    /// with other settings, are stopped once their calls in flight end (within their time
+    /// limits) — their tools leave the registry at once; servers it adds, or changes, are
+    /// started as [`Host::start`] starts them, and this returns when each has connected or
+    /// failed. Servers whose entries are unchanged keep their connections.
+    pub async fn reconfigure(&self, config: HostConfig) -> Reconfigured {
+        let mut report = Reconfigured::default();
+        let mut started = Vec::new();
+        {
+            let mut slots = self.shared.slots.write().unwrap_or_else(PoisonError::into_inner);
+            slots.retain(|name, slot| {
+                let kept = config.servers.get(name) == Some(&slot.config);
+                if !kept {
+                    slot.stop.cancel();
+                    if config.servers.contains_key(name) {
+                        report.changed.push(name.clone());
+                    } else {
+                        report.removed.push(name.clone());
+                    }
+                }
+                kept
+            });
+            for (name, server) in config.servers {
+                if slots.contains_key(&name) {
+                    report.kept.push(name);
+                    continue;
+                }
+                if !report.changed.contains(&name) {
+                    report.added.push(name.clone());
+                }
+                let slot = Arc::new(Slot::new(server, &self.shared));
+                slots.insert(name.clone(), Arc::clone(&slot));
+                started.push((name, slot));
+            }
         }
+        // The servers dropped leave the registry now; their calls in flight go on.
+        self.shared.rebuild();
+        let settled = self.supervise(started);
         // A task that panicked drops its sender: that server is settled too.
         futures::future::join_all(settled).await;
-        Self { shared, tasks: Mutex::new(tasks) }
+        report
+    }
+
+    /// Starts a supervisor for each of `started`; the receivers tell when each has settled.
+    fn supervise(&self, started: Vec<(String, Arc<Slot>)>) -> Vec<oneshot::Receiver<()>> {
+        let mut tasks = self.tasks.lock().unwrap_or_else(PoisonError::into_inner);
+        tasks.retain(|task| !task.is_finished());
+        let mut settled = Vec::new();
+        for (name, slot) in started {
+            let (tell, told) = oneshot::channel();
+            tasks.push(tokio::spawn(supervisor::supervise(Arc::clone(&self.shared), name, slot, tell)));
+            settled.push(told);
+        }
+        settled
     }
 
     /// The registry's changes from now on: each time a server's tools, prompts, resources or
@@ -355,8 +414,8 @@ impl Host {
         self.call_entry(&tool, arguments, on_progress).await
     }
 
-    /// Calls a registry entry: approval when it is risky, then the call within its server's
-    /// time limit.
+    /// Calls a registry entry: through its server's circuit, approval when it is risky, then
+    /// the call within its server's time limit.
     async fn call_entry(
         &self,
         tool: &HostTool,
@@ -366,8 +425,31 @@ impl Host {
         if self.shared.closing.is_cancelled() {
             return Err(HostError::ShutDown);
         }
+        let slot = self.shared.slot(&tool.server)?;
+        let admitted = slot.admit(&tool.server)?;
+        let called = self.approved_call(&slot, tool, arguments, on_progress).await;
+        if let Some(admitted) = admitted {
+            match &called {
+                Err(error) if error.is_server_failure() => admitted.ended(Some(error.to_string())),
+                // Refused before it was sent: the server was not tried.
+                Err(HostError::Busy { .. } | HostError::Denied { .. } | HostError::ShutDown) => {}
+                // It answered (a result, or an error of its own): it is there.
+                _ => admitted.ended(None),
+            }
+        }
+        called
+    }
+
+    /// The call of [`Host::call_entry`] once its circuit let it through.
+    async fn approved_call(
+        &self,
+        slot: &Slot,
+        tool: &HostTool,
+        arguments: Value,
+        on_progress: Option<impl FnMut(Progress) + Send>,
+    ) -> Result<CallToolResult, HostError> {
         // Fail fast, before asking anyone to approve a call that cannot be made.
-        self.shared.client(&tool.server)?;
+        slot.client(&tool.server)?;
         if tool.risk.needs_approval() {
             let request = ApprovalRequest {
                 server: tool.server.clone(),
@@ -394,8 +476,9 @@ impl Host {
                 });
             }
         }
-        let _turn = self.shared.turn(&tool.server).await?;
-        let client = self.shared.client(&tool.server)?;
+        let _turn = self.shared.turn(slot, &tool.server).await?;
+        let client = slot.client(&tool.server)?;
+        let _in_flight = slot.calls.token();
         let called = async {
             let called = match on_progress {
                 Some(report) => client.call_tool_with_progress(&tool.tool.name, arguments, report).await,
@@ -413,8 +496,8 @@ impl Host {
     /// Every server's state, by name.
     pub fn status(&self) -> Vec<ServerStatus> {
         let registry = self.shared.registry();
-        self.shared
-            .slots
+        let slots = self.shared.slots.read().unwrap_or_else(PoisonError::into_inner);
+        slots
             .iter()
             .map(|(name, slot)| {
                 let state = slot.state();
@@ -431,6 +514,7 @@ impl Host {
                     tools: registry.count(name),
                     restarts: state.restarts,
                     last_error: state.last_error.clone(),
+                    circuit_open: slot.circuit.as_ref().is_some_and(|circuit| circuit.is_open()),
                 }
             })
             .collect()
@@ -469,7 +553,8 @@ impl Drop for Host {
 
 impl std::fmt::Debug for Host {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Host").field("servers", &self.shared.slots.keys().collect::<Vec<_>>()).finish()
+        let slots = self.shared.slots.read().unwrap_or_else(PoisonError::into_inner);
+        f.debug_struct("Host").field("servers", &slots.keys().collect::<Vec<_>>()).finish()
     }
 }
 
@@ -490,16 +575,26 @@ impl Shared {
         Arc::clone(&self.registry.lock().unwrap_or_else(PoisonError::into_inner))
     }
 
+    /// The server called `name` in the current configuration.
+    fn slot(&self, name: &str) -> Result<Arc<Slot>, HostError> {
+        let slots = self.slots.read().unwrap_or_else(PoisonError::into_inner);
+        slots.get(name).cloned().ok_or_else(|| HostError::Unavailable {
+            server: name.into(),
+            state: ServerState::Stopped,
+            last_error: Some("no such server in the host's configuration".into()),
+        })
+    }
+
     /// Builds the registry again from every server's listing, and tells what changed.
     fn rebuild(&self) {
         let mut current = self.registry.lock().unwrap_or_else(PoisonError::into_inner);
-        let lists: BTreeMap<String, Listing> = self
-            .slots
+        let slots = self.slots.read().unwrap_or_else(PoisonError::into_inner);
+        let lists: BTreeMap<String, Listing> = slots
             .iter()
             .filter_map(|(name, slot)| Some((name.clone(), slot.state().listing.clone()?)))
             .collect();
         let place = |server: &str| {
-            let config = &self.slots[server].config;
+            let config = &slots[server].config;
             Placement {
                 prefix: config.prefix.clone().unwrap_or_else(|| server.to_owned()),
                 trusts: config.trust_annotations,
@@ -516,7 +611,7 @@ impl Shared {
     /// `error`, from a request to `server`; one that did not reach an HTTP server (the
     /// connection failed or closed) tells its supervisor to connect again.
     fn noted(&self, server: &str, error: ClientError) -> ClientError {
-        if let Some(slot) = self.slots.get(server)
+        if let Ok(slot) = self.slot(server)
             && matches!(slot.config.transport, Transport::Http(_))
             && matches!(error.kind(), ClientErrorKind::Transport { .. } | ClientErrorKind::Closed(_))
         {
@@ -533,8 +628,7 @@ impl Shared {
 
     /// A turn to call a tool of `server`, when its `maxConcurrentCalls` bounds them: waited
     /// for within its time limit. `None` when calls are not bounded.
-    async fn turn(&self, server: &str) -> Result<Option<OwnedSemaphorePermit>, HostError> {
-        let Some(slot) = self.slots.get(server) else { return Ok(None) };
+    async fn turn(&self, slot: &Slot, server: &str) -> Result<Option<OwnedSemaphorePermit>, HostError> {
         let Some(turns) = &slot.turns else { return Ok(None) };
         let limit = slot.config.timeout.unwrap_or(self.options.default_timeout);
         let waited = tokio::time::timeout(limit, Arc::clone(turns).acquire_owned());
@@ -551,28 +645,59 @@ impl Shared {
 
     /// The connection to `server`, or why there is none.
     fn client(&self, server: &str) -> Result<Arc<Client>, HostError> {
-        let Some(slot) = self.slots.get(server) else {
-            return Err(HostError::Unavailable {
-                server: server.into(),
-                state: ServerState::Failed,
-                last_error: Some("no such server".into()),
-            });
+        self.slot(server)?.client(server)
+    }
+}
+
+impl Slot {
+    /// Server `config`, not connected yet, stopped with the host.
+    fn new(config: ServerConfig, shared: &Shared) -> Self {
+        let state = SlotState {
+            state: ServerState::Connecting,
+            client: None,
+            listing: None,
+            last_error: None,
+            restarts: 0,
         };
-        let state = slot.state();
+        let turns = config.max_concurrent_calls.map(|limit| Arc::new(Semaphore::new(limit)));
+        let circuit = config
+            .circuit_breaker
+            .or(shared.options.circuit_breaker)
+            .filter(|policy| policy.failures > 0)
+            .map(|policy| Arc::new(Circuit::new(policy)));
+        Self {
+            config,
+            state: Mutex::new(state),
+            lost: tokio::sync::Notify::new(),
+            turns,
+            circuit,
+            stop: shared.closing.child_token(),
+            calls: TaskTracker::new(),
+        }
+    }
+
+    fn state(&self) -> MutexGuard<'_, SlotState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The connection to this server (`name`), or why there is none.
+    fn client(&self, name: &str) -> Result<Arc<Client>, HostError> {
+        let state = self.state();
         match &state.client {
             Some(client) => Ok(Arc::clone(client)),
             None => Err(HostError::Unavailable {
-                server: server.into(),
+                server: name.into(),
                 state: state.state,
                 last_error: state.last_error.clone(),
             }),
         }
     }
-}
 
-impl Slot {
-    fn state(&self) -> MutexGuard<'_, SlotState> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    /// A call to this server (`name`) let through its circuit — `None` when it has none — or
+    /// refused while the circuit is open.
+    fn admit(&self, name: &str) -> Result<Option<Admitted>, HostError> {
+        let Some(circuit) = &self.circuit else { return Ok(None) };
+        circuit.admit().map(Some).map_err(|refusal| HostError::CircuitOpen { server: name.into(), refusal })
     }
 
     /// The server connected (again, when `restarted`) offering `listing`.
@@ -584,6 +709,10 @@ impl Slot {
         state.client = Some(Arc::clone(client));
         state.listing = Some(listing);
         state.restarts += u32::from(restarted);
+        // The server is back: calls go through again.
+        if let Some(circuit) = &self.circuit {
+            circuit.close();
+        }
     }
 
     /// The server listed its tools and prompts again.

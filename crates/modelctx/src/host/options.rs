@@ -40,6 +40,10 @@ pub struct HostOptions {
     /// (`logging/setLevel`; a 2026-07-28 request carries its own). Default none: such servers
     /// send no log messages unless they choose to.
     pub log_level: Option<LoggingLevel>,
+    /// The circuit breaker of each server whose entry has no `circuitBreaker`. Default none:
+    /// calls are sent whatever came of the last ones (a server that is not connected still
+    /// fails them at once).
+    pub circuit_breaker: Option<super::CircuitPolicy>,
 }
 
 /// Gives a server's credentials from its name ([`HostOptions::auth_for`]).
@@ -92,6 +96,7 @@ impl HostOptions {
             handlers_for: None,
             auth_for: None,
             log_level: None,
+            circuit_breaker: None,
         }
     }
 

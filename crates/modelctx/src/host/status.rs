@@ -65,4 +65,7 @@ pub struct ServerStatus {
     /// The last thing that went wrong with it (an exit, a failed connection, a failed
     /// refresh), kept after it recovers.
     pub last_error: Option<String>,
+    /// Whether its circuit is open: calls are refused at once after failing in a row
+    /// ([`super::CircuitPolicy`]).
+    pub circuit_open: bool,
 }

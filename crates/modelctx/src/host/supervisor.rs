@@ -22,17 +22,23 @@ enum Ended {
     Closing,
 }
 
-/// Runs server `name` until the host shuts down or the server is given up on. `settled` is
-/// sent once the first attempt has connected or failed.
-pub(super) async fn supervise(shared: Arc<Shared>, name: String, settled: oneshot::Sender<()>) {
-    let slot = &shared.slots[&name];
+/// Runs server `name` until it is stopped (the host shuts down, or a new configuration drops
+/// or changes it) or given up on. `settled` is sent once the first attempt has connected or
+/// failed.
+pub(super) async fn supervise(
+    shared: Arc<Shared>,
+    name: String,
+    slot: Arc<Slot>,
+    settled: oneshot::Sender<()>,
+) {
+    let slot = &*slot;
     let policy = shared.options.restart;
     let mut settled = Some(settled);
     let mut failures = 0_u32;
     loop {
         let connected = tokio::select! {
             connected = connect(&shared, &name, slot) => connected,
-            () = shared.closing.cancelled() => break,
+            () = slot.stop.cancelled() => break,
         };
         match connected {
             Ok((client, listing)) => {
@@ -44,6 +50,7 @@ pub(super) async fn supervise(shared: Arc<Shared>, name: String, settled: onesho
                 match watch(&shared, slot, &name, &client).await {
                     Ended::Closing => {
                         slot.disconnect(ServerState::Stopped);
+                        drain(&shared, slot, &name).await;
                         if let Some(how) = client.shut_down().await {
                             tracing::debug!(server = %name, "{how}");
                         }
@@ -81,12 +88,23 @@ pub(super) async fn supervise(shared: Arc<Shared>, name: String, settled: onesho
         slot.disconnect(ServerState::Restarting);
         tokio::select! {
             () = tokio::time::sleep(policy.delay(failures)) => {}
-            () = shared.closing.cancelled() => break,
+            () = slot.stop.cancelled() => break,
         }
     }
     slot.disconnect(ServerState::Stopped);
     shared.rebuild();
     settle(&mut settled);
+}
+
+/// Lets the calls in flight to a server that is being stopped end, within its time limit: a
+/// new configuration that drops or changes it does not cut them short. (When the host shuts
+/// down, they have already failed.)
+async fn drain(shared: &Shared, slot: &Slot, name: &str) {
+    slot.calls.close();
+    let limit = slot.config.timeout.unwrap_or(shared.options.default_timeout);
+    if tokio::time::timeout(limit, slot.calls.wait()).await.is_err() {
+        tracing::warn!(server = %name, calls = slot.calls.len(), "calls still in flight to a server stopped by a new configuration");
+    }
 }
 
 fn settle(settled: &mut Option<oneshot::Sender<()>>) {
@@ -181,7 +199,7 @@ async fn watch(shared: &Shared, slot: &Slot, name: &str, client: &Client) -> End
                 }
             },
             how = &mut exited => return Ended::Exited(how),
-            () = shared.closing.cancelled() => return Ended::Closing,
+            () = slot.stop.cancelled() => return Ended::Closing,
         }
         // A change between the first listing and the subscription was told to no one: list
         // once more, now that every later change will be heard.
@@ -192,7 +210,7 @@ async fn watch(shared: &Shared, slot: &Slot, name: &str, client: &Client) -> End
     loop {
         tokio::select! {
             how = &mut exited => return Ended::Exited(how),
-            () = shared.closing.cancelled() => return Ended::Closing,
+            () = slot.stop.cancelled() => return Ended::Closing,
             change = next(&mut changes) => {
                 let Some(change) = change else {
                     changes = None;
@@ -226,7 +244,7 @@ async fn refresh(shared: &Shared, slot: &Slot, name: &str, client: &Client) -> b
             }
             true
         }
-        () = shared.closing.cancelled() => false,
+        () = slot.stop.cancelled() => false,
     }
 }
 

@@ -1,7 +1,8 @@
 //! What outlives one request or one instance, behind traits so that the instances of one
 //! deployment can share it through a database or a cache: the store errors every store
 //! answers with, the [`Bus`] that carries changes and answers between instances, and the
-//! [`OnceStore`] that remembers what may be used only once.
+//! [`OnceStore`] that remembers what may be used only once, and (feature `rate-limit`) the
+//! `RateStore` that keeps call budgets.
 //!
 //! The other stores sit with what they store: legacy sessions and their event logs in
 //! [`transport::http`](crate::transport::http) (`SessionStore`, `EventStore`), tasks in
@@ -13,6 +14,8 @@ mod bus;
 #[cfg(any(all(test, feature = "http-server"), feature = "store-contract"))]
 pub mod contract;
 mod once;
+#[cfg(feature = "rate-limit")]
+mod rate;
 
 use std::fmt;
 
@@ -20,6 +23,8 @@ use futures::future::BoxFuture;
 
 pub use bus::{Bus, BusMessages, LocalBus};
 pub use once::{MemoryOnceStore, OnceStore};
+#[cfg(feature = "rate-limit")]
+pub use rate::{MemoryRateStore, Rate, RateStore};
 
 /// Why a store could not do what was asked; the client gets `-32603` with this message.
 #[derive(Clone, Debug, PartialEq, Eq)]

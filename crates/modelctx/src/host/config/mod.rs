@@ -17,7 +17,10 @@
 //! child process over stdio) or `url` (with optional `headers`: Streamable HTTP, falling back to the deprecated
 //! HTTP+SSE transport), an optional `type`, an optional `timeoutMs` (the time limit of each
 //! request to that server; ours), `"maxConcurrentCalls"` (how many tool calls may be in flight to
-//! it at once, the others waiting their turn within the time limit; ours), `"trustAnnotations": true` to believe the server's tool
+//! it at once, the others waiting their turn within the time limit; ours), `"circuitBreaker":
+//! {"failures": 5, "openMs": 30000}` (after that many calls in a row fail for want of the
+//! server, calls are refused at once for that long, then one is tried — `failures: 0` for none;
+//! ours, [`crate::host::CircuitPolicy`]), `"trustAnnotations": true` to believe the server's tool
 //! annotations (ours; TOOL-08), `"prefix"` (the server part of its tools' and prompts' names
 //! and of its resources' host URIs, by default the server's name; `""` for none — ours),
 //! `"allowTools"` and `"denyTools"` (lists of tool names, `*` matching any run of characters:
@@ -79,6 +82,7 @@ const FIELDS: &[&str] = &[
     "type",
     "timeoutMs",
     "maxConcurrentCalls",
+    "circuitBreaker",
     "trustAnnotations",
     "prefix",
     "protocol",
@@ -107,6 +111,9 @@ pub struct ServerConfig {
     /// a call past them waits for one to end, within the time limit. `None`: no bound of the
     /// host's (the server's own limits apply).
     pub max_concurrent_calls: Option<usize>,
+    /// When its circuit opens (`circuitBreaker`); the host's
+    /// [`HostOptions::circuit_breaker`](crate::host::HostOptions::circuit_breaker) when `None`.
+    pub circuit_breaker: Option<crate::host::CircuitPolicy>,
     /// Whether the host believes this server's tool annotations (`trustAnnotations`): they
     /// are the server's own claims, so without it every tool counts as destructive and
     /// open-world, and each call goes to the approval hook (TOOL-08).
@@ -207,6 +214,7 @@ impl ServerConfig {
             transport,
             timeout: None,
             max_concurrent_calls: None,
+            circuit_breaker: None,
             trust_annotations: false,
             prefix: None,
             tools: ToolFilter::default(),
@@ -401,6 +409,7 @@ struct RawEntry {
     kind: Option<RawKind>,
     timeout_ms: Option<u64>,
     max_concurrent_calls: Option<usize>,
+    circuit_breaker: Option<RawCircuit>,
     #[serde(default)]
     trust_annotations: bool,
     prefix: Option<String>,
@@ -411,6 +420,14 @@ struct RawEntry {
     /// Read before expansion (a disabled entry is skipped); here so that the entry parses.
     #[serde(default, rename = "disabled")]
     _disabled: bool,
+}
+
+/// `circuitBreaker` as written.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawCircuit {
+    failures: u32,
+    open_ms: Option<u64>,
 }
 
 #[derive(Clone, Copy, Deserialize, PartialEq, Eq)]
@@ -461,6 +478,16 @@ fn parse_entry(
         return Err(invalid("maxConcurrentCalls", "must be at least 1".into()));
     }
     let max_concurrent_calls = raw.max_concurrent_calls;
+    let circuit_breaker = match &raw.circuit_breaker {
+        Some(RawCircuit { open_ms: Some(0), .. }) => {
+            return Err(invalid("circuitBreaker.openMs", "must be at least 1".into()));
+        }
+        Some(RawCircuit { failures, open_ms }) => Some(crate::host::CircuitPolicy {
+            failures: *failures,
+            open_for: open_ms.map_or(crate::host::CircuitPolicy::default().open_for, Duration::from_millis),
+        }),
+        None => None,
+    };
     if let Some(c) = raw.prefix.as_deref().and_then(|p| p.chars().find(|c| !prefix_char(*c))) {
         return Err(invalid("prefix", format!("may hold only letters, digits, '_', '-' and '.', not {c:?}")));
     }
@@ -475,7 +502,16 @@ fn parse_entry(
     let (trust_annotations, prefix) = (raw.trust_annotations, raw.prefix.clone());
     let tools = ToolFilter { allow: raw.allow_tools.clone(), deny: raw.deny_tools.clone() };
     let transport = transport(server, raw, context.base)?;
-    Ok(Some(ServerConfig { transport, timeout, max_concurrent_calls, trust_annotations, prefix, tools, era }))
+    Ok(Some(ServerConfig {
+        transport,
+        timeout,
+        max_concurrent_calls,
+        circuit_breaker,
+        trust_annotations,
+        prefix,
+        tools,
+        era,
+    }))
 }
 
 /// The characters a `prefix` may hold: those of tool names and URI authorities alike.

@@ -45,6 +45,8 @@ pub use guard::{Guard, Guarded};
 pub use lifecycle::{ArrivalDeadline, CatchPanic, Turn};
 #[cfg(feature = "rate-limit")]
 pub use rate_limit::{RateBudget, RateLimit};
+#[cfg(feature = "gateway")]
+pub(crate) use rate_limit::{describe as describe_rate, over_budget};
 /// The `tower` this crate builds on, with its `util`, `timeout`, `limit` and `load-shed`
 /// layers.
 pub use tower;

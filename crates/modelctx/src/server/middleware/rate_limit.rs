@@ -2,18 +2,18 @@
 //! COMP-04): requests over the budget are refused at once with the time to wait, never
 //! queued.
 
-use std::num::NonZeroU32;
 use std::sync::Arc;
 use std::time::Duration;
 
 use governor::clock::{Clock, DefaultClock};
-use governor::{DefaultDirectRateLimiter, DefaultKeyedRateLimiter, Quota, RateLimiter};
+use governor::{DefaultDirectRateLimiter, DefaultKeyedRateLimiter, RateLimiter};
 use modelctx_protocol::jsonrpc::ErrorObject;
 use serde_json::json;
 use tower::Layer;
 
 use super::McpRequest;
 use super::guard::{Guard, Guarded};
+use crate::store::Rate;
 
 /// Who a request counts against, for a per-caller limit.
 type CallerKey = Arc<dyn Fn(&McpRequest) -> String + Send + Sync>;
@@ -26,8 +26,7 @@ type CallerKey = Arc<dyn Fn(&McpRequest) -> String + Send + Sync>;
 /// once, then one more every `per / calls`.
 #[derive(Clone)]
 pub struct RateLimit {
-    calls: NonZeroU32,
-    per: Duration,
+    rate: Rate,
     caller: Option<CallerKey>,
     max_callers: usize,
 }
@@ -35,12 +34,7 @@ pub struct RateLimit {
 impl RateLimit {
     /// At most `calls` requests (at least one) in any `per`, for all callers together.
     pub fn new(calls: u32, per: Duration) -> Self {
-        Self {
-            calls: NonZeroU32::new(calls).unwrap_or(NonZeroU32::MIN),
-            per,
-            caller: None,
-            max_callers: 10_000,
-        }
+        Self { rate: Rate::new(calls, per), caller: None, max_callers: 10_000 }
     }
 
     /// Gives each caller a budget of its own, keyed by `key` — the client's name, a session,
@@ -57,11 +51,6 @@ impl RateLimit {
         self.max_callers = max;
         self
     }
-
-    fn quota(&self) -> Quota {
-        let period = (self.per / self.calls.get()).max(Duration::from_nanos(1));
-        Quota::with_period(period).expect("a period of at least one nanosecond").allow_burst(self.calls)
-    }
 }
 
 /// The budgets of one place a [`RateLimit`] is applied.
@@ -75,14 +64,14 @@ impl<S> Layer<S> for RateLimit {
 
     fn layer(&self, inner: S) -> Self::Service {
         let budgets = match &self.caller {
-            None => Budgets::Shared(RateLimiter::direct(self.quota())),
+            None => Budgets::Shared(RateLimiter::direct(self.rate.quota())),
             Some(key) => Budgets::PerCaller {
-                limiter: RateLimiter::keyed(self.quota()),
+                limiter: RateLimiter::keyed(self.rate.quota()),
                 key: key.clone(),
                 max: self.max_callers,
             },
         };
-        Guarded::new(inner, RateBudget { budgets: Arc::new(budgets), calls: self.calls, per: self.per })
+        Guarded::new(inner, RateBudget { budgets: Arc::new(budgets), rate: self.rate })
     }
 }
 
@@ -90,8 +79,7 @@ impl<S> Layer<S> for RateLimit {
 #[derive(Clone)]
 pub struct RateBudget {
     budgets: Arc<Budgets>,
-    calls: NonZeroU32,
-    per: Duration,
+    rate: Rate,
 }
 
 impl Guard for RateBudget {
@@ -116,13 +104,19 @@ impl Guard for RateBudget {
         let Err(not_until) = verdict else { return Ok(()) };
         let wait = not_until.wait_time_from(DefaultClock::default().now());
         let what = request.target().unwrap_or(request.method.as_str());
-        let retry_after_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX).max(1);
-        Err(ErrorObject::internal(format!(
-            "rate limit: {what} allows {} requests per {:?}{scope}; retry in {:.1}s",
-            self.calls,
-            self.per,
-            wait.as_secs_f64()
-        ))
-        .with_data(json!({ "retryAfterMs": retry_after_ms })))
+        Err(over_budget(format!("{what} allows {}{scope}", describe(self.rate)), wait))
     }
+}
+
+/// How `rate` reads in a refusal: `N requests per D`.
+pub(crate) fn describe(rate: Rate) -> String {
+    format!("{} requests per {:?}", rate.calls, rate.per)
+}
+
+/// The refusal of a request over its budget: `-32603`, saying `what` the budget is and when to
+/// try again (also as `data.retryAfterMs`).
+pub(crate) fn over_budget(what: String, wait: Duration) -> ErrorObject {
+    let retry_after_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX).max(1);
+    ErrorObject::internal(format!("rate limit: {what}; retry in {:.1}s", wait.as_secs_f64()))
+        .with_data(json!({ "retryAfterMs": retry_after_ms }))
 }
