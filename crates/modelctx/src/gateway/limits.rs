@@ -26,22 +26,16 @@
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 use std::time::Duration;
 
-use futures::future::BoxFuture;
-use modelctx_protocol::Method;
 use modelctx_protocol::jsonrpc::ErrorObject;
 use serde::Deserialize;
 use serde_json::Value;
-use tower::{Layer, Service, ServiceExt as _};
 
 use super::Current;
-use super::observe::{CallObserver, tell_refused};
-use crate::host::Host;
 use crate::host::config::matches;
-use crate::server::middleware::{McpRequest, McpService, describe_rate, over_budget};
-use crate::server::{Answer, Principal};
+use crate::server::Principal;
+use crate::server::middleware::{McpRequest, describe_rate, over_budget};
 use crate::store::{Rate, RateStore};
 
 /// The gateway's rate limits, in the order written.
@@ -145,18 +139,17 @@ impl LimitRule {
     }
 }
 
-/// The server layer that applies [`RateLimits`] to tool calls.
+/// The budgets a gateway's tool calls take from: its rate limits, kept in a store.
 #[derive(Clone)]
-pub(super) struct RateLimitLayer {
+pub(super) struct Budgets {
     pub(super) limits: Arc<Current<RateLimits>>,
     pub(super) store: Arc<dyn RateStore>,
-    pub(super) observers: Arc<[Arc<dyn CallObserver>]>,
-    pub(super) host: Arc<Host>,
 }
 
-impl RateLimitLayer {
-    /// `Err` with the refusal when `request`, a tool call, is over a budget.
-    async fn check(&self, request: &McpRequest) -> Result<(), ErrorObject> {
+impl Budgets {
+    /// Takes `request`, a tool call, from each applying rule's budget; the refusal when one
+    /// is spent.
+    pub(super) async fn refusal(&self, request: &McpRequest) -> Option<ErrorObject> {
         let limits = self.limits.get();
         let tool = request.target().unwrap_or_default();
         for rule in limits.rules.iter().filter(|rule| rule.applies_to(tool)) {
@@ -164,51 +157,14 @@ impl RateLimitLayer {
             match self.store.take(&key, rule.rate()).await {
                 Ok(None) => {}
                 Ok(Some(wait)) => {
-                    let refusal = over_budget(format!("tool {tool:?}: {}", rule.describe()), wait);
-                    tell_refused(&self.observers, &self.host, request, &refusal.message);
-                    return Err(refusal);
+                    return Some(over_budget(format!("tool {tool:?}: {}", rule.describe()), wait));
                 }
                 Err(error) => {
                     tracing::warn!(rule = %rule.name, %error, "a rate limit could not be counted: the call is let through");
                 }
             }
         }
-        Ok(())
-    }
-}
-
-impl Layer<McpService> for RateLimitLayer {
-    type Service = RateLimitService;
-
-    fn layer(&self, inner: McpService) -> RateLimitService {
-        RateLimitService { layer: self.clone(), inner }
-    }
-}
-
-/// [`RateLimitLayer`]'s service.
-#[derive(Clone)]
-pub(super) struct RateLimitService {
-    layer: RateLimitLayer,
-    inner: McpService,
-}
-
-impl Service<McpRequest> for RateLimitService {
-    type Response = Answer;
-    type Error = ErrorObject;
-    type Future = BoxFuture<'static, Result<Answer, ErrorObject>>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), ErrorObject>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, request: McpRequest) -> Self::Future {
-        let (layer, inner) = (self.layer.clone(), self.inner.clone());
-        Box::pin(async move {
-            if request.method == Method::CallTool && !layer.limits.get().is_empty() {
-                layer.check(&request).await?;
-            }
-            inner.oneshot(request).await
-        })
+        None
     }
 }
 

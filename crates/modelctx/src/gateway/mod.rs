@@ -56,6 +56,7 @@
 //! - **Approval.** The gateway is not where a person approves a tool call — its clients' hosts
 //!   are — so unless [`GatewayOptions::host`] has an approval hook, every call is let through.
 
+mod admission;
 mod calls;
 mod in_flight;
 pub mod limits;
@@ -75,7 +76,7 @@ use tokio::task::JoinHandle;
 use crate::host::{ApprovalHook, Host, HostChange, HostConfig, HostOptions, Reconfigured};
 use crate::server::{BuildError, Server, ServerBuilder, ServerOptions};
 use crate::store::{MemoryRateStore, RateStore};
-use limits::{RateLimitLayer, RateLimits};
+use limits::{Budgets, RateLimits};
 use mirror::Mirror;
 use observe::CallObserver;
 use policy::Policy;
@@ -199,20 +200,14 @@ impl Gateway {
         let mut changes = host.changes();
         let mut builder = Server::with_info(options.info).options(options.server);
         let observers: Arc<[Arc<dyn CallObserver>]> = options.observers.into();
-        // Both layers are in place even without rules, so that a reload can add some.
+        // In place even without rules, so that a reload can add some.
         let (policy, rate_limits) = (Current::new(options.policy), Current::new(options.rate_limits));
-        builder = builder
-            .layer(policy::PolicyLayer {
-                policy: Arc::clone(&policy),
-                host: Arc::clone(&host),
-                observers: Arc::clone(&observers),
-            })
-            .layer(RateLimitLayer {
-                limits: Arc::clone(&rate_limits),
-                store: options.rate_store,
-                observers: Arc::clone(&observers),
-                host: Arc::clone(&host),
-            });
+        builder = builder.layer(admission::AdmissionLayer {
+            policy: Arc::clone(&policy),
+            budgets: Budgets { limits: Arc::clone(&rate_limits), store: options.rate_store },
+            host: Arc::clone(&host),
+            observers: Arc::clone(&observers),
+        });
         if let Some(instructions) = options.instructions {
             builder = builder.instructions(instructions);
         }

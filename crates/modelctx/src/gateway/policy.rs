@@ -24,22 +24,15 @@
 //! still apply). Plain matching covers these rules; no expression language is embedded.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
-use std::task::{Context, Poll};
 
-use futures::future::BoxFuture;
-use modelctx_protocol::jsonrpc::ErrorObject;
 use modelctx_protocol::{JsonObject, Method};
 use serde::Deserialize;
 use serde_json::Value;
-use tower::{Layer, Service, ServiceExt as _};
 
-use super::Current;
-use super::observe::{CallObserver, tell_refused};
 use crate::host::Host;
 use crate::host::config::matches;
-use crate::server::middleware::{McpRequest, McpService};
-use crate::server::{Answer, Principal};
+use crate::server::Principal;
+use crate::server::middleware::McpRequest;
 
 /// The gateway's rules, in the order written.
 #[derive(Clone, Debug, Default)]
@@ -187,69 +180,35 @@ impl Policy {
     }
 }
 
-/// The server layer that applies a [`Policy`]: listings filtered per caller (and marked
-/// `private` for caches), everything else about a definition refused when not allowed (a
-/// refused tool call told to the observers).
-#[derive(Clone)]
-pub(super) struct PolicyLayer {
-    pub(super) policy: Arc<Current<Policy>>,
-    pub(super) host: Arc<Host>,
-    pub(super) observers: Arc<[Arc<dyn CallObserver>]>,
-}
-
-impl Layer<McpService> for PolicyLayer {
-    type Service = PolicyService;
-
-    fn layer(&self, inner: McpService) -> PolicyService {
-        PolicyService { layer: self.clone(), inner }
-    }
-}
-
-/// [`PolicyLayer`]'s service.
-#[derive(Clone)]
-pub(super) struct PolicyService {
-    layer: PolicyLayer,
-    inner: McpService,
-}
-
-impl Service<McpRequest> for PolicyService {
-    type Response = Answer;
-    type Error = ErrorObject;
-    type Future = BoxFuture<'static, Result<Answer, ErrorObject>>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), ErrorObject>> {
-        self.inner.poll_ready(cx)
+impl Policy {
+    /// Why `request`, about one definition, is refused to its caller (naming the rule); `None`
+    /// when it is allowed or not about one definition. `host` tells whether a tool only reads.
+    pub(super) fn refusal(&self, request: &McpRequest, host: &Host) -> Option<String> {
+        let target = target(request, host)?;
+        self.decide(request.ctx.principal(), target.as_target()).err()
     }
 
-    fn call(&mut self, request: McpRequest) -> Self::Future {
-        let (layer, inner) = (self.layer.clone(), self.inner.clone());
-        Box::pin(async move {
-            let policy = layer.policy.get();
-            if policy.is_empty() {
-                return inner.oneshot(request).await;
-            }
-            let Some((member, kind)) = listed_member(&request.method) else {
-                if let Some(target) = layer.target(&request)
-                    && let Err(refusal) = policy.decide(request.ctx.principal(), target.as_target())
-                {
-                    if request.method == Method::CallTool {
-                        tell_refused(&layer.observers, &layer.host, &request, &refusal);
-                    }
-                    return Err(ErrorObject::invalid_params(refusal));
-                }
-                return inner.oneshot(request).await;
-            };
-            let principal = request.ctx.principal().cloned();
-            let mut result = inner.oneshot(request).await?.into_object();
-            if let Some(Value::Array(items)) = result.get_mut(member) {
-                items.retain(|item| policy.decide(principal.as_ref(), kind.target_of(item)).is_ok());
-            }
-            // Each caller sees its own listing: no cache may share it.
-            if result.contains_key("ttlMs") || result.contains_key("cacheScope") {
-                result.insert("cacheScope".into(), Value::String("private".into()));
-            }
-            Ok(Answer::from(result))
-        })
+    /// Whether `method`'s answer is a listing this policy filters per caller.
+    pub(super) fn filters(method: &Method) -> bool {
+        listed_member(method).is_some()
+    }
+
+    /// The listing `result` of `method` with only what `principal` may use, and marked
+    /// `private` where it has cache hints: each caller sees its own, which no cache may share.
+    pub(super) fn filter(
+        &self,
+        method: &Method,
+        principal: Option<&Principal>,
+        mut result: JsonObject,
+    ) -> JsonObject {
+        let Some((member, kind)) = listed_member(method) else { return result };
+        if let Some(Value::Array(items)) = result.get_mut(member) {
+            items.retain(|item| self.decide(principal, kind.target_of(item)).is_ok());
+        }
+        if result.contains_key("ttlMs") || result.contains_key("cacheScope") {
+            result.insert("cacheScope".into(), Value::String("private".into()));
+        }
+        result
     }
 }
 
@@ -307,30 +266,28 @@ impl Owned {
     }
 }
 
-impl PolicyLayer {
-    /// What `request` is about, when it is about one definition.
-    fn target(&self, request: &McpRequest) -> Option<Owned> {
-        let params = request.params.as_ref();
-        let text = |params: Option<&JsonObject>, key: &str| params?.get(key)?.as_str().map(str::to_owned);
-        match &request.method {
-            Method::CallTool => {
-                let name = text(params, "name")?;
-                let read_only = self.host.tool(&name).is_some_and(|tool| {
-                    tool.tool.annotations.as_ref().and_then(|a| a.read_only_hint) == Some(true)
-                });
-                Some(Owned::Tool(name, read_only))
-            }
-            Method::GetPrompt => text(params, "name").map(Owned::Prompt),
-            Method::ReadResource | Method::Subscribe => text(params, "uri").map(Owned::Resource),
-            Method::Complete => {
-                let reference = params?.get("ref")?.as_object();
-                match text(reference, "type")?.as_str() {
-                    "ref/prompt" => text(reference, "name").map(Owned::Prompt),
-                    _ => text(reference, "uri").map(Owned::Resource),
-                }
-            }
-            _ => None,
+/// What `request` is about, when it is about one definition.
+fn target(request: &McpRequest, host: &Host) -> Option<Owned> {
+    let params = request.params.as_ref();
+    let text = |params: Option<&JsonObject>, key: &str| params?.get(key)?.as_str().map(str::to_owned);
+    match &request.method {
+        Method::CallTool => {
+            let name = text(params, "name")?;
+            let read_only = host.tool(&name).is_some_and(|tool| {
+                tool.tool.annotations.as_ref().and_then(|a| a.read_only_hint) == Some(true)
+            });
+            Some(Owned::Tool(name, read_only))
         }
+        Method::GetPrompt => text(params, "name").map(Owned::Prompt),
+        Method::ReadResource | Method::Subscribe => text(params, "uri").map(Owned::Resource),
+        Method::Complete => {
+            let reference = params?.get("ref")?.as_object();
+            match text(reference, "type")?.as_str() {
+                "ref/prompt" => text(reference, "name").map(Owned::Prompt),
+                _ => text(reference, "uri").map(Owned::Resource),
+            }
+        }
+        _ => None,
     }
 }
 
