@@ -13,7 +13,7 @@ use clap::{Args, Subcommand};
 
 use modelctx::auth::{Keys, ResourceServer};
 use modelctx::server::{Server, ServerBuilder, StateKey, StateKeyError, StateKeys};
-use modelctx::transport::http::{HttpOptions, MCP_PATH};
+use modelctx::transport::http::{HttpOptions, MCP_PATH, McpEndpoints};
 use modelctx::transport::http_sse::SSE_PATH;
 
 use modelctx_servers as servers;
@@ -23,6 +23,7 @@ use modelctx_servers as servers;
 /// authorization server.
 pub(crate) async fn serve_http(
     server: Server,
+    more: Vec<(String, Server)>,
     address: SocketAddr,
     mut options: HttpOptions,
     auth: Option<&AuthArgs>,
@@ -37,6 +38,11 @@ pub(crate) async fn serve_http(
     }
     // A fixed line scripts can wait for and parse (the first such line).
     eprintln!("listening on http://{bound}{MCP_PATH}");
+    let mut endpoints = McpEndpoints::new(server);
+    for (path, server) in more {
+        eprintln!("  and a server of its own at http://{bound}{path}");
+        endpoints = endpoints.at(path, server);
+    }
     if let Some(warning) = unprotected_remote(bound, auth.is_some() || options.authenticator.is_some()) {
         tracing::warn!("{warning}");
     }
@@ -51,10 +57,10 @@ pub(crate) async fn serve_http(
         }
     }
     let stop = modelctx::transport::terminated();
-    match auth {
-        None => modelctx::transport::http::serve_http_with_sse(server, listener, options, stop).await,
-        Some(_) => modelctx::transport::http::serve_http(server, listener, options, stop).await,
+    if auth.is_none() {
+        endpoints = endpoints.with_sse();
     }
+    modelctx::transport::http::serve_http_at(endpoints, listener, options, stop).await
 }
 
 /// The warning for an endpoint bound to an address other machines reach with nothing that
@@ -404,7 +410,7 @@ pub fn run(args: &ServeArgs) -> ExitCode {
         }
         Some(address) => {
             let auth = Some(&args.auth).filter(|a| a.enabled());
-            runtime.block_on(serve_http(server, address, options, auth, &scopes))
+            runtime.block_on(serve_http(server, Vec::new(), address, options, auth, &scopes))
         }
     };
     modelctx_servers::process::finish(runtime, outcome)

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use clap::Args;
 use modelctx::gateway::{Gateway, GatewayOptions};
 use modelctx::protocol::types::Implementation;
-use modelctx::transport::http::HttpOptions;
+use modelctx::transport::http::{HttpOptions, MCP_PATH};
 
 use crate::serve::RedisShares;
 
@@ -24,10 +24,11 @@ use crate::serve::RedisShares;
 pub struct GatewayArgs {
     /// The config file: `mcpServers` (Claude Desktop, Cursor, .mcp.json) or VS Code's
     /// `servers`, each entry with an optional `prefix` (`""` keeps the backend's own names),
-    /// `allowTools`, `denyTools` and `circuitBreaker`; `policies`, who may use what; and
-    /// `rateLimits`, how often; see docs/gateway.md. Applied again when it changes or on
-    /// SIGHUP: sessions and calls in flight go on; a file that does not read is refused and the
-    /// running configuration kept.
+    /// `allowTools`, `denyTools` and `circuitBreaker`; `policies`, who may use what;
+    /// `rateLimits`, how often; and `virtualServers`, each served at /mcp/NAME with --http (a
+    /// chosen set of tools, prompts and resources); see docs/gateway.md. Applied again when it
+    /// changes or on SIGHUP: sessions and calls in flight go on; a file that does not read is
+    /// refused and the running configuration kept (virtual servers are read at start).
     #[arg(long, value_name = "FILE")]
     config: PathBuf,
     /// Serve Streamable HTTP at http://ADDR/mcp instead of stdio (port 0 picks a free port);
@@ -120,6 +121,10 @@ pub fn run(args: &GatewayArgs) -> ExitCode {
     {
         return ExitCode::FAILURE;
     }
+    if args.http.is_none() && !loaded.virtual_servers.is_empty() {
+        tracing::error!("virtualServers are served over HTTP, at /mcp/NAME: give --http");
+        return ExitCode::FAILURE;
+    }
     if args.http.is_none() && args.audit.as_deref() == Some(std::path::Path::new("-")) {
         tracing::error!(
             "--audit - writes to standard output, which is the protocol over stdio: give a file, or --http"
@@ -138,6 +143,7 @@ pub fn run(args: &GatewayArgs) -> ExitCode {
         options.host.auth_for = Some(crate::login::stored_for(&config).await.map_err(std::io::Error::other)?);
         options.policy = loaded.policy;
         options.rate_limits = loaded.rate_limits;
+        options.virtual_servers = loaded.virtual_servers;
         // A backend that keeps failing is refused at once for a while rather than waited on by
         // every caller (an entry's `circuitBreaker` overrides this).
         options.host.circuit_breaker = Some(modelctx::host::CircuitPolicy::default());
@@ -193,7 +199,12 @@ pub fn run(args: &GatewayArgs) -> ExitCode {
                     shares.endpoint(&mut options);
                 }
                 let auth = Some(&args.auth).filter(|auth| auth.enabled());
-                crate::serve::serve_http(server, address, options, auth, &[]).await
+                let virtual_servers = gateway
+                    .virtual_servers()
+                    .iter()
+                    .map(|(name, server)| (format!("{MCP_PATH}/{name}"), server.clone()))
+                    .collect();
+                crate::serve::serve_http(server, virtual_servers, address, options, auth, &[]).await
             }
         };
         follower.abort();

@@ -3,6 +3,7 @@
 //! swap symlinks, which a poll of the contents sees whatever the file system tells). A file
 //! that does not read is refused, said why, and the running configuration kept.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -10,6 +11,7 @@ use std::time::Duration;
 use modelctx::gateway::Gateway;
 use modelctx::gateway::limits::RateLimits;
 use modelctx::gateway::policy::Policy;
+use modelctx::gateway::virtual_servers::{self, Selection};
 use modelctx::host::HostConfig;
 
 /// How often the file is looked at.
@@ -23,10 +25,12 @@ pub struct Loaded {
     pub policy: Policy,
     /// `rateLimits`.
     pub rate_limits: RateLimits,
+    /// `virtualServers` (applied at start only).
+    pub virtual_servers: BTreeMap<String, Selection>,
 }
 
-/// Reads the config file at `path`: its servers, `policies` and `rateLimits`; an error says
-/// what is wrong and where.
+/// Reads the config file at `path`: its servers, `policies`, `rateLimits` and
+/// `virtualServers`; an error says what is wrong and where.
 pub fn load(path: &Path) -> Result<Loaded, String> {
     let config = crate::config_file::load(path).map_err(|e| e.to_string())?;
     let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
@@ -39,7 +43,11 @@ pub fn load(path: &Path) -> Result<Loaded, String> {
         None => RateLimits::default(),
         Some(rules) => RateLimits::from_json(rules)?,
     };
-    Ok(Loaded { config, policy, rate_limits })
+    let virtual_servers = match document.get("virtualServers") {
+        None => BTreeMap::new(),
+        Some(servers) => virtual_servers::from_json(servers)?,
+    };
+    Ok(Loaded { config, policy, rate_limits, virtual_servers })
 }
 
 /// The file's contents; `None` while it cannot be read.

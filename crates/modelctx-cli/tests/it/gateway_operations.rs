@@ -296,3 +296,45 @@ async fn rate_limits_refuse_and_a_reload_changes_the_rules_while_a_long_call_com
     assert!(refusals[0]["detail"].as_str().unwrap().contains("\"adds\""), "{written}");
     assert!(refusals[1]["detail"].as_str().unwrap().contains("\"no-echo\""), "{written}");
 }
+
+/// `virtualServers`: `/mcp/NAME` serves only its selection — of tools and prompts of two
+/// backends — to clients of both eras (a tool it does not expose is unknown there), `/mcp`
+/// still serves everything, and a name that is not configured is not found.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_virtual_server_serves_its_selection_of_several_backends() {
+    let everything = json!({"command": "${BIN}", "args": ["serve", "everything"]});
+    let config = json!({
+        "mcpServers": {"a": everything, "b": everything},
+        "virtualServers": {"sums": {"tools": ["a__add", "b__add"], "prompts": ["b__*"]}}
+    });
+    let (gateway, _config_dir) = gateway_with(&config.to_string(), &[]);
+    let line = gateway.log.iter().find(|line| line.contains("/mcp/sums"));
+    assert!(line.is_none(), "printed after the listening line, not before");
+    let url = format!("{}/sums", gateway.url());
+    for mode in [EraMode::Modern, EraMode::Legacy] {
+        let client =
+            modelctx::client::Client::connect_http(&url, Default::default(), options(mode)).await.unwrap();
+        let mut tools: Vec<String> =
+            client.list_tools().await.unwrap().into_iter().map(|tool| tool.name).collect();
+        tools.sort();
+        assert_eq!(tools, ["a__add", "b__add"], "{mode:?}");
+        let prompts = client.list_prompts().await.unwrap();
+        assert!(
+            !prompts.is_empty() && prompts.iter().all(|prompt| prompt.name.starts_with("b__")),
+            "{mode:?}"
+        );
+        assert!(text(&client.call_tool("b__add", json!({"a": 40, "b": 2})).await.unwrap()).contains("42"));
+        let hidden = client.call_tool("a__echo", json!({"message": "hi"})).await.unwrap_err().to_string();
+        assert!(hidden.contains("a__echo"), "{mode:?}: {hidden}");
+    }
+    let whole = connect(&gateway, options(EraMode::Auto)).await;
+    assert!(whole.list_tools().await.unwrap().iter().any(|tool| tool.name == "a__echo"));
+    let missing = reqwest::Client::new()
+        .post(format!("{}/nothing", gateway.url()))
+        .header("content-type", "application/json")
+        .body(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(missing.status(), 404);
+}

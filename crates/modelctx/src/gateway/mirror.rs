@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 
 use super::calls::{Calls, call_tool};
 use super::relay::on_behalf_of;
+use super::virtual_servers::Selection;
 use crate::client::ClientError;
 use crate::host::{CompletionTarget, Host, HostError, HostPrompt, HostResource, HostTemplate, HostTool};
 use crate::server::apps::edit_ui;
@@ -32,6 +33,8 @@ pub(super) struct Mirror {
     /// The backends whose skills the gateway serves as its own: their `skill://` resources
     /// are not mirrored a second time.
     relayed_skills: Arc<BTreeSet<String>>,
+    /// For a virtual server, what it exposes; `None` for the whole gateway.
+    selection: Option<Arc<Selection>>,
     tools: BTreeMap<String, HostTool>,
     prompts: BTreeMap<String, HostPrompt>,
     resources: BTreeMap<String, HostResource>,
@@ -52,12 +55,18 @@ fn changes<'a, T: PartialEq>(
 impl Mirror {
     /// Nothing given yet; tool calls go through `calls`; definitions need their backend's
     /// scopes when `scoped`; the `skill://` resources of the backends in `relayed_skills` are
-    /// left to the gateway's own skills.
-    pub(super) fn new(calls: Arc<Calls>, scoped: bool, relayed_skills: BTreeSet<String>) -> Self {
+    /// left to the gateway's own skills; only what `selection` holds is mirrored, when set.
+    pub(super) fn new(
+        calls: Arc<Calls>,
+        scoped: bool,
+        relayed_skills: BTreeSet<String>,
+        selection: Option<Selection>,
+    ) -> Self {
         Self {
             calls,
             scoped,
             relayed_skills: Arc::new(relayed_skills),
+            selection: selection.map(Arc::new),
             tools: BTreeMap::new(),
             prompts: BTreeMap::new(),
             resources: BTreeMap::new(),
@@ -71,21 +80,35 @@ impl Mirror {
             resource.resource.uri.starts_with(modelctx_protocol::skills::SCHEME)
                 && self.relayed_skills.contains(&resource.server)
         };
+        let selected = self.selection.as_deref();
         Self {
             calls: Arc::clone(&self.calls),
             scoped: self.scoped,
             relayed_skills: Arc::clone(&self.relayed_skills),
-            tools: host.tools().into_iter().map(|tool| (tool.name.clone(), tool)).collect(),
-            prompts: host.prompts().into_iter().map(|prompt| (prompt.name.clone(), prompt)).collect(),
+            selection: self.selection.clone(),
+            tools: host
+                .tools()
+                .into_iter()
+                .filter(|tool| selected.is_none_or(|only| only.has_tool(&tool.name)))
+                .map(|tool| (tool.name.clone(), tool))
+                .collect(),
+            prompts: host
+                .prompts()
+                .into_iter()
+                .filter(|prompt| selected.is_none_or(|only| only.has_prompt(&prompt.name)))
+                .map(|prompt| (prompt.name.clone(), prompt))
+                .collect(),
             resources: host
                 .resources()
                 .into_iter()
                 .filter(|resource| !relayed(resource))
+                .filter(|resource| selected.is_none_or(|only| only.has_resource(&resource.uri)))
                 .map(|resource| (resource.uri.clone(), resource))
                 .collect(),
             templates: host
                 .resource_templates()
                 .into_iter()
+                .filter(|template| selected.is_none_or(|only| only.has_resource(&template.uri_template)))
                 .map(|template| (template.uri_template.clone(), template))
                 .collect(),
         }

@@ -48,6 +48,9 @@
 //!   ([`limits`]).
 //! - **Circuits.** The host's circuit breaker ([`crate::host::CircuitPolicy`]) refuses calls to
 //!   a backend that keeps failing them at once, with the time to wait, until it is back.
+//! - **Virtual servers.** [`GatewayOptions::virtual_servers`] name servers beside the whole
+//!   one, each exposing a chosen set of the definitions of any backends
+//!   ([`virtual_servers`], [`Gateway::virtual_servers`]).
 //! - **Reload.** [`Gateway::reload`] applies a new configuration, policy and rate limits to the
 //!   running gateway: sessions and calls in flight go on; backends dropped or changed are
 //!   stopped once their calls end.
@@ -66,7 +69,9 @@ pub mod policy;
 mod relay;
 #[cfg(feature = "skills")]
 pub mod skills;
+pub mod virtual_servers;
 
+use std::collections::BTreeMap;
 use std::sync::{Arc, PoisonError, RwLock};
 
 use modelctx_protocol::types::{Implementation, LoggingLevel};
@@ -80,6 +85,7 @@ use limits::{Budgets, RateLimits};
 use mirror::Mirror;
 use observe::CallObserver;
 use policy::Policy;
+use virtual_servers::Selection;
 
 /// How a gateway runs: the host behind it and the server in front.
 #[derive(Clone)]
@@ -105,6 +111,9 @@ pub struct GatewayOptions {
     /// Who may list and use which definitions ([`policy`]); without rules (the default),
     /// everyone may use everything.
     pub policy: Policy,
+    /// Named servers beside the whole one, each exposing the definitions its [`Selection`]
+    /// names ([`virtual_servers`]); none by default.
+    pub virtual_servers: BTreeMap<String, Selection>,
     /// Budgets of tool calls per principal and per tool ([`limits`]); none by default.
     pub rate_limits: RateLimits,
     /// Where the budgets are kept: this process's memory by default; a shared store (Redis)
@@ -125,6 +134,7 @@ impl std::fmt::Debug for GatewayOptions {
             .field("scopes_per_backend", &self.scopes_per_backend)
             .field("observers", &self.observers.len())
             .field("policy", &self.policy)
+            .field("virtual_servers", &self.virtual_servers)
             .field("rate_limits", &self.rate_limits)
             .field("rate_store", &self.rate_store)
             .field("configure", &self.configure.is_some())
@@ -149,6 +159,7 @@ impl GatewayOptions {
             scopes_per_backend: false,
             observers: Vec::new(),
             policy: Policy::default(),
+            virtual_servers: BTreeMap::new(),
             rate_limits: RateLimits::default(),
             rate_store: Arc::new(MemoryRateStore::default()),
             configure: None,
@@ -178,6 +189,7 @@ impl<T> Current<T> {
 pub struct Gateway {
     host: Arc<Host>,
     server: Server,
+    virtual_servers: BTreeMap<String, Server>,
     follower: JoinHandle<()>,
     policy: Arc<Current<Policy>>,
     rate_limits: Arc<Current<RateLimits>>,
@@ -198,49 +210,66 @@ impl Gateway {
         let host = Arc::new(Host::start(config, host_options).await);
         // Changes from here on are followed: none made while building is missed.
         let mut changes = host.changes();
-        let mut builder = Server::with_info(options.info).options(options.server);
         let observers: Arc<[Arc<dyn CallObserver>]> = options.observers.into();
         // In place even without rules, so that a reload can add some.
         let (policy, rate_limits) = (Current::new(options.policy), Current::new(options.rate_limits));
-        builder = builder.layer(admission::AdmissionLayer {
+        let admission = admission::AdmissionLayer {
             policy: Arc::clone(&policy),
             budgets: Budgets { limits: Arc::clone(&rate_limits), store: options.rate_store },
             host: Arc::clone(&host),
             observers: Arc::clone(&observers),
-        });
-        if let Some(instructions) = options.instructions {
-            builder = builder.instructions(instructions);
-        }
-        #[cfg(feature = "skills")]
-        let relayed = {
-            let relayed = skills::relay(&host, &skill_sources).await;
-            for skill in relayed.skills {
-                builder = builder.skill(skill);
+        };
+        // Every server of the gateway — the whole one, and each virtual one — starts alike.
+        let base = || {
+            let mut builder =
+                Server::with_info(options.info.clone()).options(options.server).layer(admission.clone());
+            if let Some(instructions) = &options.instructions {
+                builder = builder.instructions(instructions.clone());
             }
-            relayed.servers
+            match &options.configure {
+                Some(configure) => configure(builder),
+                None => builder,
+            }
+        };
+        // The backends' skills are the whole gateway's.
+        #[cfg(feature = "skills")]
+        let (builder, relayed) = {
+            let relayed = skills::relay(&host, &skill_sources).await;
+            (relayed.skills.into_iter().fold(base(), ServerBuilder::skill), relayed.servers)
         };
         #[cfg(not(feature = "skills"))]
-        let relayed = std::collections::BTreeSet::new();
-        if let Some(configure) = &options.configure {
-            builder = configure(builder);
-        }
+        let (builder, relayed) = (base(), std::collections::BTreeSet::new());
         let server = builder.build()?;
         let calls = Arc::new(calls::Calls { in_flight, observers });
-        let mut mirror = Mirror::new(calls, options.scopes_per_backend, relayed);
-        mirror.sync(&host, &server);
+        let scoped = options.scopes_per_backend;
+        let mut mirrors =
+            vec![(Mirror::new(Arc::clone(&calls), scoped, relayed.clone(), None), server.clone())];
+        let mut virtual_servers = BTreeMap::new();
+        for (name, selection) in options.virtual_servers {
+            let served = base().build()?;
+            let mirror = Mirror::new(Arc::clone(&calls), scoped, relayed.clone(), Some(selection));
+            mirrors.push((mirror, served.clone()));
+            virtual_servers.insert(name, served);
+        }
+        for (mirror, server) in &mut mirrors {
+            mirror.sync(&host, server);
+        }
         let follower = tokio::spawn({
-            let (host, server) = (Arc::clone(&host), server.clone());
+            let host = Arc::clone(&host);
             async move {
                 loop {
-                    match changes.recv().await {
-                        Ok(HostChange::ResourceUpdated(uri)) => server.resource_updated(uri),
-                        Ok(_) | Err(RecvError::Lagged(_)) => mirror.sync(&host, &server),
-                        Err(RecvError::Closed) => return,
+                    let change = changes.recv().await;
+                    for (mirror, server) in &mut mirrors {
+                        match &change {
+                            Ok(HostChange::ResourceUpdated(uri)) => server.resource_updated(uri.clone()),
+                            Ok(_) | Err(RecvError::Lagged(_)) => mirror.sync(&host, server),
+                            Err(RecvError::Closed) => return,
+                        }
                     }
                 }
             }
         });
-        Ok(Self { host, server, follower, policy, rate_limits })
+        Ok(Self { host, server, virtual_servers, follower, policy, rate_limits })
     }
 
     /// Applies a new configuration, policy and rate limits: the rules at once (requests
@@ -257,6 +286,12 @@ impl Gateway {
     /// The server to serve (over HTTP or stdio, as any other).
     pub fn server(&self) -> &Server {
         &self.server
+    }
+
+    /// The virtual servers of [`GatewayOptions::virtual_servers`], by name: each a server to
+    /// serve beside [`Gateway::server`] (`modelctx gateway` serves them at `/mcp/NAME`).
+    pub fn virtual_servers(&self) -> &BTreeMap<String, Server> {
+        &self.virtual_servers
     }
 
     /// The host behind it: its backends' states.

@@ -139,7 +139,7 @@ fn an_unknown_field_is_named_with_its_server() {
     assert_eq!(
         message(r#"{"mcpServers": {"db": {"comand": "postgres-mcp"}}}"#),
         "server \"db\": unknown field \"comand\" (expected one of command, args, env, envFile, cwd, url, headers, \
-         type, timeoutMs, maxConcurrentCalls, trustAnnotations, prefix, protocol, allowTools, denyTools, disabled)"
+         type, timeoutMs, maxConcurrentCalls, circuitBreaker, trustAnnotations, prefix, protocol, allowTools, denyTools, disabled)"
     );
     let error = parse(r#"{"servers": {"x": {"command": "a", "envfile": ".env"}}}"#).unwrap_err();
     assert!(
@@ -289,6 +289,18 @@ fn wrong_types_and_values_name_the_field() {
         message(r#"{"mcpServers": {"s": {"command": "x", "maxConcurrentCalls": 0}}}"#),
         "server \"s\": field \"maxConcurrentCalls\": must be at least 1"
     );
+    assert_eq!(
+        message(r#"{"mcpServers": {"s": {"command": "x", "circuitBreaker": {"failures": 3, "openMs": 0}}}}"#),
+        "server \"s\": field \"circuitBreaker.openMs\": must be at least 1"
+    );
+    assert_eq!(
+        message(r#"{"mcpServers": {"s": {"command": "x", "circuitBreaker": {"failure": 3}}}}"#),
+        "server \"s\": field \"circuitBreaker.failure\": unknown field `failure`, expected `failures` or `openMs`"
+    );
+    let circuit =
+        parse(r#"{"mcpServers": {"s": {"command": "x", "circuitBreaker": {"failures": 3}}}}"#).unwrap();
+    let policy = crate::host::CircuitPolicy { failures: 3, ..crate::host::CircuitPolicy::default() };
+    assert_eq!(circuit.servers["s"].circuit_breaker, Some(policy), "openMs defaults to 30 s");
     assert_eq!(
         message(r#"{"servers": {"s": {"type": "websocket", "url": "http://127.0.0.1/"}}}"#),
         "server \"s\": field \"type\": unknown variant `websocket`, expected one of `stdio`, `http`, `sse`"

@@ -43,7 +43,7 @@ pub use authn::{Authenticator, Denial, RequestHead};
 pub use options::HttpOptions;
 #[cfg(feature = "http-sse")]
 pub use serve::serve_http_with_sse;
-pub use serve::{MCP_PATH, serve_http};
+pub use serve::{MCP_PATH, McpEndpoints, serve_http, serve_http_at};
 pub use store::{
     EventLimits, EventStore, HttpStores, MemoryEventStore, MemorySessionStore, Replay, SessionStore,
     StoreError, StoreFuture,

@@ -36,28 +36,75 @@ const ACCEPT_BACKOFF_MAX: Duration = Duration::from_secs(1);
 /// The path the endpoint is served at.
 pub const MCP_PATH: &str = "/mcp";
 
-/// What one listener serves: `/mcp`, and for [`serve_http_with_sse`] `/sse` and `/messages`.
+/// What one listener serves, for [`serve_http_at`]: a server at `/mcp`, more servers at paths
+/// of their own (each endpoint with its own sessions, all with the same options), and — with
+/// the `http-sse` feature, when asked — the deprecated HTTP+SSE transport of the first.
+pub struct McpEndpoints {
+    server: Server,
+    more: Vec<(String, Server)>,
+    #[cfg(feature = "http-sse")]
+    sse: bool,
+}
+
+impl McpEndpoints {
+    /// `server` at `/mcp`.
+    pub fn new(server: Server) -> Self {
+        Self {
+            server,
+            more: Vec::new(),
+            #[cfg(feature = "http-sse")]
+            sse: false,
+        }
+    }
+
+    /// `server` also, at `path` (`/mcp/NAME`, say): the same endpoint as `/mcp` is, for it.
+    pub fn at(mut self, path: impl Into<String>, server: Server) -> Self {
+        self.more.push((path.into(), server));
+        self
+    }
+
+    /// The deprecated HTTP+SSE transport of the `/mcp` server too, at `/sse` and `/messages`
+    /// (as [`serve_http_with_sse`] serves it).
+    #[cfg(feature = "http-sse")]
+    pub fn with_sse(mut self) -> Self {
+        self.sse = true;
+        self
+    }
+}
+
+/// [`McpEndpoints`] as they are served.
 #[derive(Clone)]
 struct Endpoints {
     mcp: McpHttp,
+    more: Arc<[(String, McpHttp)]>,
     #[cfg(feature = "http-sse")]
     sse: Option<McpSse>,
 }
 
 impl Endpoints {
-    /// `/mcp` alone.
-    fn mcp(server: Server, options: HttpOptions) -> Self {
+    fn new(endpoints: McpEndpoints, options: &HttpOptions) -> Self {
+        let more =
+            endpoints.more.into_iter().map(|(path, server)| (path, McpHttp::new(server, options.clone())));
         Self {
-            mcp: McpHttp::new(server, options),
             #[cfg(feature = "http-sse")]
-            sse: None,
+            sse: endpoints.sse.then(|| McpSse::new(endpoints.server.clone(), options.clone())),
+            mcp: McpHttp::new(endpoints.server, options.clone()),
+            more: more.collect(),
         }
+    }
+
+    /// Every MCP endpoint.
+    fn all(&self) -> impl Iterator<Item = &McpHttp> {
+        std::iter::once(&self.mcp).chain(self.more.iter().map(|(_, endpoint)| endpoint))
     }
 
     async fn handle(&self, request: Request<Incoming>) -> Response<McpBody> {
         let path = request.uri().path();
         if path == MCP_PATH || self.mcp.serves_path(path) {
             return self.mcp.handle(request).await;
+        }
+        if let Some((_, endpoint)) = self.more.iter().find(|(at, _)| at == path) {
+            return endpoint.handle(request).await;
         }
         // The deprecated transport has no authorization: with an authenticator it is not
         // offered at all, rather than be a way around it.
@@ -72,7 +119,7 @@ impl Endpoints {
     }
 
     fn close_streams(&self) {
-        self.mcp.close_streams();
+        self.all().for_each(McpHttp::close_streams);
         #[cfg(feature = "http-sse")]
         if let Some(sse) = &self.sse {
             sse.close_streams();
@@ -80,7 +127,7 @@ impl Endpoints {
     }
 
     fn cancel_requests(&self) {
-        self.mcp.cancel_requests();
+        self.all().for_each(McpHttp::cancel_requests);
         #[cfg(feature = "http-sse")]
         if let Some(sse) = &self.sse {
             sse.cancel_requests();
@@ -97,8 +144,19 @@ pub async fn serve_http(
     options: HttpOptions,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
-    let grace = server.options().limits.shutdown_grace;
-    serve_endpoints(Endpoints::mcp(server, options.clone()), listener, &options, grace, shutdown).await
+    serve_http_at(McpEndpoints::new(server), listener, options, shutdown).await
+}
+
+/// Serves `endpoints` on `listener` until `shutdown` completes, as [`serve_http`] serves one
+/// server (the grace period is the `/mcp` server's).
+pub async fn serve_http_at(
+    endpoints: McpEndpoints,
+    listener: TcpListener,
+    options: HttpOptions,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
+    let grace = endpoints.server.options().limits.shutdown_grace;
+    serve_endpoints(Endpoints::new(endpoints, &options), listener, &options, grace, shutdown).await
 }
 
 /// [`serve_http`], and the deprecated HTTP+SSE transport (2024-11-05) for old clients on the
@@ -112,12 +170,7 @@ pub async fn serve_http_with_sse(
     options: HttpOptions,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
-    let grace = server.options().limits.shutdown_grace;
-    let endpoints = Endpoints {
-        sse: Some(McpSse::new(server.clone(), options.clone())),
-        ..Endpoints::mcp(server, options.clone())
-    };
-    serve_endpoints(endpoints, listener, &options, grace, shutdown).await
+    serve_http_at(McpEndpoints::new(server).with_sse(), listener, options, shutdown).await
 }
 
 /// One accepted connection: what it serves, with what, and the signal to close.
