@@ -296,29 +296,35 @@ async fn z_an_instance_killed_mid_task_leaves_the_task_readable_as_failed() {
 }
 
 /// Two gateways behind the balancer, sharing Redis, keep one budget per rate limit
-/// (`scripts/cluster.sh` gives them `rateLimits` of five `add` calls per ten minutes): of eight
-/// calls spread over both, five are answered and three refused naming the rule — each gateway
-/// counting alone would have let five of its own through.
+/// (`scripts/cluster.sh` gives them `rateLimits` of five `add` calls per ten minutes): of ten
+/// calls spread over both, at most five are answered in all (the suite, run before, may have
+/// spent some), and both gateways refuse calls naming the rule — each counting alone would
+/// have answered five of its own, nine or ten in all.
 #[tokio::test]
 #[ignore = "runs in scripts/cluster.sh, against two gateways behind its second balancer"]
 async fn gateway_instances_share_their_rate_limits() {
     let http = reqwest::Client::new();
-    let (mut servers, mut answered, mut refused) = (BTreeSet::new(), 0, Vec::new());
-    for n in 0..8 {
+    let (mut answered, mut refused_by, mut refusals) = (0, BTreeSet::new(), Vec::new());
+    let mut served = BTreeSet::new();
+    for n in 0..10 {
         let call = modern(&http, "tools/call", json!({"name": "add", "arguments": {"a": n, "b": 1}}));
         let response = call.send().await.unwrap();
-        servers.insert(served_by(response.headers()));
+        let gateway = served_by(response.headers());
+        served.insert(gateway.clone());
         let body = json_of(response).await.unwrap();
         match body["error"]["message"].as_str() {
-            Some(message) => refused.push(message.to_owned()),
+            Some(message) => {
+                refused_by.insert(gateway);
+                refusals.push(message.to_owned());
+            }
             None => answered += 1,
         }
     }
-    assert_eq!(servers.len(), 2, "both gateways served calls: {servers:?}");
-    assert_eq!(answered, 5, "five answered in all: {refused:#?}");
-    assert_eq!(refused.len(), 3, "{refused:#?}");
+    assert_eq!(served.len(), 2, "both gateways served calls: {served:?}");
+    assert!((1..=5).contains(&answered), "{answered} answered of one budget of five: {refusals:#?}");
+    assert_eq!(refused_by, served, "both gateways refuse once the shared budget is spent: {refusals:#?}");
     assert!(
-        refused.iter().all(|message| message.contains("rule \"adds\" allows 5 requests")),
-        "{refused:#?}"
+        refusals.iter().all(|message| message.contains("rule \"adds\" allows 5 requests")),
+        "{refusals:#?}"
     );
 }
