@@ -10,9 +10,10 @@ cd "$(dirname "$0")/.."
 unpublished=(--exclude modelctx-conformance-client --exclude modelctx-fuzz)
 verify=--no-verify
 [[ ${VERIFY:-0} == 1 ]] && verify=
-rm -f target/package/*.crate
+PACKED=${CARGO_TARGET_DIR:-target}/package
+rm -f "$PACKED"/*.crate
 cargo package --workspace "${unpublished[@]}" --locked --allow-dirty $verify --quiet
-ls target/package/*.crate | sed 's|^|packed: |'
+ls "$PACKED"/*.crate | sed 's|^|packed: |'
 # The libraries' API docs (the CLI is a binary: its doc comments are its --help text).
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace "${unpublished[@]}" --exclude modelctx-cli --no-deps --all-features \
     --locked --quiet
