@@ -32,13 +32,14 @@ stage() {
     echo "==> $name: done in ${took} s"
 }
 
-# The CPU-heavy work of three later stages — the feature matrix (clippy of every feature alone,
-# in a target directory of its own so that it never waits on the other cargo commands' lock),
-# mdbook and the rmcp programs it quotes for the guide, the optimized bench server for the
-# instruction counts — starts now at the lowest priority, in the CPU time the checks before them
-# leave idle (one crate at a time, waiting on tests); their stages wait for them. On a fresh
-# machine of two cores every crate is built cold, so this overlap is most of what keeps the run
-# short.
+# The CPU-heavy work of other stages — the static checks (scripts/checks.sh: clippy, the
+# packed crates and the docs, the feature matrix, in a target directory of their own so that
+# they never wait on the test build's lock, and reuse each other's work), mdbook and the rmcp
+# programs it quotes for the guide, the optimized bench server for the instruction counts —
+# starts now at the lowest priority, in the CPU time the test build and the suites leave idle
+# (one crate at a time, waiting on tests); their stages wait for them. On a fresh machine of two
+# cores every crate is built cold, several times over: this overlap, and no check built twice,
+# are what keep the run short.
 mkdir -p target
 declare -A preparing=()
 prepare() {
@@ -62,14 +63,11 @@ prepared() {
 # The Debian packages the tests start (apt-get: the network and dpkg, little CPU) are installed
 # meanwhile too; the test stage waits for them.
 prepare packages scripts/packages.sh
-prepare features env CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}/features" scripts/features.sh
+prepare checks env CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}/checks" scripts/checks.sh
 prepare guide scripts/guide.sh --prepare
 prepare instructions scripts/instructions.sh --build
 
 stage "cargo fmt --check" cargo fmt --all -- --check
-stage "cargo clippy (all targets, all features, warnings are errors)" \
-    cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
-stage "package: the publishable crates packed in dependency order, the libraries' docs with -D warnings" scripts/package.sh
 stage "packages (Debian packages the tests start, installed in the background)" prepared packages
 # The leak test (10,000 idle peers of each kind: two minutes of one core) runs beside the other
 # tests rather than after them: its binary is started directly (a second cargo would wait on the
@@ -109,10 +107,11 @@ stage "gateway: the suite's server scenarios through modelctx gateway fronting s
 stage "cluster: the suite and the cluster tests through haproxy, three instances (and two gateways), one Redis" scripts/cluster.sh
 instructions() { prepared instructions && scripts/instructions.sh; }
 stage "instructions per request (callgrind), against bench/instructions.json" instructions
-features() { prepared features && cat target/prepare-features.log; }
-stage "features: modelctx without default features and with each feature alone (clippy, in the background)" features
 stage "soak: serve everything on HTTP and stdio under mixed load for SOAK_SECONDS (120), memory and descriptors flat" \
     scripts/soak.sh --short
+
+checks() { prepared checks && grep -E '^(==>|features:)' target/prepare-checks.log; }
+stage "static checks, in the background: clippy (all targets, all features, warnings are errors), the crates packed and their docs, the feature matrix" checks
 
 echo "==> stage times"
 printf '%s\n' "${stage_times[@]}"
