@@ -10,8 +10,8 @@
 #      stdio servers; crates/modelctx-cli/tests/it/soak.rs): every request answered, and each
 #      server's resident memory flat (the second half of the run within 8 MiB of the first) and
 #      its file descriptors back where they started.
-# `cargo test` runs 200 rounds of the first; `scripts/test.sh` runs two minutes of the second
-# (--short, with the binaries it already built).
+# `cargo test` runs 200 rounds of the first; `scripts/test.sh` runs one minute of the second
+# (--short, SOAK_SECONDS=60, with the binaries it already built).
 #
 #   scripts/soak.sh                     both, in release mode (5,000 rounds, an hour)
 #   SOAK_ROUNDS=N SOAK_SECONDS=S scripts/soak.sh

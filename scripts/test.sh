@@ -107,8 +107,8 @@ stage "gateway: the suite's server scenarios through modelctx gateway fronting s
 stage "cluster: the suite and the cluster tests through haproxy, three instances (and two gateways), one Redis" scripts/cluster.sh
 instructions() { prepared instructions && scripts/instructions.sh; }
 stage "instructions per request (callgrind), against bench/instructions.json" instructions
-stage "soak: serve everything on HTTP and stdio under mixed load for SOAK_SECONDS (120), memory and descriptors flat" \
-    scripts/soak.sh --short
+stage "soak: serve everything on HTTP and stdio under mixed load for SOAK_SECONDS (60), memory and descriptors flat" \
+    env SOAK_SECONDS="${SOAK_SECONDS:-60}" scripts/soak.sh --short
 
 checks() { prepared checks && grep -E '^(==>|features:)' target/prepare-checks.log; }
 stage "static checks, in the background: clippy (all targets, all features, warnings are errors), the crates packed and their docs, the feature matrix" checks
