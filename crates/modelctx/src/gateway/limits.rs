@@ -93,11 +93,6 @@ impl RateLimits {
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Self { rules })
     }
-
-    /// Whether there are rules at all.
-    pub fn is_empty(&self) -> bool {
-        self.rules.is_empty()
-    }
 }
 
 impl LimitRule {

@@ -97,9 +97,12 @@ pub(super) async fn supervise(
 }
 
 /// Lets the calls in flight to a server that is being stopped end, within its time limit: a
-/// new configuration that drops or changes it does not cut them short. (When the host shuts
-/// down, they have already failed.)
+/// new configuration that drops or changes it does not cut them short. When the host shuts
+/// down they fail instead, and nothing is waited for.
 async fn drain(shared: &Shared, slot: &Slot, name: &str) {
+    if shared.closing.is_cancelled() {
+        return;
+    }
     slot.calls.close();
     let limit = slot.config.timeout.unwrap_or(shared.options.default_timeout);
     if tokio::time::timeout(limit, slot.calls.wait()).await.is_err() {

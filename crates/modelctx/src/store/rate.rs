@@ -50,8 +50,8 @@ pub trait RateStore: Send + Sync + std::fmt::Debug + 'static {
 }
 
 /// Budgets in this process's memory (`governor`'s keyed limiters), at most `max` keys per rate:
-/// past it, keys whose budgets are full again are forgotten, and if that is not enough the
-/// call is refused as the store being full rather than tracked.
+/// past it, keys whose budgets are full again are forgotten, and if that is not enough `take`
+/// answers a [`StoreError`] (the store is full) rather than track one more.
 #[derive(Debug)]
 pub struct MemoryRateStore {
     limiters: Mutex<HashMap<Rate, Arc<DefaultKeyedRateLimiter<String>>>>,
