@@ -15,6 +15,14 @@ done
 # The library's own tests with the default features, as `cargo test -p modelctx` builds them for
 # a user: a test that needs a feature says so. Checked here (clippy, no code generated); they run
 # with every feature in the test stage, and `cargo test -p modelctx --lib` runs them this way.
+# The experimental extensions' code that needs a transport too (a card served over HTTP,
+# fetched by the HTTP client).
+for pair in experimental,http-server experimental,http-client; do
+    started=$SECONDS
+    cargo clippy --locked --quiet -p modelctx --no-default-features --features "$pair" -- -D warnings
+    echo "features: $pair ok ($((SECONDS - started)) s)"
+done
+
 started=$SECONDS
 cargo clippy --locked --quiet -p modelctx --lib --tests -- -D warnings
 echo "features: modelctx's unit tests with the default features ok ($((SECONDS - started)) s)"

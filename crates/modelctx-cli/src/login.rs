@@ -100,7 +100,7 @@ pub fn credentials_path() -> Result<PathBuf, Failure> {
 /// Where authorization requests may go for the server at `url`: a server on a public
 /// address sends its client to public addresses only; one on this machine or the local
 /// network (a server being developed, an intranet) may name an authorization server there.
-fn egress_for(url: &Url) -> Egress {
+pub(crate) fn egress_for(url: &Url) -> Egress {
     let local = match url.host() {
         Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
         Some(url::Host::Ipv4(ip)) => !is_public(ip.into()),

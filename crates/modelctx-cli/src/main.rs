@@ -16,6 +16,7 @@
 mod bench;
 mod config_file;
 mod demo;
+mod experimental;
 mod gateway;
 mod host;
 mod inspect;
@@ -57,8 +58,10 @@ enum Command {
     ///   modelctx discover -- modelctx serve everything
     ///   modelctx discover --era legacy -- npx -y @modelcontextprotocol/server-everything
     ///   MODELCTX_BEARER="$TOKEN" modelctx discover --url http://127.0.0.1:8080/mcp --json
+    ///   modelctx discover --card https://example.com/mcp/server-card     (experimental)
+    ///   modelctx discover --catalog https://example.com                  (experimental)
     #[command(verbatim_doc_comment, after_help = inspect::exit::EXIT_STATUS_HELP)]
-    Discover(inspect::ServerArgs),
+    Discover(inspect::DiscoverArgs),
     /// List or call tools.
     #[command(subcommand, after_help = inspect::exit::EXIT_STATUS_HELP)]
     Tools(inspect::ToolsCommand),

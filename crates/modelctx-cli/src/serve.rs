@@ -198,6 +198,8 @@ pub struct ServeArgs {
     threads: Option<u16>,
     #[command(flatten)]
     auth: AuthArgs,
+    #[command(flatten)]
+    experimental: crate::experimental::ExperimentalArgs,
 }
 
 // ANCHOR: redis
@@ -373,6 +375,14 @@ pub fn run(args: &ServeArgs) -> ExitCode {
             let reads = tool.annotations.as_ref().and_then(|a| a.read_only_hint) == Some(true);
             vec![if reads { read.clone() } else { write.clone() }]
         });
+    }
+    // A card is served over HTTP only: a stdio server declares none.
+    if let Some(card) = args.experimental.card(args.server.name())
+        && args.http.is_some()
+    {
+        // The bench server's info has no description: its answers stay as small as can be.
+        let bench = matches!(args.server, Bundled::Bench { .. });
+        builder = builder.card(if bench { card.description("Echo and add, for benchmarks") } else { card });
     }
     let own_state_key = state_keys.is_some();
     if let Some((id, keys)) = state_keys {

@@ -12,7 +12,9 @@
 //! - [`era`]: the era router, a pure function that decides for each incoming message whether
 //!   it follows modern (stateless) or legacy (session) rules, or must be rejected;
 //! - [`headers`]: the Streamable HTTP header value encoding;
-//! - [`uri_template`]: RFC 6570 resource URI templates: parse, expand, match a URI to one.
+//! - [`uri_template`]: RFC 6570 resource URI templates: parse, expand, match a URI to one;
+//! - with the `experimental` feature, the draft extensions of the next revision: `server_card`
+//!   (SEP-2127).
 //!
 //! ```
 //! use modelctx_protocol::era::{self, PeerState, ServerVersions, Transport};
@@ -38,6 +40,8 @@ pub mod jsonrpc;
 pub mod meta;
 mod method;
 pub mod model;
+#[cfg(feature = "experimental")]
+pub mod server_card;
 pub mod skills;
 pub mod tasks;
 pub mod types;

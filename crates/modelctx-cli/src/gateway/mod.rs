@@ -82,6 +82,8 @@ pub struct GatewayArgs {
     /// (repeatable; names compare without case).
     #[arg(long = "audit-redact", value_name = "NAME", requires = "audit")]
     audit_redact: Vec<String>,
+    #[command(flatten)]
+    experimental: crate::experimental::ExperimentalArgs,
 }
 
 /// The variable that gives the gateway's run token instead of a random one.
@@ -133,7 +135,10 @@ pub fn run(args: &GatewayArgs) -> ExitCode {
     }
     let Some(runtime) = crate::runtime::for_serving(None) else { return ExitCode::FAILURE };
     let outcome = runtime.block_on(async {
-        let info = Implementation::new("modelctx-gateway", env!("CARGO_PKG_VERSION"));
+        let info = Implementation {
+            description: Some("The tools, resources and prompts of several MCP servers, as one".into()),
+            ..Implementation::new("modelctx-gateway", env!("CARGO_PKG_VERSION"))
+        };
         let mut options = GatewayOptions::new(info);
         // Verified callers act as the operator on the backends: only within the scopes their
         // tokens hold for each.
@@ -144,6 +149,8 @@ pub fn run(args: &GatewayArgs) -> ExitCode {
         options.policy = loaded.policy;
         options.rate_limits = loaded.rate_limits;
         options.virtual_servers = loaded.virtual_servers;
+        // A card is served over HTTP only.
+        options.card = args.experimental.card("gateway").filter(|_| args.http.is_some());
         // A backend that keeps failing is refused at once for a while rather than waited on by
         // every caller (an entry's `circuitBreaker` overrides this).
         options.host.circuit_breaker = Some(modelctx::host::CircuitPolicy::default());

@@ -5,6 +5,7 @@
 //! ([`exit::EXIT_STATUS_HELP`]).
 
 pub mod arguments;
+mod card;
 mod complete;
 pub mod content;
 pub mod exit;
@@ -24,11 +25,12 @@ use std::process::ExitCode;
 
 use modelctx::client::Client;
 
+pub use card::{DiscoverArgs, run as run_discover};
 pub use complete::{CompleteArgs, run as run_complete};
 pub use listen::{ListenArgs, run as run_listen};
 pub use prompts::{PromptsCommand, run as run_prompts};
 pub use resources::{ResourcesCommand, run as run_resources};
-pub use server::{run_discover, run_ping};
+pub use server::run_ping;
 pub use target::Target;
 pub use tasks::{TasksCommand, run as run_tasks};
 pub use tools::{ToolsCommand, run as run_tools};

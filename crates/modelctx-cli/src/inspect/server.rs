@@ -39,7 +39,7 @@ fn capability_names(capabilities: &Value) -> Vec<String> {
 }
 
 /// What the connection settled on, as JSON.
-fn description(client: &Client) -> Value {
+pub(super) fn describe_connection(client: &Client) -> Value {
     let server = client.server();
     let capabilities = serde_json::to_value(v2026::ServerCapabilities::from(server.capabilities.clone()))
         .unwrap_or_default();
@@ -53,11 +53,16 @@ fn description(client: &Client) -> Value {
 }
 
 async fn discover(client: &Client, output: OutputArgs) -> Result<(), Failure> {
-    let description = description(client);
     if output.json {
-        print_json(&description);
-        return Ok(());
+        print_json(&describe_connection(client));
+    } else {
+        print_connection(client);
     }
+    Ok(())
+}
+
+/// What the connection settled on, for a person.
+pub(super) fn print_connection(client: &Client) {
     let server = client.server();
     out!("{}", heading(server.info.as_ref()));
     let era = match client.era() {
@@ -65,11 +70,10 @@ async fn discover(client: &Client, output: OutputArgs) -> Result<(), Failure> {
         Era::Legacy => "initialize handshake",
     };
     out!("protocol      {GREEN}{}{GREEN:#} {DIM}({era}){DIM:#}", server.version);
-    out!("capabilities  {}", capability_names(&description["capabilities"]).join(", "));
+    out!("capabilities  {}", capability_names(&describe_connection(client)["capabilities"]).join(", "));
     if let Some(instructions) = &server.instructions {
         out!("instructions  {}", shown(instructions, true));
     }
-    Ok(())
 }
 
 /// The first line of the discover view: the server's name, version and title, made inert for a
@@ -92,8 +96,8 @@ async fn ping(client: &Client, output: OutputArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Runs `modelctx discover`.
-pub fn run_discover(args: &ServerArgs) -> std::process::ExitCode {
+/// Runs `modelctx discover` without a card.
+pub(super) fn run_discover(args: &ServerArgs) -> std::process::ExitCode {
     drive(&args.target, async |client| discover(client, args.output).await)
 }
 

@@ -6,6 +6,7 @@ mod cli_host;
 mod client_stdio;
 mod demo;
 mod deployment;
+mod ext_server_card;
 mod filesystem;
 mod fixtures_asking;
 mod fixtures_content;

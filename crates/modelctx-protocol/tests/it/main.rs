@@ -4,6 +4,8 @@ mod envelope;
 mod era_router;
 mod error_codes;
 mod model_conversions;
+#[cfg(feature = "experimental")]
+mod server_card;
 #[macro_use]
 mod support;
 mod wire_v2025;

@@ -28,6 +28,8 @@ mod behalf;
 #[cfg(feature = "http-client")]
 pub mod browser;
 mod cache;
+#[cfg(all(feature = "experimental", feature = "http-client"))]
+pub mod cards;
 mod dialect;
 #[cfg(feature = "http-client")]
 pub mod egress;

@@ -122,6 +122,11 @@ pub struct GatewayOptions {
     /// A last say over the gateway's server as it is built: the stores several instances
     /// share behind a balancer (a task store, a bus, the requestState keys). None by default.
     pub configure: Option<Arc<dyn Fn(ServerBuilder) -> ServerBuilder + Send + Sync>>,
+    /// The gateway's server card (server cards, experimental); each virtual server gets one
+    /// of its own, named `NAME-VIRTUAL` (its public URL, if set, `URL/VIRTUAL`). None by
+    /// default.
+    #[cfg(feature = "experimental")]
+    pub card: Option<crate::server::CardSettings>,
 }
 
 impl std::fmt::Debug for GatewayOptions {
@@ -163,6 +168,8 @@ impl GatewayOptions {
             rate_limits: RateLimits::default(),
             rate_store: Arc::new(MemoryRateStore::default()),
             configure: None,
+            #[cfg(feature = "experimental")]
+            card: None,
         }
     }
 }
@@ -239,6 +246,11 @@ impl Gateway {
         };
         #[cfg(not(feature = "skills"))]
         let (builder, relayed) = (base(), std::collections::BTreeSet::new());
+        #[cfg(feature = "experimental")]
+        let builder = match &options.card {
+            Some(card) => builder.card(card.clone()),
+            None => builder,
+        };
         let server = builder.build()?;
         let calls = Arc::new(calls::Calls { in_flight, observers });
         let scoped = options.scopes_per_backend;
@@ -246,7 +258,13 @@ impl Gateway {
             vec![(Mirror::new(Arc::clone(&calls), scoped, relayed.clone(), None), server.clone())];
         let mut virtual_servers = BTreeMap::new();
         for (name, selection) in options.virtual_servers {
-            let served = base().build()?;
+            let builder = base();
+            #[cfg(feature = "experimental")]
+            let builder = match &options.card {
+                Some(card) => builder.card(card.beside(&name)),
+                None => builder,
+            };
+            let served = builder.build()?;
             let mirror = Mirror::new(Arc::clone(&calls), scoped, relayed.clone(), Some(selection));
             mirrors.push((mirror, served.clone()));
             virtual_servers.insert(name, served);

@@ -24,6 +24,8 @@ mod announce;
 mod answer;
 pub mod apps;
 mod cache_hints;
+#[cfg(feature = "experimental")]
+mod card;
 mod completion;
 mod context;
 pub(crate) mod dispatch;
@@ -63,6 +65,8 @@ use modelctx_protocol::{JsonObject, Method};
 use tokio::sync::broadcast;
 
 pub use answer::Answer;
+#[cfg(feature = "experimental")]
+pub use card::{CardSettings, DEFAULT_CARD_MAX_AGE};
 pub use completion::CompletionRequest;
 pub use context::RequestContext;
 pub use error::RegistrationError;
@@ -144,6 +148,9 @@ struct Inner {
     state_once: Option<Arc<dyn crate::store::OnceStore>>,
     /// Told when a 2025-11-25 client says its roots changed.
     roots_changed: Option<RootsChangedHook>,
+    /// What its card says besides its info (server cards, experimental).
+    #[cfg(feature = "experimental")]
+    card: Option<CardSettings>,
 }
 
 /// The hook [`ServerBuilder::on_roots_changed`] sets.
@@ -171,6 +178,8 @@ pub struct ServerBuilder {
     apps: Vec<apps::AppResource>,
     state_once: Option<Arc<dyn crate::store::OnceStore>>,
     roots_changed: Option<RootsChangedHook>,
+    #[cfg(feature = "experimental")]
+    card: Option<CardSettings>,
 }
 
 /// Why a server could not be built.
@@ -236,6 +245,8 @@ impl Server {
             apps: Vec::new(),
             state_once: None,
             roots_changed: None,
+            #[cfg(feature = "experimental")]
+            card: None,
         }
     }
 
@@ -580,8 +591,25 @@ impl ServerBuilder {
         self
     }
 
+    /// Serves a card (server cards, SEP-2127, experimental) at `<endpoint>/server-card` over
+    /// Streamable HTTP, made from the server's info and versions and `settings`; the server
+    /// then declares the `io.modelcontextprotocol/server-card` extension.
+    #[cfg(feature = "experimental")]
+    pub fn card(mut self, settings: CardSettings) -> Self {
+        self.extensions.insert(modelctx_protocol::server_card::EXTENSION_ID.to_owned(), JsonObject::new());
+        self.card = Some(settings);
+        self
+    }
+
     /// Checks every definition and builds the server.
     pub fn build(self) -> Result<Server, BuildError> {
+        #[cfg(feature = "experimental")]
+        if let Some(card) = &self.card {
+            card.validate(&self.info, &self.versions).map_err(|e| RegistrationError::Extension {
+                id: modelctx_protocol::server_card::EXTENSION_ID.to_owned(),
+                reason: e.to_string(),
+            })?;
+        }
         for id in self.extensions.keys() {
             let refused = |reason: String| RegistrationError::Extension { id: id.clone(), reason };
             if !id.contains('/') {
@@ -642,6 +670,8 @@ impl ServerBuilder {
                 skills,
                 state_once: self.state_once,
                 roots_changed: self.roots_changed,
+                #[cfg(feature = "experimental")]
+                card: self.card,
             }),
         })
     }

@@ -523,7 +523,7 @@ async fn elic_18_an_answer_from_another_session_is_not_taken_for_this_sessions_q
 
 /// Verifies `Authorization: Bearer <name>` into the principal `<name>`.
 #[derive(Debug)]
-struct Names;
+pub(crate) struct Names;
 
 impl Authenticator for Names {
     fn metadata_paths(&self) -> Vec<String> {

@@ -10,6 +10,8 @@ mod client_tasks;
 mod common;
 mod dynamic;
 mod eras;
+#[cfg(feature = "experimental")]
+mod ext_server_card;
 mod extractors;
 mod front_desk;
 mod hostile;

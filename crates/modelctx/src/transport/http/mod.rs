@@ -11,6 +11,8 @@
 
 mod authn;
 pub(crate) mod body;
+#[cfg(feature = "experimental")]
+mod card;
 mod events;
 pub(crate) mod guard;
 mod idle;
@@ -92,6 +94,11 @@ impl McpHttp {
         self.inner.lifecycle.abort();
     }
 
+    /// The server this endpoint serves.
+    pub fn server(&self) -> &Server {
+        self.inner.lifecycle.server()
+    }
+
     /// Whether requests are authenticated (`HttpOptions::authenticator`).
     pub fn authenticates(&self) -> bool {
         self.inner.options.authenticator.is_some()
@@ -108,13 +115,18 @@ impl McpHttp {
     }
 
     /// Handles one HTTP request to the MCP endpoint (or, with an authenticator, to its
-    /// protected resource metadata).
+    /// protected resource metadata; with the `experimental` feature and a server that has a
+    /// card, to `<endpoint>/server-card`: route that path here too).
     pub async fn handle<B>(&self, request: Request<B>) -> Response<McpBody>
     where
         B: http_body::Body<Data = Bytes>,
         B::Error: std::fmt::Display,
     {
         let shared = &self.inner;
+        #[cfg(feature = "experimental")]
+        if let Some(card) = card::answer(shared.lifecycle.server(), &request) {
+            return card;
+        }
         let mut principal = None;
         if let Some(authenticator) = &shared.options.authenticator {
             if request.method() == Method::GET && self.serves_path(request.uri().path()) {

@@ -98,13 +98,25 @@ impl Endpoints {
         std::iter::once(&self.mcp).chain(self.more.iter().map(|(_, endpoint)| endpoint))
     }
 
+    /// The endpoint at `path`.
+    fn at(&self, path: &str) -> Option<&McpHttp> {
+        if path == MCP_PATH {
+            return Some(&self.mcp);
+        }
+        self.more.iter().find(|(at, _)| at == path).map(|(_, endpoint)| endpoint)
+    }
+
     async fn handle(&self, request: Request<Incoming>) -> Response<McpBody> {
         let path = request.uri().path();
-        if path == MCP_PATH || self.mcp.serves_path(path) {
+        if self.mcp.serves_path(path) {
             return self.mcp.handle(request).await;
         }
-        if let Some((_, endpoint)) = self.more.iter().find(|(at, _)| at == path) {
+        if let Some(endpoint) = self.at(path) {
             return endpoint.handle(request).await;
+        }
+        #[cfg(feature = "experimental")]
+        if let Some(response) = self.cards(&request) {
+            return response;
         }
         // The deprecated transport has no authorization: with an authenticator it is not
         // offered at all, rather than be a way around it.
@@ -116,6 +128,21 @@ impl Endpoints {
             return sse.route(request).await;
         }
         empty(StatusCode::NOT_FOUND)
+    }
+
+    /// A card (`<endpoint>/server-card`, answered by its endpoint) or the catalog of them all
+    /// (`/.well-known/ai-catalog.json`); `None` for any other path.
+    #[cfg(feature = "experimental")]
+    fn cards(&self, request: &Request<Incoming>) -> Option<Response<McpBody>> {
+        use modelctx_protocol::server_card::{CARD_SUFFIX, CATALOG_PATH};
+        let path = request.uri().path();
+        if path == CATALOG_PATH {
+            let more = self.more.iter().map(|(path, endpoint)| (path.as_str(), endpoint.server()));
+            let all = std::iter::once((MCP_PATH, self.mcp.server())).chain(more);
+            return Some(super::card::catalog(request, all));
+        }
+        let endpoint = self.at(path.strip_suffix(CARD_SUFFIX)?)?;
+        super::card::answer(endpoint.server(), request)
     }
 
     fn close_streams(&self) {

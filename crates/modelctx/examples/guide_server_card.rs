@@ -1,0 +1,55 @@
+//! The guide's chapter on the experimental extensions (docs/guide/src/experimental.md): a
+//! server that serves its card (server cards, SEP-2127), and a client that finds it through
+//! the AI Catalog, connects where it says and checks it against what the server says.
+//!
+//! Run it with `cargo run -p modelctx --features experimental --example guide_server_card`.
+
+use modelctx::client::cards::CardFetcher;
+use modelctx::client::egress::Egress;
+use modelctx::client::{Client, ClientOptions};
+use modelctx::server::{CardSettings, Server, ToolDef};
+use modelctx::transport::http::{HttpOptions, serve_http};
+use modelctx_protocol::types::Implementation;
+
+// ANCHOR: server
+/// A server with a card: served at `/mcp/server-card`, listed at
+/// `/.well-known/ai-catalog.json`, declared in its capabilities.
+fn weather() -> Server {
+    let info = Implementation {
+        title: Some("Weather".into()),
+        description: Some("Forecasts for any city".into()),
+        ..Implementation::new("weather", "1.4.0")
+    };
+    Server::with_info(info)
+        .tool(ToolDef::new("forecast", || async { "sunny" }).description("Tomorrow's weather"))
+        // The name is reverse-DNS; the rest comes from the server's info and versions.
+        .card(CardSettings::new("com.example/weather"))
+        .build()
+        .expect("the definitions and the card are valid")
+}
+// ANCHOR_END: server
+
+#[tokio::main]
+async fn main() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a loopback port");
+    let origin = format!("http://{}", listener.local_addr().expect("an address"));
+    tokio::spawn(serve_http(weather(), listener, HttpOptions::default(), std::future::pending()));
+
+    // ANCHOR: client
+    // A catalog may name cards anywhere: public addresses only, unless the network is trusted
+    // (this example's server is on loopback).
+    let cards = CardFetcher::new(Egress::Any).expect("a fetcher");
+    for found in cards.catalog(&origin).await.expect("the catalog") {
+        let card = found.card.expect("a valid card");
+        let endpoint = card.streamable_http().expect("an HTTP endpoint");
+        let url = endpoint.resolve_url(&Default::default()).expect("no variables left unfilled");
+        let options = ClientOptions::new(Implementation::new("guide", "1.0.0"));
+        let client = Client::connect_http(&url, Default::default(), options).await.expect("connected");
+        // The card is advisory: what the server says once connected wins.
+        let server = client.server();
+        let disagreements = card.disagreements(server.info.as_ref(), &server.version.to_string());
+        println!("{} at {url}: {} disagreement(s)", card.name, disagreements.len());
+        assert!(disagreements.is_empty(), "{disagreements:?}");
+    }
+    // ANCHOR_END: client
+}
