@@ -55,7 +55,7 @@ mdbook build docs/guide
 echo "==> guide: the examples run"
 scripts/build.sh
 EXAMPLES=$TARGET_DIR/debug/examples
-for example in guide_primitives guide_asking guide_testing guide_axum guide_authorization guide_server_card middleware; do
+for example in guide_primitives guide_asking guide_testing guide_axum guide_authorization guide_experimental middleware; do
     echo "--- $example"
     timeout 60 "$EXAMPLES/$example"
 done

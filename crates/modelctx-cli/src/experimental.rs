@@ -14,7 +14,8 @@ const CARD_NAMESPACE: &str = "io.github.modelctx";
 pub(crate) struct ExperimentalArgs {
     /// Turn on the draft extensions of the next revision (experimental: their wire follows
     /// drafts that may change). With --http: a server card at /mcp/server-card (and at each
-    /// /mcp/NAME/server-card) and an AI Catalog of them at /.well-known/ai-catalog.json.
+    /// /mcp/NAME/server-card), an AI Catalog of them at /.well-known/ai-catalog.json, and the
+    /// lists over GET as well (/mcp?mcp_list=tools, with ETag and 304).
     #[arg(long, global = true)]
     pub experimental: bool,
     /// The endpoint's URL as clients reach it (https://mcp.example.com/mcp), for the server

@@ -376,13 +376,14 @@ pub fn run(args: &ServeArgs) -> ExitCode {
             vec![if reads { read.clone() } else { write.clone() }]
         });
     }
-    // A card is served over HTTP only: a stdio server declares none.
+    // A card and lists over GET are served over HTTP only: a stdio server declares neither.
     if let Some(card) = args.experimental.card(args.server.name())
         && args.http.is_some()
     {
         // The bench server's info has no description: its answers stay as small as can be.
         let bench = matches!(args.server, Bundled::Bench { .. });
         builder = builder.card(if bench { card.description("Echo and add, for benchmarks") } else { card });
+        builder = builder.lists_over_get();
     }
     let own_state_key = state_keys.is_some();
     if let Some((id, keys)) = state_keys {

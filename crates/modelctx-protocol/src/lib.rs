@@ -14,7 +14,7 @@
 //! - [`headers`]: the Streamable HTTP header value encoding;
 //! - [`uri_template`]: RFC 6570 resource URI templates: parse, expand, match a URI to one;
 //! - with the `experimental` feature, the draft extensions of the next revision: `server_card`
-//!   (SEP-2127).
+//!   (SEP-2127) and `http_lists` (lists over HTTP GET).
 //!
 //! ```
 //! use modelctx_protocol::era::{self, PeerState, ServerVersions, Transport};
@@ -36,6 +36,8 @@ pub(crate) mod macros;
 pub mod apps;
 pub mod era;
 pub mod headers;
+#[cfg(feature = "experimental")]
+pub mod http_lists;
 pub mod jsonrpc;
 pub mod meta;
 mod method;

@@ -439,14 +439,6 @@ impl AiCatalog {
     }
 }
 
-/// Whether an `If-None-Match` header value matches the entity tag `etag` (weak comparison,
-/// RFC 9110 §13.1.2: `W/` prefixes ignored, `*` matches anything).
-pub fn if_none_match_matches(header: &str, etag: &str) -> bool {
-    let bare = |tag: &str| tag.trim().trim_start_matches("W/").to_owned();
-    let etag = bare(etag);
-    header.split(',').any(|tag| tag.trim() == "*" || bare(tag) == etag)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -511,13 +503,5 @@ mod tests {
         let fields: Vec<&str> = found.iter().map(|d| d.field.as_str()).collect();
         assert_eq!(fields, ["version", "supportedProtocolVersions"]);
         assert_eq!(found[0].live, "1.0.1");
-    }
-
-    #[test]
-    fn if_none_match_compares_weakly() {
-        assert!(if_none_match_matches("\"abc\"", "\"abc\""));
-        assert!(if_none_match_matches("W/\"abc\", \"def\"", "\"abc\""));
-        assert!(if_none_match_matches("*", "\"abc\""));
-        assert!(!if_none_match_matches("\"abd\"", "\"abc\""));
     }
 }

@@ -149,8 +149,9 @@ pub fn run(args: &GatewayArgs) -> ExitCode {
         options.policy = loaded.policy;
         options.rate_limits = loaded.rate_limits;
         options.virtual_servers = loaded.virtual_servers;
-        // A card is served over HTTP only.
+        // A card and lists over GET are served over HTTP only.
         options.card = args.experimental.card("gateway").filter(|_| args.http.is_some());
+        options.lists_over_get = args.experimental.experimental && args.http.is_some();
         // A backend that keeps failing is refused at once for a while rather than waited on by
         // every caller (an entry's `circuitBreaker` overrides this).
         options.host.circuit_breaker = Some(modelctx::host::CircuitPolicy::default());

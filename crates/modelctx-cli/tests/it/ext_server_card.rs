@@ -1,7 +1,8 @@
-//! Server cards (SEP-2127, experimental) through the binary: `modelctx serve --experimental`
-//! and `modelctx gateway --experimental` serve them (the gateway one for itself and one for
-//! each virtual server, all in its AI Catalog), `modelctx discover --card` and `--catalog`
-//! read them; without `--experimental` nothing of it is served or declared.
+//! The experimental extensions through the binary: `modelctx serve --experimental` and
+//! `modelctx gateway --experimental` serve server cards (SEP-2127; the gateway one for itself
+//! and one for each virtual server, all in its AI Catalog) and their lists over GET,
+//! `modelctx discover --card` and `--catalog` read the cards; without `--experimental`
+//! nothing of it is served or declared.
 
 use std::process::{Command, Stdio};
 
@@ -9,6 +10,7 @@ use modelctx::client::Client;
 use modelctx::client::EraMode;
 use modelctx::client::cards::CardFetcher;
 use modelctx::client::egress::Egress;
+use modelctx::protocol::http_lists::ListKind;
 use modelctx::protocol::server_card::EXTENSION_ID;
 use serde_json::{Value, json};
 
@@ -45,9 +47,19 @@ async fn modelctx_discover_reads_a_card_and_checks_it_against_the_live_server() 
     assert_eq!(by_url["card"], report["card"]);
     let catalog = modelctx_json(&["discover", "--catalog", &origin]);
     assert_eq!(catalog["entries"][0]["card"]["name"], "io.github.modelctx/everything", "{catalog}");
+    // --experimental also serves the lists over GET.
+    let listed = reqwest::Client::new()
+        .get(format!("{}?mcp_list=tools", server.url()))
+        .header("mcp-protocol-version", "2026-07-28")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(listed.status(), 200);
+    assert!(listed.headers().contains_key("etag"));
 }
 
-/// Nothing changes without `--experimental`: no card, no catalog, no extension declared.
+/// Nothing changes without `--experimental`: no card, no catalog, no lists over GET, no
+/// extension declared.
 #[tokio::test]
 async fn without_experimental_no_card_is_served_or_declared() {
     let server = serve_everything(&[]);
@@ -56,8 +68,13 @@ async fn without_experimental_no_card_is_served_or_declared() {
         let response = http.get(format!("http://{}{path}", server.address)).send().await.unwrap();
         assert_eq!(response.status(), 404, "{path}");
     }
+    let list =
+        http.get(format!("{}?mcp_list=tools", server.url())).header("mcp-protocol-version", "2026-07-28");
+    assert_ne!(list.send().await.unwrap().status(), 200, "a list GET is a plain GET of the endpoint");
     let discovered = modelctx_json(&["discover", "--url", &server.url()]);
     assert!(discovered["capabilities"]["extensions"].get(EXTENSION_ID).is_none(), "{discovered}");
+    let lists = modelctx::protocol::http_lists::EXTENSION_ID;
+    assert!(discovered["capabilities"]["extensions"].get(lists).is_none(), "{discovered}");
 }
 
 /// Through the gateway: a card for the gateway and one for each virtual server, public (no
@@ -83,4 +100,8 @@ async fn the_gateway_serves_a_card_for_itself_and_each_virtual_server() {
     assert_eq!(tools, ["a__add"]);
     let described = client.server();
     assert!(described.capabilities.extensions.as_ref().is_some_and(|e| e.contains_key(EXTENSION_ID)));
+    // The virtual server's list over GET (lists over GET, experimental too), revalidated.
+    let page = client.list_over_get(ListKind::Tools, None).await.unwrap();
+    assert_eq!(page.result["tools"][0]["name"], "a__add");
+    assert!(client.list_over_get(ListKind::Tools, None).await.unwrap().revalidated);
 }

@@ -32,13 +32,18 @@ fn screenshots() -> PathBuf {
     dir
 }
 
-/// `modelctx inspect --web 127.0.0.1:0 -- modelctx serve everything`, and the URL it printed.
 /// `modelctx inspect --web` on loopback over `serve everything`, offering `root` as a root.
 fn inspector(root: &std::path::Path) -> (Guard, String) {
+    let mut target = vec!["--root".to_owned(), root.display().to_string(), "--".into()];
+    target.extend([bin(), "serve", "everything"].map(str::to_owned));
+    inspector_of(&target)
+}
+
+/// `modelctx inspect --web 127.0.0.1:0 TARGET…`, and the URL it printed.
+fn inspector_of(target: &[String]) -> (Guard, String) {
     let mut child = Command::new(bin())
-        .args(["inspect", "--web", "127.0.0.1:0", "--root"])
-        .arg(root)
-        .args(["--", bin(), "serve", "everything"])
+        .args(["inspect", "--web", "127.0.0.1:0"])
+        .args(target)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
@@ -268,4 +273,26 @@ async fn the_page_calls_add_through_its_form_and_answers_an_elicitation() {
     let calls = page.eval("[...document.querySelectorAll('#messages tbody td')].filter(td => td.textContent === 'tools/call').length").await;
     assert!(calls.as_u64().unwrap() >= 3, "every call is in the log: {calls}");
     page.screenshot("messages.png").await;
+}
+
+/// The Server tab shows the server card of a server that declares one (server cards,
+/// experimental): read from beside its endpoint, with the check against the live server.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_server_tab_shows_the_card_and_how_it_compares_with_the_live_server() {
+    let mut command = Command::new(bin());
+    command.args(["serve", "everything", "--http", "127.0.0.1:0", "--experimental"]).stdin(Stdio::null());
+    let server = crate::support::http::HttpServer::start(command);
+    let (_inspector, url) = inspector_of(&["--url".to_owned(), server.url()]);
+    let profile = tempfile::tempdir().unwrap();
+    let (_browser, ws_url) = chromium(profile.path()).await;
+    let mut page = Page::open(&ws_url).await;
+    page.command("Page.enable", json!({})).await;
+    page.command("Page.navigate", json!({"url": url})).await;
+    page.until("the card", "!document.querySelector('#card-section').hidden").await;
+    let card = page.eval("document.querySelector('#card').textContent").await;
+    assert!(card.as_str().unwrap().contains("io.github.modelctx/everything"), "{card}");
+    assert!(card.as_str().unwrap().contains(&server.url()), "{card}");
+    let check = page.eval("document.querySelector('#card-check').textContent").await;
+    assert_eq!(check, "The card agrees with the live server.");
+    page.screenshot("server-card.png").await;
 }

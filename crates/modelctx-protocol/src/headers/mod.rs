@@ -81,3 +81,24 @@ fn mismatch(header: &str, detail: std::fmt::Arguments<'_>) -> ErrorObject {
     ErrorObject::header_mismatch(format_args!("{header} header {detail}"))
         .with_data(json!({ "header": header }))
 }
+
+/// Whether an `If-None-Match` header value matches the entity tag `etag` (weak comparison,
+/// RFC 9110 §13.1.2: `W/` prefixes ignored, `*` matches anything).
+pub fn if_none_match_matches(header: &str, etag: &str) -> bool {
+    let bare = |tag: &str| tag.trim().trim_start_matches("W/").to_owned();
+    let etag = bare(etag);
+    header.split(',').any(|tag| tag.trim() == "*" || bare(tag) == etag)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn if_none_match_compares_weakly() {
+        assert!(if_none_match_matches("\"abc\"", "\"abc\""));
+        assert!(if_none_match_matches("W/\"abc\", \"def\"", "\"abc\""));
+        assert!(if_none_match_matches("*", "\"abc\""));
+        assert!(!if_none_match_matches("\"abd\"", "\"abc\""));
+    }
+}

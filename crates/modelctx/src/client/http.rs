@@ -35,6 +35,11 @@ const NOTIFICATIONS: usize = 256;
 
 type Answer = Result<JsonObject, ErrorObject>;
 
+/// Lists over HTTP GET (experimental).
+#[cfg(feature = "experimental")]
+#[path = "http_lists.rs"]
+pub(crate) mod lists;
+
 /// What the link has settled with the server.
 #[derive(Default)]
 struct Settled {
@@ -62,6 +67,9 @@ pub(crate) struct HttpLink {
     reissues: usize,
     /// Tripped when the link is dropped: the session stream ends.
     closing: CancellationToken,
+    /// List pages fetched over GET, with their tags (experimental).
+    #[cfg(feature = "experimental")]
+    kept_pages: lists::KeptPages,
 }
 
 impl Drop for HttpLink {
@@ -104,6 +112,8 @@ impl HttpLink {
             auth: options.auth.clone(),
             reissues: options.reissues,
             closing: CancellationToken::new(),
+            #[cfg(feature = "experimental")]
+            kept_pages: lists::KeptPages::new(options.max_kept_list_pages),
         })
     }
 

@@ -30,6 +30,8 @@ pub mod browser;
 mod cache;
 #[cfg(all(feature = "experimental", feature = "http-client"))]
 pub mod cards;
+#[cfg(all(feature = "experimental", feature = "http-client"))]
+pub use http::lists::ListPage;
 mod dialect;
 #[cfg(feature = "http-client")]
 pub mod egress;
@@ -265,6 +267,27 @@ impl Client {
     /// What the connection settled on.
     pub fn server(&self) -> &ServerDescription {
         &self.server
+    }
+
+    /// The page of list `kind` at `cursor` over HTTP GET (experimental,
+    /// `modelctx_protocol::http_lists`), from a server that declared
+    /// `io.github.modelctx/http-lists`: a page fetched before is revalidated with its `ETag`
+    /// (`If-None-Match`), and a `304` answers with it, nothing sent again. Over stdio, or from a
+    /// server that did not declare the extension, an error says so.
+    #[cfg(all(feature = "experimental", feature = "http-client"))]
+    pub async fn list_over_get(
+        &self,
+        kind: modelctx_protocol::http_lists::ListKind,
+        cursor: Option<&str>,
+    ) -> Result<ListPage, ClientError> {
+        use modelctx_protocol::http_lists::EXTENSION_ID;
+        let declared =
+            self.server.capabilities.extensions.as_ref().is_some_and(|e| e.contains_key(EXTENSION_ID));
+        match &self.link {
+            Link::Http(link) if declared => link.get_list(kind, cursor).await,
+            Link::Http(_) => Err(ClientError::undeclared(EXTENSION_ID, kind.method())),
+            Link::Stdio(_) => Err(ClientError::invalid_params("lists over GET need Streamable HTTP")),
+        }
     }
 
     /// The era in use.

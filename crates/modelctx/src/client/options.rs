@@ -89,6 +89,11 @@ pub struct ClientOptions {
     /// (webpki's): for a server whose certificate a private authority signed. Default none.
     #[cfg(feature = "http-client")]
     pub root_certificates: Vec<reqwest::Certificate>,
+    /// How many list pages fetched over GET are kept with their tags for revalidation
+    /// (`Client::list_over_get`, experimental); past it they are all forgotten. Each is at most
+    /// `limits.max_message_bytes`. Default 16.
+    #[cfg(all(feature = "experimental", feature = "http-client"))]
+    pub max_kept_list_pages: usize,
 }
 
 impl ClientOptions {
@@ -117,6 +122,8 @@ impl ClientOptions {
             http2_prior_knowledge: false,
             #[cfg(feature = "http-client")]
             root_certificates: Vec::new(),
+            #[cfg(all(feature = "experimental", feature = "http-client"))]
+            max_kept_list_pages: 16,
         }
     }
 }

@@ -127,6 +127,10 @@ pub struct GatewayOptions {
     /// default.
     #[cfg(feature = "experimental")]
     pub card: Option<crate::server::CardSettings>,
+    /// Whether its servers serve their lists over HTTP GET too (experimental,
+    /// `ServerBuilder::lists_over_get`). Off by default.
+    #[cfg(feature = "experimental")]
+    pub lists_over_get: bool,
 }
 
 impl std::fmt::Debug for GatewayOptions {
@@ -170,6 +174,8 @@ impl GatewayOptions {
             configure: None,
             #[cfg(feature = "experimental")]
             card: None,
+            #[cfg(feature = "experimental")]
+            lists_over_get: false,
         }
     }
 }
@@ -232,6 +238,10 @@ impl Gateway {
                 Server::with_info(options.info.clone()).options(options.server).layer(admission.clone());
             if let Some(instructions) = &options.instructions {
                 builder = builder.instructions(instructions.clone());
+            }
+            #[cfg(feature = "experimental")]
+            if options.lists_over_get {
+                builder = builder.lists_over_get();
             }
             match &options.configure {
                 Some(configure) => configure(builder),

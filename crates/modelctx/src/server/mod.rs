@@ -34,6 +34,8 @@ pub(crate) mod exchange;
 mod extract;
 pub(crate) mod input;
 mod listen;
+#[cfg(feature = "experimental")]
+mod lists_over_get;
 pub mod middleware;
 mod options;
 pub(crate) mod outgoing;

@@ -13,6 +13,8 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use futures::{Stream, StreamExt as _};
 use modelctx::client::Client;
+use modelctx::client::cards::{CardFetcher, card_url};
+use modelctx::protocol::server_card::EXTENSION_ID;
 use modelctx::protocol::types::{ElicitAction, ElicitValue};
 use modelctx::protocol::v2026::{self, ElicitResult};
 use serde::Deserialize;
@@ -64,6 +66,39 @@ pub async fn session(State(inspector): Shared) -> Json<Value> {
             })
         }
     })
+}
+
+/// `GET /api/card`: the server's card (server cards, experimental) when the target is a URL
+/// and the server declares the extension — the card, where it was read, and where it and the
+/// live server disagree; `null` otherwise.
+pub async fn card(State(inspector): Shared) -> Response {
+    let endpoint = inspector.endpoint.clone();
+    with_client(&inspector, |client| async move {
+        let declared =
+            client.server().capabilities.extensions.as_ref().is_some_and(|e| e.contains_key(EXTENSION_ID));
+        let Some(endpoint) = endpoint.filter(|_| declared) else {
+            return Json(json!({"result": null})).into_response();
+        };
+        let url = card_url(&endpoint);
+        let fetched = match url::Url::parse(&url) {
+            Ok(parsed) => match CardFetcher::new(crate::login::egress_for(&parsed)) {
+                Ok(cards) => cards.card(&url).await.map_err(|e| e.to_string()),
+                Err(e) => Err(e.to_string()),
+            },
+            Err(e) => Err(format!("{url}: {e}")),
+        };
+        match fetched {
+            Ok(fetched) => {
+                let server = client.server();
+                let card = fetched.document;
+                let disagreements = card.disagreements(server.info.as_ref(), &server.version.to_string());
+                Json(json!({"result": {"url": url, "card": card, "disagreements": disagreements}}))
+                    .into_response()
+            }
+            Err(error) => Json(json!({"error": error})).into_response(),
+        }
+    })
+    .await
 }
 
 /// `GET /api/tools`.

@@ -42,6 +42,8 @@ pub struct InspectArgs {
 /// What every request of the page shares.
 struct Inspector {
     session: Arc<Session>,
+    /// The Streamable HTTP endpoint driven, when the target is a URL: where its card is.
+    endpoint: Option<String>,
     /// The secret the page's URL carries, 32 random bytes in hex.
     token: String,
 }
@@ -77,7 +79,8 @@ async fn serve(args: &InspectArgs) -> std::io::Result<()> {
     let address = listener.local_addr()?;
     let token = random_token()?;
     let session = Session::new(args.target.describe());
-    let inspector = Arc::new(Inspector { session: Arc::clone(&session), token });
+    let endpoint = args.target.url.clone();
+    let inspector = Arc::new(Inspector { session: Arc::clone(&session), endpoint, token });
     // The first line of standard output, for a person to open and for scripts to read.
     println!("http://{address}/?token={}", inspector.token);
     let target = args.target.clone();
@@ -96,6 +99,7 @@ async fn serve(args: &InspectArgs) -> std::io::Result<()> {
 fn router(inspector: Arc<Inspector>) -> Router {
     let api = Router::new()
         .route("/session", get(api::session))
+        .route("/card", get(api::card))
         .route("/tools", get(api::tools))
         .route("/tools/call", post(api::call_tool))
         .route("/resources", get(api::resources))

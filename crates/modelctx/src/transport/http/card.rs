@@ -7,13 +7,11 @@
 use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, Uri, header};
 use http_body_util::{BodyExt, Full};
-use modelctx_protocol::server_card::{
-    AiCatalog, CARD_SUFFIX, CATALOG_MEDIA_TYPE, MEDIA_TYPE, if_none_match_matches,
-};
-use sha2::{Digest, Sha256};
+use modelctx_protocol::server_card::{AiCatalog, CARD_SUFFIX, CATALOG_MEDIA_TYPE, MEDIA_TYPE};
 
 use super::McpBody;
 use super::body::empty;
+use super::etag::{entity_tag, still_current};
 use crate::server::Server;
 
 /// The scheme and authority a request reached, as `http://host:port`: its `Host` header (or
@@ -95,14 +93,8 @@ fn served<B>(
         return response;
     }
     let body = serde_json::to_vec(document).expect("a document serialises");
-    let digest = Sha256::digest(&body);
-    let etag: String = digest[..12].iter().map(|b| format!("{b:02x}")).collect();
-    let etag = format!("\"{etag}\"");
-    let unchanged = request
-        .headers()
-        .get(header::IF_NONE_MATCH)
-        .and_then(|tags| tags.to_str().ok())
-        .is_some_and(|tags| if_none_match_matches(tags, &etag));
+    let etag = entity_tag(&body);
+    let unchanged = still_current(request.headers(), &etag);
     let (status, body) = match (unchanged, method == Method::HEAD) {
         (true, _) => (StatusCode::NOT_MODIFIED, Bytes::new()),
         (false, true) => (StatusCode::OK, Bytes::new()),

@@ -13,10 +13,14 @@ mod authn;
 pub(crate) mod body;
 #[cfg(feature = "experimental")]
 mod card;
+#[cfg(feature = "experimental")]
+mod etag;
 mod events;
 pub(crate) mod guard;
 mod idle;
 mod listens;
+#[cfg(feature = "experimental")]
+mod lists;
 mod live;
 mod names;
 mod options;
@@ -148,6 +152,14 @@ impl McpHttp {
             Method::DELETE => HttpMethod::Delete,
             _ => HttpMethod::Other,
         };
+        #[cfg(feature = "experimental")]
+        if method == HttpMethod::Get
+            && shared.lifecycle.server().serves_lists_over_get()
+            && let Some(query) = modelctx_protocol::http_lists::parse_query(request.uri().query())
+        {
+            let (parts, _) = request.into_parts();
+            return lists::answer(shared, &parts, query, principal).await;
+        }
         if method == HttpMethod::Post {
             let (parts, body) = request.into_parts();
             let bytes = match shared.bodies.read(body).await {

@@ -342,6 +342,30 @@ function listen() {
   source.onmessage = (message) => onEvent(JSON.parse(message.data));
 }
 
+// --- the server card (experimental) ------------------------------------------------------------
+// The card the server serves beside its endpoint, and where it and the live server disagree.
+async function showCard() {
+  const answer = await api('card');
+  if (!answer.error && !answer.result) return;
+  $('#card-section').hidden = false;
+  const check = $('#card-check');
+  if (answer.error) {
+    check.textContent = answer.error;
+    check.className = 'error';
+    return;
+  }
+  const { url, card, disagreements } = answer.result;
+  const endpoints = (card.remotes || []).map((r) => `${r.url} (${(r.supportedProtocolVersions || []).join(', ')})`);
+  for (const [term, value] of [['read from', url], ['name', card.name], ['version', card.version],
+    ['description', card.description], ['endpoint', endpoints.join('; ')]]) {
+    if (value) $('#card').append(el('dt', { text: term }), el('dd', { text: value }));
+  }
+  check.textContent = disagreements.length === 0
+    ? 'The card agrees with the live server.'
+    : disagreements.map((d) => `${d.field}: the card says ${d.card}, the server ${d.live} (the server's is used)`).join('\n');
+  check.className = disagreements.length === 0 ? 'ok' : 'error';
+}
+
 // --- start ----------------------------------------------------------------------------------
 async function start() {
   let session = await api('session');
@@ -363,6 +387,7 @@ async function start() {
   }
   $('#capabilities').textContent = json(session.capabilities);
   const capabilities = session.capabilities || {};
+  if ((capabilities.extensions || {})['io.modelcontextprotocol/server-card']) await showCard();
   if (capabilities.tools) {
     const tools = await api('tools');
     if (tools.error) $('#tool-list').replaceChildren(el('li', { class: 'error', text: tools.error }));

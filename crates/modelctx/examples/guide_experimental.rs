@@ -1,14 +1,16 @@
 //! The guide's chapter on the experimental extensions (docs/guide/src/experimental.md): a
-//! server that serves its card (server cards, SEP-2127), and a client that finds it through
-//! the AI Catalog, connects where it says and checks it against what the server says.
+//! server that serves its card (server cards, SEP-2127) and its lists over GET, and a client
+//! that finds it through the AI Catalog, connects where the card says, checks the card against
+//! what the server says, then lists the tools over GET twice (the second time revalidated).
 //!
-//! Run it with `cargo run -p modelctx --features experimental --example guide_server_card`.
+//! Run it with `cargo run -p modelctx --features experimental --example guide_experimental`.
 
 use modelctx::client::cards::CardFetcher;
 use modelctx::client::egress::Egress;
 use modelctx::client::{Client, ClientOptions};
 use modelctx::server::{CardSettings, Server, ToolDef};
 use modelctx::transport::http::{HttpOptions, serve_http};
+use modelctx_protocol::http_lists::ListKind;
 use modelctx_protocol::types::Implementation;
 
 // ANCHOR: server
@@ -24,6 +26,8 @@ fn weather() -> Server {
         .tool(ToolDef::new("forecast", || async { "sunny" }).description("Tomorrow's weather"))
         // The name is reverse-DNS; the rest comes from the server's info and versions.
         .card(CardSettings::new("com.example/weather"))
+        // `GET /mcp?mcp_list=tools`, cacheable by HTTP.
+        .lists_over_get()
         .build()
         .expect("the definitions and the card are valid")
 }
@@ -50,6 +54,14 @@ async fn main() {
         let disagreements = card.disagreements(server.info.as_ref(), &server.version.to_string());
         println!("{} at {url}: {} disagreement(s)", card.name, disagreements.len());
         assert!(disagreements.is_empty(), "{disagreements:?}");
+        // ANCHOR_END: client
+
+        // ANCHOR: lists
+        let first = client.list_over_get(ListKind::Tools, None).await.expect("the tools");
+        let again = client.list_over_get(ListKind::Tools, None).await.expect("the tools again");
+        // The second time the client sent the page's ETag back and the server said 304.
+        println!("tools over GET: {}, then revalidated: {}", first.result["tools"], again.revalidated);
+        // ANCHOR_END: lists
+        assert!(again.revalidated);
     }
-    // ANCHOR_END: client
 }
