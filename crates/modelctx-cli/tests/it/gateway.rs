@@ -62,6 +62,25 @@ pub(crate) async fn connect(gateway: &HttpServer, options: ClientOptions) -> Cli
     Client::connect_http(&url, Default::default(), options).await.expect("the gateway answers")
 }
 
+/// The audit file's text at `path` once `done` says it holds what the test waits for (or
+/// after [`WAIT`]): it is written as calls end, so a refusal's line may come a moment after the
+/// refusal is answered.
+pub(crate) async fn audit_until(path: &std::path::Path, done: impl Fn(&str) -> bool) -> String {
+    let deadline = std::time::Instant::now() + WAIT;
+    loop {
+        let written = std::fs::read_to_string(path).unwrap_or_default();
+        if done(&written) || std::time::Instant::now() > deadline {
+            return written;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// The lines of an audit file's text, parsed.
+pub(crate) fn audit_lines(written: &str) -> Vec<Value> {
+    written.lines().map(|line| serde_json::from_str(line).unwrap()).collect()
+}
+
 pub(crate) fn text(result: &modelctx::protocol::model::CallToolResult) -> String {
     serde_json::to_value(&result.content).unwrap()[0]["text"].as_str().unwrap_or_default().to_owned()
 }
@@ -609,8 +628,8 @@ async fn policy_callers(authorization: &crate::support::authorization_server::Au
 
     // The audit names the verified principal of each call, made or refused, and why one was
     // refused.
-    let written = std::fs::read_to_string(&audit).unwrap();
-    let lines: Vec<Value> = written.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    let written = audit_until(&audit, |written| written.lines().count() >= 4).await;
+    let lines = audit_lines(&written);
     let seen: Vec<(&str, &str, &str)> = lines
         .iter()
         .map(|line| {

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use modelctx::client::EraMode;
 use serde_json::{Value, json};
 
-use crate::gateway::{connect, gateway_with, options, text};
+use crate::gateway::{audit_lines, audit_until, connect, gateway_with, options, text};
 
 /// How long Prometheus gets to start and to scrape what the test made.
 const PATIENCE: Duration = Duration::from_secs(60);
@@ -111,8 +111,8 @@ async fn prometheus_scrapes_the_gateways_metrics_and_the_audit_holds_each_call()
     assert_eq!(timed, Some(5.0), "each call's duration is observed");
     assert_eq!(query_until(port, r#"mcp_gateway_backend_up{server="ev"}"#, 1.0).await, Some(1.0));
 
-    let written = std::fs::read_to_string(&audit).unwrap();
-    let lines: Vec<Value> = written.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    let written = audit_until(&audit, |written| written.lines().count() >= 6).await;
+    let lines = audit_lines(&written);
     assert_eq!(lines.len(), 6, "one line per call: {written}");
     assert_eq!(lines[0]["server"], "ev");
     assert_eq!(lines[0]["tool"], "echo");
@@ -288,8 +288,9 @@ async fn rate_limits_refuse_and_a_reload_changes_the_rules_while_a_long_call_com
     let still = client.call_tool("ev__echo", json!({"message": "hi"})).await.unwrap_err().to_string();
     assert!(still.contains("\"no-echo\""), "the last good policy holds: {still}");
 
-    let written = std::fs::read_to_string(&audit).unwrap();
-    let lines: Vec<Value> = written.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    let written =
+        audit_until(&audit, |written| written.matches("\"outcome\":\"refused\"").count() >= 3).await;
+    let lines = audit_lines(&written);
     let refusals: Vec<&Value> = lines.iter().filter(|line| line["outcome"] == "refused").collect();
     assert_eq!(refusals.len(), 3, "the rate limit's and the policy's refusals: {written}");
     assert_eq!((refusals[0]["server"].as_str(), refusals[0]["tool"].as_str()), (Some("ev"), Some("add")));
