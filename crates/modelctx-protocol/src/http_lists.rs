@@ -6,6 +6,7 @@
 //! or error: the ones here are this crate's choices, named in docs/extensions.md.
 
 use crate::Method;
+use crate::percent::{decode, encode_unreserved};
 
 /// The identifier a server declares in `capabilities.extensions` when it serves its lists over
 /// GET (none is allocated by the draft; this one is outside the namespaces MCP reserves).
@@ -91,7 +92,7 @@ fn read_pairs(pairs: &[(&str, &str)]) -> Result<ListQuery, String> {
             CURSOR_QUERY => &mut cursor,
             other => return Err(format!("the query parameter {other:?} is not one of a list's")),
         };
-        let value = percent_decode(value).ok_or_else(|| format!("{name}: not percent-encoded UTF-8"))?;
+        let value = decode(value).ok_or_else(|| format!("{name}: not percent-encoded UTF-8"))?;
         if slot.replace(value).is_some() {
             return Err(format!("the query parameter {name:?} is repeated"));
         }
@@ -108,7 +109,7 @@ pub fn list_url(endpoint: &str, kind: ListKind, cursor: Option<&str>) -> String 
     let separator = if endpoint.contains('?') { '&' } else { '?' };
     let mut url = format!("{endpoint}{separator}{LIST_QUERY}={}", kind.selector());
     if let Some(cursor) = cursor {
-        url.push_str(&format!("&{CURSOR_QUERY}={}", percent_encode(cursor)));
+        url.push_str(&format!("&{CURSOR_QUERY}={}", encode_unreserved(cursor)));
     }
     url
 }
@@ -119,38 +120,6 @@ pub fn list_url(endpoint: &str, kind: ListKind, cursor: Option<&str>) -> String 
 pub fn cache_control(ttl_ms: Option<u64>, public: bool) -> String {
     let scope = if public { "public" } else { "private" };
     format!("{scope}, max-age={}, must-revalidate", ttl_ms.unwrap_or(0) / 1000)
-}
-
-/// `text` with every byte outside RFC 3986's unreserved set percent-encoded.
-fn percent_encode(text: &str) -> String {
-    let mut encoded = String::with_capacity(text.len());
-    for byte in text.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
-            encoded.push(char::from(byte));
-        } else {
-            encoded.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    encoded
-}
-
-/// `text` percent-decoded (`+` is a plus: this is a URI query, not a form); `None` for a bad
-/// escape or bytes that are not UTF-8.
-fn percent_decode(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut decoded = Vec::with_capacity(bytes.len());
-    let mut at = 0;
-    while at < bytes.len() {
-        if bytes[at] == b'%' {
-            let hex = text.get(at + 1..at + 3)?;
-            decoded.push(u8::from_str_radix(hex, 16).ok()?);
-            at += 3;
-        } else {
-            decoded.push(bytes[at]);
-            at += 1;
-        }
-    }
-    String::from_utf8(decoded).ok()
 }
 
 #[cfg(test)]

@@ -42,6 +42,7 @@ pub mod jsonrpc;
 pub mod meta;
 mod method;
 pub mod model;
+pub mod percent;
 #[cfg(feature = "experimental")]
 pub mod server_card;
 pub mod skills;

@@ -139,7 +139,7 @@ fn is_reserved(c: char) -> bool {
 
 /// Appends `text`, percent-encoding (as UTF-8) every character that is not unreserved, or,
 /// with `allow_reserved`, not unreserved, reserved or the `%` of a `%XX` triplet.
-pub(super) fn encode_into(out: &mut String, text: &str, allow_reserved: bool) {
+pub(crate) fn encode_into(out: &mut String, text: &str, allow_reserved: bool) {
     let bytes = text.as_bytes();
     for (i, c) in text.char_indices() {
         let keep = is_unreserved(c)

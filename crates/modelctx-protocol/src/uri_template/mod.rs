@@ -65,6 +65,7 @@ use std::str::FromStr;
 
 mod compile;
 mod expand;
+pub(crate) use expand::encode_into;
 #[cfg(test)]
 mod tests;
 mod value;

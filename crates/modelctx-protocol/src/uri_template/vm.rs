@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use super::compile::{Inst, Program};
+use crate::percent::decode;
 
 impl Program {
     pub(super) fn match_uri(&self, uri: &str) -> Option<BTreeMap<String, String>> {
@@ -151,25 +152,6 @@ impl Program {
         }
         ends
     }
-}
-
-/// Percent-decodes a value; `None` for a bad `%` or bytes that are not UTF-8.
-fn decode(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let hex =
-        |i: usize| bytes.get(i).and_then(|&b| char::from(b).to_digit(16)).and_then(|d| u8::try_from(d).ok());
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while let Some(&b) = bytes.get(i) {
-        if b == b'%' {
-            out.push(hex(i + 1)? << 4 | hex(i + 2)?);
-            i += 3;
-        } else {
-            out.push(b);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 /// The captures of a thread: a persistent list of saves, newest first, shared between

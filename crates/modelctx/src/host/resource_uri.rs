@@ -10,6 +10,8 @@
 //! it maps back through the registry's listing first; only a URI listed nowhere is read as
 //! `ui://{prefix}/…` of the server with that prefix.
 
+use modelctx_protocol::percent::encode_unreserved as encode;
+
 /// The scheme of a host resource URI.
 pub const SCHEME: &str = "mcp-host://";
 
@@ -40,20 +42,7 @@ pub fn parse_host_uri(host_uri: &str) -> Option<(String, String)> {
     Some((decode(prefix)?, uri)).filter(|(prefix, uri)| !prefix.is_empty() && !uri.is_empty())
 }
 
-/// Percent-encodes every byte of `text` but RFC 3986's unreserved characters.
-fn encode(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for byte in text.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
-            out.push(char::from(byte));
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
-}
-
-/// Reverses [`encode`]: `None` unless every `%` starts a triplet, nothing else is encoded
+/// Reverses [`encode`] strictly: `None` unless every `%` starts a triplet, nothing else is encoded
 /// that `encode` would have encoded, and the bytes are UTF-8.
 fn decode(text: &str) -> Option<String> {
     let bytes = text.as_bytes();
