@@ -275,10 +275,11 @@ async fn the_page_calls_add_through_its_form_and_answers_an_elicitation() {
     page.screenshot("messages.png").await;
 }
 
-/// The Server tab shows the server card of a server that declares one (server cards,
-/// experimental): read from beside its endpoint, with the check against the live server.
+/// The Server tab shows the experimental extensions a server declares: its server card, read
+/// from beside its endpoint, with the check against the live server; and its lists fetched over
+/// HTTP GET, the second time revalidated (`304`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_server_tab_shows_the_card_and_how_it_compares_with_the_live_server() {
+async fn the_server_tab_shows_the_card_and_the_lists_over_get() {
     let mut command = Command::new(bin());
     command.args(["serve", "everything", "--http", "127.0.0.1:0", "--experimental"]).stdin(Stdio::null());
     let server = crate::support::http::HttpServer::start(command);
@@ -295,4 +296,17 @@ async fn the_server_tab_shows_the_card_and_how_it_compares_with_the_live_server(
     let check = page.eval("document.querySelector('#card-check').textContent").await;
     assert_eq!(check, "The card agrees with the live server.");
     page.screenshot("server-card.png").await;
+
+    // Lists over GET (experimental): fetched, then revalidated with the page's ETag.
+    page.until("the lists over GET", "!document.querySelector('#lists-section').hidden").await;
+    page.eval("document.querySelector('#list-buttons button[data-list=tools]').click()").await;
+    page.until("a fetch", "document.querySelector('#list-outcome').textContent.includes('fetched (200)')")
+        .await;
+    page.eval("document.querySelector('#list-buttons button[data-list=tools]').click()").await;
+    page.until(
+        "a revalidation",
+        "document.querySelector('#list-outcome').textContent.includes('revalidated (304')",
+    )
+    .await;
+    page.screenshot("lists-over-get.png").await;
 }

@@ -14,6 +14,7 @@ use axum::response::{IntoResponse, Response};
 use futures::{Stream, StreamExt as _};
 use modelctx::client::Client;
 use modelctx::client::cards::{CardFetcher, card_url};
+use modelctx::protocol::http_lists::ListKind;
 use modelctx::protocol::server_card::EXTENSION_ID;
 use modelctx::protocol::types::{ElicitAction, ElicitValue};
 use modelctx::protocol::v2026::{self, ElicitResult};
@@ -97,6 +98,25 @@ pub async fn card(State(inspector): Shared) -> Response {
             }
             Err(error) => Json(json!({"error": error})).into_response(),
         }
+    })
+    .await
+}
+
+/// `GET /api/list-over-get/{list}` (`tools`, `prompts`, …): the first page of a list fetched
+/// over HTTP GET (lists over GET, experimental) — the result and whether the server answered
+/// `304` to the tag the inspector kept from the last time.
+pub async fn list_over_get(State(inspector): Shared, Path(list): Path<String>) -> Response {
+    let Some(kind) = ListKind::from_selector(&list) else {
+        let why = format!("{list:?} is not a list (tools, prompts, resources, resource-templates)");
+        return (StatusCode::BAD_REQUEST, Json(json!({"error": why}))).into_response();
+    };
+    with_client(&inspector, |client| async move {
+        answer(
+            client
+                .list_over_get(kind, None)
+                .await
+                .map(|page| json!({"result": page.result, "revalidated": page.revalidated})),
+        )
     })
     .await
 }

@@ -366,6 +366,28 @@ async function showCard() {
   check.className = disagreements.length === 0 ? 'ok' : 'error';
 }
 
+// --- lists over HTTP GET (experimental) -----------------------------------------------------------
+// A button per list the server serves over GET; each fetch says whether it was revalidated.
+function showListsOverGet(lists) {
+  $('#lists-section').hidden = false;
+  const outcome = $('#list-outcome');
+  for (const list of lists) {
+    $('#list-buttons').append(el('button', { type: 'button', 'data-list': list, text: list, onclick: async () => {
+      const answer = await api(`list-over-get/${encodeURIComponent(list)}`);
+      if (answer.error) {
+        outcome.textContent = answer.error;
+        outcome.className = 'error';
+        return;
+      }
+      const { result, revalidated } = answer.result;
+      const key = Object.keys(result).find((k) => Array.isArray(result[k]));
+      const count = key ? result[key].length : 0;
+      outcome.textContent = `${list}: ${count} on the first page, ${revalidated ? 'revalidated (304: unchanged, nothing sent again)' : 'fetched (200)'}`;
+      outcome.className = 'ok';
+    } }));
+  }
+}
+
 // --- start ----------------------------------------------------------------------------------
 async function start() {
   let session = await api('session');
@@ -388,6 +410,8 @@ async function start() {
   $('#capabilities').textContent = json(session.capabilities);
   const capabilities = session.capabilities || {};
   if ((capabilities.extensions || {})['io.modelcontextprotocol/server-card']) await showCard();
+  const lists = (capabilities.extensions || {})['io.github.modelctx/http-lists'];
+  if (lists && session.target.startsWith('http')) showListsOverGet(lists.lists || []);
   if (capabilities.tools) {
     const tools = await api('tools');
     if (tools.error) $('#tool-list').replaceChildren(el('li', { class: 'error', text: tools.error }));
