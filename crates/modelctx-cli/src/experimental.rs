@@ -13,9 +13,10 @@ const CARD_NAMESPACE: &str = "io.github.modelctx";
 #[derive(Args, Clone, Debug, Default)]
 pub(crate) struct ExperimentalArgs {
     /// Turn on the draft extensions of the next revision (experimental: their wire follows
-    /// drafts that may change). With --http: a server card at /mcp/server-card (and at each
+    /// drafts that may change): definition tags on lists and server/discover, known tags
+    /// checked on calls; with --http also a server card at /mcp/server-card (and at each
     /// /mcp/NAME/server-card), an AI Catalog of them at /.well-known/ai-catalog.json, and the
-    /// lists over GET as well (/mcp?mcp_list=tools, with ETag and 304).
+    /// lists over GET (/mcp?mcp_list=tools, with ETag and 304).
     #[arg(long, global = true)]
     pub experimental: bool,
     /// The endpoint's URL as clients reach it (https://mcp.example.com/mcp), for the server

@@ -376,6 +376,10 @@ pub fn run(args: &ServeArgs) -> ExitCode {
             vec![if reads { read.clone() } else { write.clone() }]
         });
     }
+    // Definition tags on either transport; a card and lists over GET over HTTP only.
+    if args.experimental.experimental {
+        builder = builder.definition_tags();
+    }
     // A card and lists over GET are served over HTTP only: a stdio server declares neither.
     if let Some(card) = args.experimental.card(args.server.name())
         && args.http.is_some()

@@ -14,7 +14,7 @@
 //! - [`headers`]: the Streamable HTTP header value encoding;
 //! - [`uri_template`]: RFC 6570 resource URI templates: parse, expand, match a URI to one;
 //! - with the `experimental` feature, the draft extensions of the next revision: `server_card`
-//!   (SEP-2127) and `http_lists` (lists over HTTP GET).
+//!   (SEP-2127), `http_lists` (lists over HTTP GET) and `definition_tags`.
 //!
 //! ```
 //! use modelctx_protocol::era::{self, PeerState, ServerVersions, Transport};
@@ -34,6 +34,8 @@
 pub(crate) mod macros;
 
 pub mod apps;
+#[cfg(feature = "experimental")]
+pub mod definition_tags;
 pub mod era;
 pub mod headers;
 #[cfg(feature = "experimental")]

@@ -152,6 +152,7 @@ pub fn run(args: &GatewayArgs) -> ExitCode {
         // A card and lists over GET are served over HTTP only.
         options.card = args.experimental.card("gateway").filter(|_| args.http.is_some());
         options.lists_over_get = args.experimental.experimental && args.http.is_some();
+        options.definition_tags = args.experimental.experimental;
         // A backend that keeps failing is refused at once for a while rather than waited on by
         // every caller (an entry's `circuitBreaker` overrides this).
         options.host.circuit_breaker = Some(modelctx::host::CircuitPolicy::default());

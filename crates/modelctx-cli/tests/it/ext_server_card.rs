@@ -14,7 +14,7 @@ use modelctx::protocol::http_lists::ListKind;
 use modelctx::protocol::server_card::EXTENSION_ID;
 use serde_json::{Value, json};
 
-use crate::gateway::{bin, gateway_with, options};
+use crate::gateway::{bin, connect, gateway_with, options};
 use crate::support::http::HttpServer;
 
 fn serve_everything(extra: &[&str]) -> HttpServer {
@@ -56,6 +56,9 @@ async fn modelctx_discover_reads_a_card_and_checks_it_against_the_live_server() 
         .unwrap();
     assert_eq!(listed.status(), 200);
     assert!(listed.headers().contains_key("etag"));
+    // And tags its definitions (definition tags, experimental too).
+    let listed: Value = serde_json::from_str(&listed.text().await.unwrap()).unwrap();
+    assert!(listed["tag"].as_str().is_some_and(|tag| tag.starts_with("sha256:")), "{listed}");
 }
 
 /// Nothing changes without `--experimental`: no card, no catalog, no lists over GET, no
@@ -100,8 +103,13 @@ async fn the_gateway_serves_a_card_for_itself_and_each_virtual_server() {
     assert_eq!(tools, ["a__add"]);
     let described = client.server();
     assert!(described.capabilities.extensions.as_ref().is_some_and(|e| e.contains_key(EXTENSION_ID)));
-    // The virtual server's list over GET (lists over GET, experimental too), revalidated.
+    // The virtual server's list over GET (lists over GET, experimental too), revalidated,
+    // tagged (definition tags) as this caller sees it: its one tool.
     let page = client.list_over_get(ListKind::Tools, None).await.unwrap();
     assert_eq!(page.result["tools"][0]["name"], "a__add");
+    let whole = connect(&gateway, options(EraMode::Auto)).await;
+    let whole_page = whole.request(modelctx::protocol::Method::ListTools, json!({})).await.unwrap();
+    assert!(page.result["tag"].is_string() && whole_page["tag"].is_string());
+    assert_ne!(page.result["tag"], whole_page["tag"], "each tag covers what its server shows");
     assert!(client.list_over_get(ListKind::Tools, None).await.unwrap().revalidated);
 }

@@ -81,6 +81,15 @@ impl Cache {
     }
 }
 
+impl Cache {
+    /// Forgets every result of `method` (its pages, its reads).
+    #[cfg(feature = "experimental")]
+    pub(super) fn forget_method(&self, method: &modelctx_protocol::Method) {
+        let prefix = format!("{method} ");
+        self.state().entries.retain(|key, _| !key.starts_with(&prefix));
+    }
+}
+
 impl State {
     /// Drops the entries that notifications since the last look made stale; everything when
     /// notifications were missed.

@@ -150,6 +150,14 @@ impl ClientError {
         Kind::InvalidResult { method: None, detail: detail.into() }.into()
     }
 
+    /// The lists whose definitions changed, when the server refused the request for stale
+    /// definition tags (experimental, `modelctx_protocol::definition_tags`): list them again,
+    /// then decide whether to retry.
+    #[cfg(feature = "experimental")]
+    pub fn stale_definitions(&self) -> Option<Vec<Method>> {
+        self.rpc_error().and_then(modelctx_protocol::definition_tags::stale_in_error)
+    }
+
     /// The server's JSON-RPC error, when it answered with one.
     pub fn rpc_error(&self) -> Option<&ErrorObject> {
         match self.kind() {

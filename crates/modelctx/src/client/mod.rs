@@ -41,6 +41,8 @@ mod handlers;
 mod http;
 #[cfg(feature = "http-client")]
 mod http_sse;
+#[cfg(feature = "experimental")]
+mod known_tags;
 mod known_tools;
 mod lifecycle;
 mod link;
@@ -125,6 +127,9 @@ pub struct Client {
     progress_tokens: AtomicU64,
     /// Results kept for their `ttlMs`.
     cache: Cache,
+    /// The definition tags last fetched (experimental, `ClientOptions::known_tags`).
+    #[cfg(feature = "experimental")]
+    known_tags: known_tags::KnownTags,
     /// The log level asked for: sent with every 2026-07-28 request.
     log_level: Mutex<Option<LoggingLevel>>,
     /// Ends an HTTP+SSE session's tasks when the client goes.
@@ -256,6 +261,8 @@ impl Client {
             tools,
             progress_tokens: AtomicU64::new(1),
             cache,
+            #[cfg(feature = "experimental")]
+            known_tags: known_tags::KnownTags::default(),
             log_level: Mutex::default(),
             #[cfg(feature = "http-client")]
             session: None,
@@ -424,7 +431,12 @@ impl Client {
         for rounds in 0..=self.options.max_input_rounds {
             let log_level = *self.log_level.lock().unwrap_or_else(PoisonError::into_inner);
             let request = with_meta(params.clone(), self.server.version, &self.options, log_level);
-            let result = self.link.request(method, Some(request), timeout).await?;
+            #[cfg(feature = "experimental")]
+            let request = self.with_known_tags(method, request);
+            let result = self.link.request(method, Some(request), timeout).await;
+            #[cfg(feature = "experimental")]
+            let result = self.heed_tags(method, result);
+            let result = result?;
             match result_type(&result) {
                 ResultType::Complete => return Ok(Answered { result, rounds }),
                 ResultType::InputRequired => {}
@@ -464,6 +476,37 @@ impl Client {
             method.clone(),
             format!("the server still asks for input after {} rounds", self.options.max_input_rounds),
         ))
+    }
+
+    /// `params` with the known definition tags, when the client sends them (experimental).
+    #[cfg(feature = "experimental")]
+    fn with_known_tags(&self, method: &Method, mut params: JsonObject) -> JsonObject {
+        if self.options.known_tags {
+            self.known_tags.attach(method, &mut params);
+        }
+        params
+    }
+
+    /// Keeps the tag of a list or discover result, and forgets the tags a result or a refusal
+    /// says are stale (definition tags, experimental, with `ClientOptions::known_tags`).
+    #[cfg(feature = "experimental")]
+    fn heed_tags(
+        &self,
+        method: &Method,
+        result: Result<JsonObject, ClientError>,
+    ) -> Result<JsonObject, ClientError> {
+        if !self.options.known_tags {
+            return result;
+        }
+        let stale = match &result {
+            Ok(result) => {
+                self.known_tags.record(method, result);
+                known_tags::KnownTags::stale_in(result)
+            }
+            Err(error) => error.stale_definitions().unwrap_or_default(),
+        };
+        self.known_tags.forget(&stale, &self.cache);
+        result
     }
 
     /// Checks that the server answers: `ping`, or in 2026-07-28 (which has no `ping`)

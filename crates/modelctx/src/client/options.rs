@@ -94,6 +94,12 @@ pub struct ClientOptions {
     /// `limits.max_message_bytes`. Default 16.
     #[cfg(all(feature = "experimental", feature = "http-client"))]
     pub max_kept_list_pages: usize,
+    /// Whether the client keeps the definition tags of its listings and sends them back with
+    /// each call (experimental, `modelctx_protocol::definition_tags`): a server that tags its
+    /// definitions then refuses a call built on changed ones (`ClientError::stale_definitions`)
+    /// and the stale listings are fetched again. Default false.
+    #[cfg(feature = "experimental")]
+    pub known_tags: bool,
 }
 
 impl ClientOptions {
@@ -124,6 +130,8 @@ impl ClientOptions {
             root_certificates: Vec::new(),
             #[cfg(all(feature = "experimental", feature = "http-client"))]
             max_kept_list_pages: 16,
+            #[cfg(feature = "experimental")]
+            known_tags: false,
         }
     }
 }

@@ -131,6 +131,11 @@ pub struct GatewayOptions {
     /// `ServerBuilder::lists_over_get`). Off by default.
     #[cfg(feature = "experimental")]
     pub lists_over_get: bool,
+    /// Whether its servers tag their definitions (experimental,
+    /// `ServerBuilder::definition_tags`), outside the policies: each caller's tags cover what
+    /// it may see. Off by default.
+    #[cfg(feature = "experimental")]
+    pub definition_tags: bool,
 }
 
 impl std::fmt::Debug for GatewayOptions {
@@ -176,6 +181,8 @@ impl GatewayOptions {
             card: None,
             #[cfg(feature = "experimental")]
             lists_over_get: false,
+            #[cfg(feature = "experimental")]
+            definition_tags: false,
         }
     }
 }
@@ -242,6 +249,12 @@ impl Gateway {
             #[cfg(feature = "experimental")]
             if options.lists_over_get {
                 builder = builder.lists_over_get();
+            }
+            // After the admission layer, so outside it: a tag covers what the policies let
+            // the caller see.
+            #[cfg(feature = "experimental")]
+            if options.definition_tags {
+                builder = builder.definition_tags();
             }
             match &options.configure {
                 Some(configure) => configure(builder),

@@ -28,6 +28,8 @@ mod cache_hints;
 mod card;
 mod completion;
 mod context;
+#[cfg(feature = "experimental")]
+pub mod definition_tags;
 pub(crate) mod dispatch;
 mod error;
 pub(crate) mod exchange;
@@ -601,6 +603,18 @@ impl ServerBuilder {
         self.extensions.insert(modelctx_protocol::server_card::EXTENSION_ID.to_owned(), JsonObject::new());
         self.card = Some(settings);
         self
+    }
+
+    /// Tags the definitions (experimental, `modelctx_protocol::definition_tags`): 2026-07-28
+    /// list results and `server/discover` carry the `tag` of the whole collection the caller
+    /// sees, and calls that send known tags are checked against them. A layer: add it after the
+    /// layers that filter listings (it is then outside them and tags what they let through).
+    /// The server declares `io.github.modelctx/definition-tags`.
+    #[cfg(feature = "experimental")]
+    pub fn definition_tags(mut self) -> Self {
+        let id = modelctx_protocol::definition_tags::EXTENSION_ID.to_owned();
+        self.extensions.insert(id, JsonObject::new());
+        self.layer(definition_tags::DefinitionTags)
     }
 
     /// Checks every definition and builds the server.

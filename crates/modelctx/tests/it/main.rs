@@ -11,6 +11,8 @@ mod common;
 mod dynamic;
 mod eras;
 #[cfg(feature = "experimental")]
+mod ext_definition_tags;
+#[cfg(feature = "experimental")]
 mod ext_http_lists;
 #[cfg(feature = "experimental")]
 mod ext_server_card;
