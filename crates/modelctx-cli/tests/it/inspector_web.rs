@@ -178,7 +178,8 @@ impl Page {
 
 /// Headless Chromium drives the page: the token guards page and API, `add` is called through
 /// its form, an elicitation and a sampling request are answered by the person in dialogs, the
-/// server's `roots/list` gets the `--root` directory, and every message is in the log.
+/// server's `roots/list` gets the `--root` directory, and every message is in the log — which
+/// filters, copies a call as a command line that runs, and replays it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_page_calls_add_through_its_form_and_answers_an_elicitation() {
     let root = tempfile::tempdir().unwrap();
@@ -272,6 +273,31 @@ async fn the_page_calls_add_through_its_form_and_answers_an_elicitation() {
     assert!(logged.as_u64().unwrap() >= 4, "the session's messages are logged: {logged}");
     let calls = page.eval("[...document.querySelectorAll('#messages tbody td')].filter(td => td.textContent === 'tools/call').length").await;
     assert!(calls.as_u64().unwrap() >= 3, "every call is in the log: {calls}");
+
+    // The history: filtered to the tool calls, the `add` call copied as a command line that
+    // runs as it reads, then replayed from the page.
+    page.eval(
+        "const filter = document.querySelector('#message-filter');
+         filter.value = 'tools/call'; filter.dispatchEvent(new Event('input'));",
+    )
+    .await;
+    let shown =
+        page.eval("[...document.querySelectorAll('#messages tbody tr')].filter(r => !r.hidden).length").await;
+    assert!(shown.as_u64() < logged.as_u64() && shown.as_u64() >= calls.as_u64(), "{shown} of {logged}");
+    let add_row = "[...document.querySelectorAll('#messages tbody tr')]
+        .find(r => !r.hidden && r.querySelector('[data-again]') && r.textContent.includes('\"name\": \"add\"'))";
+    page.eval(&format!("{add_row}.querySelector('[data-again=command]').click()")).await;
+    let line = page.eval("document.querySelector('#message-detail').value").await;
+    let line = line.as_str().unwrap().to_owned();
+    assert!(line.starts_with("modelctx tools call add a:=2 b:=40 -- "), "{line}");
+    let ran = Command::new("sh")
+        .args(["-c", &line.replacen("modelctx", bin(), 1)])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(ran.status.success() && String::from_utf8_lossy(&ran.stdout).contains("42"), "{ran:?}");
+    page.eval(&format!("{add_row}.querySelector('[data-again=replay]').click()")).await;
+    page.until("the replay's answer", "document.querySelector('#message-detail').value.includes('42')").await;
     page.screenshot("messages.png").await;
 }
 

@@ -121,6 +121,23 @@ pub async fn list_over_get(State(inspector): Shared, Path(list): Path<String>) -
     .await
 }
 
+/// What `POST /api/request` takes: any request the page sends again (the history's replay).
+#[derive(Deserialize)]
+pub struct Replayed {
+    method: String,
+    #[serde(default)]
+    params: Value,
+}
+
+/// `POST /api/request`: sends `method` with `params` (the era's `_meta` added by the client),
+/// answering with the server's raw result or its refusal.
+pub async fn request(State(inspector): Shared, Json(replayed): Json<Replayed>) -> Response {
+    with_client(&inspector, |client| async move {
+        answer(client.request(replayed.method.as_str(), replayed.params).await)
+    })
+    .await
+}
+
 /// `GET /api/tools`.
 pub async fn tools(State(inspector): Shared) -> Response {
     with_client(&inspector, |client| async move { answer(client.list_tools().await) }).await

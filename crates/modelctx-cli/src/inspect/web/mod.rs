@@ -100,6 +100,7 @@ fn router(inspector: Arc<Inspector>) -> Router {
     let api = Router::new()
         .route("/session", get(api::session))
         .route("/card", get(api::card))
+        .route("/request", post(api::request))
         .route("/list-over-get/{list}", get(api::list_over_get))
         .route("/tools", get(api::tools))
         .route("/tools/call", post(api::call_tool))

@@ -303,6 +303,73 @@ $('#sampling').addEventListener('close', async () => {
   nextSampling();
 });
 
+// --- history: filter, replay, copy as JSON or as a command line --------------------------------
+// What the session drives, as `modelctx` takes it: `--url URL` or `-- COMMAND…` (set at start).
+let targetWords = [];
+
+/// A word as a POSIX shell reads it back: plain when it is plain, else single-quoted.
+function shellWord(word) {
+  return /^[A-Za-z0-9_.\/:=@%+,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/// A request as the `modelctx` command that sends it again; null when none does.
+function commandLine(message) {
+  const params = message.params || {};
+  const pairs = (object) => Object.entries(object || {})
+    .map(([key, value]) => (typeof value === 'string' ? `${key}=${value}` : `${key}:=${JSON.stringify(value)}`));
+  const commands = {
+    'tools/call': () => ['tools', 'call', params.name, ...pairs(params.arguments)],
+    'tools/list': () => ['tools', 'list'],
+    'prompts/get': () => ['prompts', 'get', params.name, ...pairs(params.arguments)],
+    'prompts/list': () => ['prompts', 'list'],
+    'resources/read': () => ['resources', 'read', params.uri],
+    'resources/list': () => ['resources', 'list'],
+    'server/discover': () => ['discover'],
+    initialize: () => ['discover'],
+  };
+  const words = commands[message.method];
+  return words ? ['modelctx', ...words(), ...targetWords].map(shellWord).join(' ') : null;
+}
+
+/// Shows `text` under the filter, selected, and puts it on the clipboard when the page may.
+function showDetail(title, text) {
+  $('#message-detail-box').hidden = false;
+  $('#message-detail-title').textContent = title;
+  const detail = $('#message-detail');
+  detail.value = text;
+  detail.select();
+  navigator.clipboard?.writeText(text).catch(() => {});
+}
+
+/// The buttons of a request the inspector sent: replay it, copy it as JSON or as a command.
+function againButtons(event, message) {
+  if (event.direction !== 'sent' || !message.method || message.id === undefined) return [];
+  const button = (label, onclick) => el('button', { type: 'button', 'data-again': label, text: label, onclick });
+  return [
+    button('replay', async () => {
+      const params = { ...(message.params || {}) };
+      delete params._meta;
+      const answer = await api('request', { method: message.method, params });
+      showDetail(`replayed ${message.method}`, json(answer.error ? { error: answer.error } : answer.result));
+    }),
+    button('json', () => showDetail(`${message.method} as JSON`, json(message))),
+    button('command', () => {
+      const line = commandLine(message);
+      showDetail(`${message.method} as a command line`, line || `no modelctx command sends ${message.method}: copy it as JSON`);
+    }),
+  ];
+}
+
+/// Whether a row of the log shows the filter's text.
+function matchesFilter(row) {
+  const wanted = $('#message-filter').value.trim();
+  return !wanted || row.textContent.includes(wanted);
+}
+
+$('#message-filter').addEventListener('input', () => {
+  for (const row of document.querySelectorAll('#messages tbody tr')) row.hidden = !matchesFilter(row);
+});
+
 // --- events: messages, notifications, progress, questions ------------------------------------
 let messages = 0;
 let notifications = 0;
@@ -313,10 +380,10 @@ function onEvent(event) {
     $('#message-count').textContent = String(messages);
     const message = event.message || {};
     const what = message.method || (message.id !== undefined ? `↩ ${message.id}` : '');
-    $('#messages tbody').append(
-      el('tr', {}, el('td', { text: String(messages) }), el('td', { class: event.direction, text: event.direction }),
-        el('td', { text: what }), el('td', {}, el('pre', { text: json(message) }))),
-    );
+    const row = el('tr', {}, el('td', { text: String(messages) }), el('td', { class: event.direction, text: event.direction }),
+      el('td', { text: what }), el('td', {}, el('pre', { text: json(message) })), el('td', {}, ...againButtons(event, message)));
+    row.hidden = !matchesFilter(row);
+    $('#messages tbody').append(row);
   } else if (event.kind === 'notification') {
     notifications += 1;
     $('#notification-count').textContent = String(notifications);
@@ -400,6 +467,7 @@ async function start() {
     $('#server').classList.add('error');
     return;
   }
+  targetWords = session.target.startsWith('http') ? ['--url', session.target] : ['--', ...session.target.split(' ')];
   const info = session.serverInfo || {};
   $('#server').textContent = `${info.name || 'server'} ${info.version || ''} · ${session.protocolVersion} · ${session.target}`;
   const overview = $('#overview');
