@@ -104,6 +104,17 @@ async fn chromium(profile: &std::path::Path) -> (Guard, String) {
     (guard, page["webSocketDebuggerUrl"].as_str().unwrap().to_owned())
 }
 
+/// Headless Chromium showing `url`: the browser (killed when dropped), its profile directory
+/// and the page.
+async fn browse(url: &str) -> (Guard, tempfile::TempDir, Page) {
+    let profile = tempfile::tempdir().unwrap();
+    let (browser, ws_url) = chromium(profile.path()).await;
+    let mut page = Page::open(&ws_url).await;
+    page.command("Page.enable", json!({})).await;
+    page.command("Page.navigate", json!({"url": url})).await;
+    (browser, profile, page)
+}
+
 /// One DevTools connection to a page.
 struct Page {
     socket: tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>,
@@ -190,11 +201,7 @@ async fn the_page_calls_add_through_its_form_and_answers_an_elicitation() {
     let refused = reqwest::get(format!("{untokened}api/tools")).await.unwrap();
     assert_eq!(refused.status(), 401, "no API without the token");
 
-    let profile = tempfile::tempdir().unwrap();
-    let (_browser, ws_url) = chromium(profile.path()).await;
-    let mut page = Page::open(&ws_url).await;
-    page.command("Page.enable", json!({})).await;
-    page.command("Page.navigate", json!({"url": url})).await;
+    let (_browser, _profile, mut page) = browse(&url).await;
     page.until("the server's tools", "document.body.dataset.ready === 'true'").await;
     let server = page.eval("document.querySelector('#server').textContent").await;
     assert!(server.as_str().unwrap().contains("2026-07-28"), "{server}");
@@ -310,11 +317,7 @@ async fn the_server_tab_shows_the_card_and_the_lists_over_get() {
     command.args(["serve", "everything", "--http", "127.0.0.1:0", "--experimental"]).stdin(Stdio::null());
     let server = crate::support::http::HttpServer::start(command);
     let (_inspector, url) = inspector_of(&["--url".to_owned(), server.url()]);
-    let profile = tempfile::tempdir().unwrap();
-    let (_browser, ws_url) = chromium(profile.path()).await;
-    let mut page = Page::open(&ws_url).await;
-    page.command("Page.enable", json!({})).await;
-    page.command("Page.navigate", json!({"url": url})).await;
+    let (_browser, _profile, mut page) = browse(&url).await;
     page.until("the card", "!document.querySelector('#card-section').hidden").await;
     let card = page.eval("document.querySelector('#card').textContent").await;
     assert!(card.as_str().unwrap().contains("io.github.modelctx/everything"), "{card}");
@@ -335,4 +338,60 @@ async fn the_server_tab_shows_the_card_and_the_lists_over_get() {
     )
     .await;
     page.screenshot("lists-over-get.png").await;
+}
+
+/// The Server tab's utilities: `ping` answers with its round trip, and the log level decides
+/// which of a tool's log messages the session receives — none before one is asked for
+/// (2026-07-28 sends logs only to a request that asks), the tool's three `info` lines at `info`,
+/// none again at `error`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ping_and_the_log_level_from_the_server_tab() {
+    let mut target = vec!["--".to_owned()];
+    target.extend([bin(), "serve", "everything"].map(str::to_owned));
+    let (_inspector, url) = inspector_of(&target);
+    let (_browser, _profile, mut page) = browse(&url).await;
+    page.until("the server's tools", "document.body.dataset.ready === 'true'").await;
+    page.eval("document.querySelector('#ping').click()").await;
+    page.until(
+        "the pong",
+        "/^pong in [0-9.]+ ms$/.test(document.querySelector('#utility-result').textContent)",
+    )
+    .await;
+
+    // Counted in the message log, which holds what the wire carried in order: once the call's
+    // answer is the last row, every log message sent before it is there too.
+    let logs = "[...document.querySelectorAll('#messages tbody tr')]
+        .filter(r => r.children[2].textContent === 'notifications/message').length";
+    let rows = "document.querySelectorAll('#messages tbody tr').length";
+    let answered_after = |before: u64| {
+        format!(
+            "(() => {{ const rows = [...document.querySelectorAll('#messages tbody tr')];
+                 return rows.length > {before} && rows[rows.length - 1].children[2].textContent.startsWith('↩'); }})()"
+        )
+    };
+    let call_logging_tool = "document.querySelector('[data-tab=tools]').click();
+         document.querySelector('#tool-list li[data-name=\"test_tool_with_logging\"]').click();
+         document.querySelector('#tool-call').click();";
+    let before = page.eval(rows).await.as_u64().unwrap();
+    page.eval(call_logging_tool).await;
+    page.until("the call's answer in the log", &answered_after(before)).await;
+    assert_eq!(page.eval(logs).await, json!(0), "no level asked for, no log messages");
+
+    for (level, expected) in [("info", 3), ("error", 3)] {
+        page.eval(&format!(
+            "document.querySelector('[data-tab=overview]').click();
+             {{ const select = document.querySelector('#log-level');
+                select.value = '{level}'; select.dispatchEvent(new Event('change')); }}"
+        ))
+        .await;
+        let said =
+            format!("document.querySelector('#utility-result').textContent.includes('at {level} and above')");
+        page.until("the level", &said).await;
+        let before = page.eval(rows).await.as_u64().unwrap();
+        page.eval(call_logging_tool).await;
+        page.until("the call's answer in the log", &answered_after(before)).await;
+        assert_eq!(page.eval(logs).await, json!(expected), "at {level}");
+    }
+    page.eval("document.querySelector('[data-tab=overview]').click()").await;
+    page.screenshot("server-utilities.png").await;
 }

@@ -16,7 +16,7 @@ use modelctx::client::Client;
 use modelctx::client::cards::{CardFetcher, card_url};
 use modelctx::protocol::http_lists::ListKind;
 use modelctx::protocol::server_card::EXTENSION_ID;
-use modelctx::protocol::types::{ElicitAction, ElicitValue};
+use modelctx::protocol::types::{ElicitAction, ElicitValue, LoggingLevel};
 use modelctx::protocol::v2026::{self, ElicitResult};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -134,6 +134,32 @@ pub struct Replayed {
 pub async fn request(State(inspector): Shared, Json(replayed): Json<Replayed>) -> Response {
     with_client(&inspector, |client| async move {
         answer(client.request(replayed.method.as_str(), replayed.params).await)
+    })
+    .await
+}
+
+/// `POST /api/ping`: how long the server takes to answer `ping` (`server/discover` in
+/// 2026-07-28, which has no `ping`).
+pub async fn ping(State(inspector): Shared) -> Response {
+    with_client(&inspector, |client| async move {
+        let started = std::time::Instant::now();
+        let pinged = client.ping().await;
+        answer(pinged.map(|()| json!({"milliseconds": started.elapsed().as_secs_f64() * 1000.0})))
+    })
+    .await
+}
+
+/// What `POST /api/log-level` takes.
+#[derive(Deserialize)]
+pub struct LogLevel {
+    level: LoggingLevel,
+}
+
+/// `POST /api/log-level`: asks for the server's log messages at `level` and above (each
+/// 2026-07-28 request carries it; a 2025-11-25 session sets it with `logging/setLevel`).
+pub async fn log_level(State(inspector): Shared, Json(wanted): Json<LogLevel>) -> Response {
+    with_client(&inspector, |client| async move {
+        answer(client.set_log_level(wanted.level).await.map(|()| json!({"level": wanted.level})))
     })
     .await
 }

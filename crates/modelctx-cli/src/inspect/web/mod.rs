@@ -101,6 +101,8 @@ fn router(inspector: Arc<Inspector>) -> Router {
         .route("/session", get(api::session))
         .route("/card", get(api::card))
         .route("/request", post(api::request))
+        .route("/ping", post(api::ping))
+        .route("/log-level", post(api::log_level))
         .route("/list-over-get/{list}", get(api::list_over_get))
         .route("/tools", get(api::tools))
         .route("/tools/call", post(api::call_tool))

@@ -409,6 +409,26 @@ function listen() {
   source.onmessage = (message) => onEvent(JSON.parse(message.data));
 }
 
+// --- utilities: ping, log level --------------------------------------------------------------------
+/// Shows what a utility did, or why it failed.
+function utilityOutcome(answer, say) {
+  const shown = $('#utility-result');
+  shown.textContent = answer.error ? answer.error : say(answer.result);
+  shown.className = answer.error ? 'error' : 'ok';
+}
+
+$('#ping').addEventListener('click', async () => {
+  const answer = await api('ping', {});
+  utilityOutcome(answer, (result) => `pong in ${result.milliseconds.toFixed(2)} ms`);
+});
+
+$('#log-level').addEventListener('change', async () => {
+  const level = $('#log-level').value;
+  if (!level) return;
+  const answer = await api('log-level', { level });
+  utilityOutcome(answer, (result) => `log messages at ${result.level} and above are asked for`);
+});
+
 // --- the server card (experimental) ------------------------------------------------------------
 // The card the server serves beside its endpoint, and where it and the live server disagree.
 async function showCard() {
