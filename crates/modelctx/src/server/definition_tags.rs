@@ -11,7 +11,7 @@ use std::task::{Context, Poll};
 
 use futures::future::BoxFuture;
 use modelctx_protocol::definition_tags::{STALE_TAGS, TAGGED, is_checked, known_tags, relevant, stale_error};
-use modelctx_protocol::jsonrpc::ErrorObject;
+use modelctx_protocol::jsonrpc::{ErrorCode, ErrorObject};
 use modelctx_protocol::{Era, JsonObject, Method};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -59,17 +59,23 @@ impl Service<McpRequest> for Tagging {
 
 /// What the layer does with one request.
 async fn tag(inner: McpService, request: McpRequest) -> Result<Answer, ErrorObject> {
-    if request.ctx.era() != Era::Modern {
+    let method = request.method.clone();
+    let request_meta = request.params.as_ref().and_then(|params| params.get("_meta"));
+    let known =
+        if is_checked(&method) { known_tags(request_meta.and_then(Value::as_object)) } else { Vec::new() };
+    let tagged = items_of(&method).is_some() || method == Method::Discover;
+    // Everything else, and a checked request that sent no tags, passes untouched.
+    if request.ctx.era() != Era::Modern || (!tagged && known.is_empty()) {
         return inner.oneshot(request).await;
     }
-    let meta = request.params.as_ref().and_then(|params| params.get("_meta")).cloned();
-    let (method, ctx) = (request.method.clone(), request.ctx.clone());
+    let meta = request_meta.cloned();
+    let ctx = request.ctx.clone();
     if let Some(items) = items_of(&method) {
         let first_page = request.params.as_ref().is_none_or(|p| p.get("cursor").is_none());
         let mut result = inner.clone().oneshot(request).await?.into_object();
         let whole = first_page && result.get("nextCursor").is_none();
         let tag = match (whole, result.get(items.0)) {
-            (true, Some(Value::Array(listed))) => digest(listed.clone(), items.1),
+            (true, Some(Value::Array(listed))) => digest(listed, items.1),
             _ => collection_tag(&inner, &method, &ctx, meta.as_ref()).await?,
         };
         result.insert("tag".into(), Value::String(tag));
@@ -79,11 +85,6 @@ async fn tag(inner: McpService, request: McpRequest) -> Result<Answer, ErrorObje
         let mut result = inner.oneshot(request).await?.into_object();
         result.insert("tag".into(), Value::String(discover_tag(&result)));
         return Ok(Answer::from(result));
-    }
-    let meta_object = meta.as_ref().and_then(Value::as_object);
-    let known = known_tags(meta_object);
-    if !is_checked(&method) || known.is_empty() {
-        return inner.oneshot(request).await;
     }
     let mut stale = Vec::new();
     for (tagged, sent) in known {
@@ -145,7 +146,7 @@ async fn collection_tag(
             McpRequest { method: method.clone(), params: params(meta, cursor.take()), ctx: ctx.clone() };
         let mut page = match inner.clone().oneshot(request).await {
             Ok(answer) => answer.into_object(),
-            Err(error) if error.code.0 == -32601 => return Ok(digest(Vec::new(), key)),
+            Err(error) if error.code == ErrorCode::METHOD_NOT_FOUND => return Ok(digest(&[], key)),
             Err(error) => return Err(error),
         };
         if let Some(Value::Array(listed)) = page.remove(items) {
@@ -153,7 +154,7 @@ async fn collection_tag(
         }
         match page.remove("nextCursor") {
             Some(Value::String(next)) => cursor = Some(next),
-            _ => return Ok(digest(all, key)),
+            _ => return Ok(digest(&all, key)),
         }
     }
     Err(ErrorObject::internal(format!(
@@ -185,13 +186,14 @@ fn discover_tag(result: &JsonObject) -> String {
 }
 
 /// The tag of `items`, sorted by their `key` member.
-fn digest(mut items: Vec<Value>, key: &str) -> String {
-    items.sort_by(|a, b| a[key].as_str().cmp(&b[key].as_str()));
-    hash(&Value::Array(items))
+fn digest(items: &[Value], key: &str) -> String {
+    let mut sorted: Vec<&Value> = items.iter().collect();
+    sorted.sort_by(|a, b| a[key].as_str().cmp(&b[key].as_str()));
+    hash(&sorted)
 }
 
 /// `sha256:` and the hex digest of `value` as canonical JSON.
-fn hash(value: &Value) -> String {
+fn hash(value: &impl serde::Serialize) -> String {
     let text = serde_json::to_vec(value).expect("JSON serialises");
     let digest = Sha256::digest(&text);
     let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();

@@ -12,7 +12,7 @@ use bytes::Bytes;
 use http::{HeaderValue, Method, Response, StatusCode, header};
 use http_body_util::{BodyExt, Full};
 use modelctx_protocol::http_lists::{ListQuery, cache_control};
-use modelctx_protocol::jsonrpc::ErrorObject;
+use modelctx_protocol::jsonrpc::{ErrorCode, ErrorObject};
 use serde_json::{Value, json};
 
 use super::body::error_response;
@@ -84,12 +84,13 @@ fn passed_on(status: StatusCode, body: Bytes) -> Response<McpBody> {
     response
 }
 
-/// The HTTP status of a list's JSON-RPC error: `404` for a list the server does not offer,
-/// `400` for a bad cursor or request, `500` otherwise.
+/// The HTTP status of a list's JSON-RPC error the POST answered `200` (those it gives a status
+/// of their own, `404` for a list the server does not offer among them, keep it): `400` for a
+/// bad cursor or request, `500` otherwise — a GET is cacheable, an error must not look like a
+/// page.
 fn error_status(error: &ErrorObject) -> u16 {
-    match error.code.0 {
-        -32601 => 404,
-        -32602 | -32600 => 400,
+    match error.code {
+        ErrorCode::INVALID_PARAMS | ErrorCode::INVALID_REQUEST => 400,
         _ => 500,
     }
 }
