@@ -16,8 +16,8 @@ done
 # a user: a test that needs a feature says so. Checked here (clippy, no code generated); they run
 # with every feature in the test stage, and `cargo test -p modelctx --lib` runs them this way.
 # The experimental extensions' code that needs a transport too (a card served over HTTP,
-# fetched by the HTTP client).
-for pair in experimental,http-server experimental,http-client; do
+# fetched by the HTTP client; HTTP over stdio served and spawned).
+for pair in experimental,http-server experimental,http-client stdio-v2,http-server stdio-v2,http-client; do
     started=$SECONDS
     cargo clippy --locked --quiet -p modelctx --no-default-features --features "$pair" -- -D warnings
     echo "features: $pair ok ($((SECONDS - started)) s)"

@@ -172,6 +172,12 @@ pub struct ServeArgs {
     /// /messages?sessionId=... URI its `endpoint` event names).
     #[arg(long, value_name = "ADDR", global = true)]
     http: Option<SocketAddr>,
+    /// Speak HTTP over stdio (experimental, with --experimental; the draft transport
+    /// `stdio-v2`): Streamable HTTP as HTTP/2 frames on stdin and stdout instead of JSON-RPC
+    /// lines, for a client started to speak it (`modelctx call --stdio-v2 -- CMD`, or
+    /// `"type": "stdio-v2"` in a host's config). No port is opened.
+    #[arg(long, requires = "experimental", conflicts_with = "http", global = true)]
+    stdio_v2: bool,
     /// Allow --http to bind an address other than loopback (by default only 127.0.0.1 or
     /// ::1, so that nothing outside this machine can reach the server).
     #[arg(long, requires = "http", global = true)]
@@ -380,7 +386,11 @@ pub fn run(args: &ServeArgs) -> ExitCode {
     if args.experimental.experimental {
         builder = builder.definition_tags();
     }
-    // A card and lists over GET are served over HTTP only: a stdio server declares neither.
+    // A card is served over HTTP only, and lists over GET over HTTP and HTTP over stdio: a
+    // stdio server of JSON-RPC lines declares neither.
+    if args.stdio_v2 {
+        builder = builder.lists_over_get();
+    }
     if let Some(card) = args.experimental.card(args.server.name())
         && args.http.is_some()
     {
@@ -419,6 +429,9 @@ pub fn run(args: &ServeArgs) -> ExitCode {
         }
     };
     let outcome = match args.http {
+        None if args.stdio_v2 => {
+            runtime.block_on(modelctx::transport::stdio_v2::serve_stdio_v2(server, options))
+        }
         None => runtime.block_on(modelctx::transport::stdio::serve_stdio(server)),
         Some(address) if crate::runtime::refuses_remote(address, args.allow_remote) => {
             return ExitCode::FAILURE;

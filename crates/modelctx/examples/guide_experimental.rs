@@ -2,13 +2,14 @@
 //! server that serves its card (server cards, SEP-2127) and its lists over GET, and a client
 //! that finds it through the AI Catalog, connects where the card says, checks the card against
 //! what the server says, lists the tools over GET twice (the second time revalidated), and
-//! sees a call built on changed definitions refused (definition tags).
+//! sees a call built on changed definitions refused (definition tags); then the same server
+//! over HTTP over stdio (`stdio-v2`), on a pipe pair.
 //!
-//! Run it with `cargo run -p modelctx --features experimental --example guide_experimental`.
+//! Run it with `cargo run -p modelctx --features stdio-v2,http-server,http-client --example guide_experimental`.
 
 use modelctx::client::cards::CardFetcher;
 use modelctx::client::egress::Egress;
-use modelctx::client::{Client, ClientOptions};
+use modelctx::client::{Client, ClientOptions, StdioCommand};
 use modelctx::server::{CardSettings, Server, ToolDef};
 use modelctx::transport::http::{HttpOptions, serve_http};
 use modelctx_protocol::http_lists::ListKind;
@@ -36,8 +37,21 @@ fn weather() -> Server {
 }
 // ANCHOR_END: server
 
+// ANCHOR: stdio_v2_main
+/// A server's `main` for HTTP over stdio: Streamable HTTP as HTTP/2 on stdin and stdout, for a
+/// client that starts it with `Client::spawn_stdio_v2` (or `"type": "stdio-v2"` in a host's
+/// config). This example runs it when started as `guide_experimental serve-stdio-v2`, as it
+/// starts itself below.
+async fn serve_over_stdio() -> std::io::Result<()> {
+    modelctx::transport::stdio_v2::serve_stdio_v2(weather(), HttpOptions::default()).await
+}
+// ANCHOR_END: stdio_v2_main
+
 #[tokio::main]
 async fn main() {
+    if std::env::args().nth(1).as_deref() == Some("serve-stdio-v2") {
+        return serve_over_stdio().await.expect("served");
+    }
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a loopback port");
     let origin = format!("http://{}", listener.local_addr().expect("an address"));
     let server = weather();
@@ -82,4 +96,15 @@ async fn main() {
         client.call_tool("forecast", serde_json::json!({})).await.expect("called");
         // ANCHOR_END: tags
     }
+
+    // ANCHOR: stdio_v2
+    // This example started again as the server of HTTP over stdio: the same HTTP endpoint,
+    // both eras, no port.
+    let program = std::env::current_exe().expect("this program");
+    let command = StdioCommand::new(program).args(["serve-stdio-v2"]);
+    let options = ClientOptions::new(Implementation::new("guide", "1.0.0"));
+    let client = Client::spawn_stdio_v2(&command, options).await.expect("connected");
+    let forecast = client.call_tool("forecast", serde_json::json!({})).await.expect("called");
+    println!("over {}: {:?}", client.transport(), forecast.content);
+    // ANCHOR_END: stdio_v2
 }

@@ -71,6 +71,11 @@ pub struct Target {
     /// proxy does to its back ends; https:// URLs negotiate HTTP/2 by themselves.
     #[arg(long, help_heading = "Server")]
     pub h2c: bool,
+    /// The command after -- speaks HTTP over stdio (experimental; the draft transport
+    /// `stdio-v2`, as `modelctx serve --experimental --stdio-v2` does): Streamable HTTP as
+    /// HTTP/2 on its stdin and stdout instead of JSON-RPC lines.
+    #[arg(long, conflicts_with_all = ["url", "config"], help_heading = "Server")]
+    pub stdio_v2: bool,
     /// Seconds each request may take.
     #[arg(long, value_name = "SECONDS", default_value_t = 60.0, help_heading = "Server")]
     pub timeout: f64,
@@ -178,6 +183,9 @@ impl Target {
                 }
                 if let Some(dir) = &self.cwd {
                     command = command.current_dir(dir);
+                }
+                if self.stdio_v2 {
+                    return Ok(Client::spawn_stdio_v2(&command, options).await?);
                 }
                 Ok(Client::spawn(&command, options).await?)
             }

@@ -395,3 +395,30 @@ async fn ping_and_the_log_level_from_the_server_tab() {
     page.eval("document.querySelector('[data-tab=overview]').click()").await;
     page.screenshot("server-utilities.png").await;
 }
+
+/// A server of HTTP over stdio (experimental, `--stdio-v2`) is inspected as any other: the
+/// Server tab names its transport, its lists come over GET through the pipe, and a request
+/// copied as a command line carries `--stdio-v2`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_of_http_over_stdio_is_inspected_as_any_other() {
+    let mut target = vec!["--stdio-v2".to_owned(), "--".to_owned()];
+    target.extend([bin(), "serve", "--experimental", "--stdio-v2", "everything"].map(str::to_owned));
+    let (_inspector, url) = inspector_of(&target);
+    let (_browser, _profile, mut page) = browse(&url).await;
+    page.until("the server's tools", "document.body.dataset.ready === 'true'").await;
+    let transport = page
+        .eval("[...document.querySelectorAll('#overview dt')].find(dt => dt.textContent === 'transport').nextSibling.textContent")
+        .await;
+    assert_eq!(transport, "stdio-v2");
+    page.until("the lists over GET", "!document.querySelector('#lists-section').hidden").await;
+    page.eval("document.querySelector('#list-buttons button[data-list=tools]').click()").await;
+    page.until("a fetch", "document.querySelector('#list-outcome').textContent.includes('fetched (200)')")
+        .await;
+    page.screenshot("stdio-v2.png").await;
+    page.eval("document.querySelector('[data-tab=messages]').click()").await;
+    let list_row = "[...document.querySelectorAll('#messages tbody tr')]
+        .find(r => r.querySelector('[data-again]') && r.children[2].textContent === 'tools/list')";
+    page.eval(&format!("{list_row}.querySelector('[data-again=command]').click()")).await;
+    let line = page.eval("document.querySelector('#message-detail').value").await;
+    assert!(line.as_str().unwrap().contains(" --stdio-v2 -- "), "{line}");
+}

@@ -7,6 +7,7 @@ mod client_stdio;
 mod demo;
 mod deployment;
 mod ext_server_card;
+mod ext_stdio_v2;
 mod filesystem;
 mod fixtures_asking;
 mod fixtures_content;

@@ -70,6 +70,9 @@ pub(crate) struct HttpLink {
     /// List pages fetched over GET, with their tags (experimental).
     #[cfg(feature = "experimental")]
     kept_pages: lists::KeptPages,
+    /// HTTP over stdio: requests go through the child's pipes, not `http` (experimental).
+    #[cfg(feature = "stdio-v2")]
+    pipe: Option<super::pipe::Pipe>,
 }
 
 impl Drop for HttpLink {
@@ -114,7 +117,39 @@ impl HttpLink {
             closing: CancellationToken::new(),
             #[cfg(feature = "experimental")]
             kept_pages: lists::KeptPages::new(options.max_kept_list_pages),
+            #[cfg(feature = "stdio-v2")]
+            pipe: None,
         })
+    }
+
+    /// A link whose requests go through `pipe`, HTTP over a child's stdio (experimental).
+    #[cfg(feature = "stdio-v2")]
+    pub(crate) fn over_pipe(pipe: super::pipe::Pipe, options: &ClientOptions) -> Result<Self, ClientError> {
+        let url = reqwest::Url::parse(super::pipe::PIPE_URL)
+            .map_err(|e| ClientError::invalid_params(format!("the URL {:?}: {e}", super::pipe::PIPE_URL)))?;
+        let mut link = Self::new(url, HeaderMap::new(), options)?;
+        link.pipe = Some(pipe);
+        Ok(link)
+    }
+
+    /// Whether requests go through a child's pipes rather than the network.
+    pub(crate) fn is_pipe(&self) -> bool {
+        #[cfg(feature = "stdio-v2")]
+        return self.pipe.is_some();
+        #[cfg(not(feature = "stdio-v2"))]
+        false
+    }
+
+    /// Sends `request` as it is: over the child's pipes or over the network.
+    async fn execute(&self, request: reqwest::Request, what: &str) -> Result<reqwest::Response, ClientError> {
+        #[cfg(feature = "stdio-v2")]
+        if let Some(pipe) = &self.pipe {
+            return pipe.send(request, what).await;
+        }
+        self.http
+            .execute(request)
+            .await
+            .map_err(|e| ClientError::transport(format!("{what} {} failed: {e}", self.url), e))
     }
 
     /// Shows the wire tap a message the server sent.
@@ -335,7 +370,7 @@ impl HttpLink {
             |e: reqwest::Error| ClientError::transport(format!("{what} {} failed: {e}", self.url), e);
         let request = request.build().map_err(failed)?;
         let Some(auth) = &self.auth else {
-            return self.http.execute(request).await.map_err(failed);
+            return self.execute(request, what).await;
         };
         let mut next = Some(request);
         for _ in 0..=MAX_AUTH_RETRIES {
@@ -343,7 +378,7 @@ impl HttpLink {
             next = request.try_clone();
             auth.authorize(&mut request).await?;
             let sent = request.headers().get(AUTHORIZATION).and_then(|v| v.to_str().ok()).map(str::to_owned);
-            let response = self.http.execute(request).await.map_err(failed)?;
+            let response = self.execute(request, what).await?;
             let status = response.status();
             if !matches!(status, reqwest::StatusCode::UNAUTHORIZED | reqwest::StatusCode::FORBIDDEN)
                 || next.is_none()

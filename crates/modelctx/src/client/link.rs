@@ -44,6 +44,8 @@ impl Link {
         match self {
             Self::Stdio(_) => "pipe",
             #[cfg(feature = "http-client")]
+            Self::Http(http) if http.is_pipe() => "pipe",
+            #[cfg(feature = "http-client")]
             Self::Http(_) => "tcp",
         }
     }
@@ -96,6 +98,9 @@ impl Link {
         match self {
             Self::Stdio(_) => false,
             #[cfg(feature = "http-client")]
+            // Each child is a new process: as over stdio, its era is not remembered.
+            Self::Http(http) if http.is_pipe() => false,
+            #[cfg(feature = "http-client")]
             Self::Http(http) => legacy_endpoints()
                 .get(http.url().as_str())
                 .is_some_and(|found| found.elapsed() < LEGACY_MEMORY),
@@ -105,7 +110,9 @@ impl Link {
     /// Remembers that this server turned out legacy.
     pub(super) fn found_legacy(&self) {
         #[cfg(feature = "http-client")]
-        if let Self::Http(http) = self {
+        if let Self::Http(http) = self
+            && !http.is_pipe()
+        {
             let mut endpoints = legacy_endpoints();
             endpoints.retain(|_, found| found.elapsed() < LEGACY_MEMORY);
             if endpoints.len() >= LEGACY_ENDPOINTS_KEPT

@@ -50,6 +50,8 @@ pub mod stdio;
 mod stdio_pipes;
 #[cfg(feature = "server")]
 mod stdio_threads;
+#[cfg(all(feature = "stdio-v2", feature = "http-server"))]
+pub mod stdio_v2;
 
 #[cfg(feature = "server")]
 pub use lines::serve_connection;

@@ -17,32 +17,12 @@ use modelctx::protocol::{Era, ProtocolVersion};
 use modelctx::server::{InputError, RequestContext, Server, ToolDef};
 use serde_json::json;
 
-/// Counts the `stall` calls that ended without finishing (the server cancelled them).
-#[derive(Clone, Default)]
-struct Abandoned(Arc<AtomicUsize>);
-
-impl Drop for Abandoned {
-    fn drop(&mut self) {
-        if std::thread::panicking() {
-            return;
-        }
-        self.0.fetch_add(1, Ordering::SeqCst);
-    }
-}
-
 fn server_counting(versions: ServerVersions, abandoned: Arc<AtomicUsize>) -> Server {
     Server::builder("client-test", "1")
         .versions(versions)
         .tool(ToolDef::new("hello", || async { "hello" }))
         .tool(ToolDef::new("ask", ask))
-        .tool(ToolDef::new("stall", move || {
-            let guard = Abandoned(abandoned.clone());
-            async move {
-                tokio::time::sleep(Duration::from_secs(30)).await;
-                std::mem::forget(guard);
-                "woke"
-            }
-        }))
+        .tool(crate::common::stall(abandoned))
         .build()
         .unwrap()
 }

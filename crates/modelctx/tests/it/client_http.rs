@@ -177,26 +177,9 @@ async fn a_dropped_call_is_cancelled_in_a_legacy_http_session() {
     use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
-    /// Counts the calls that ended without finishing.
-    struct Abandoned(Arc<AtomicUsize>);
-    impl Drop for Abandoned {
-        fn drop(&mut self) {
-            self.0.fetch_add(1, Ordering::SeqCst);
-        }
-    }
     let abandoned = Arc::new(AtomicUsize::new(0));
-    let counter = abandoned.clone();
-    let stalling = Server::builder("stall-test", "1")
-        .tool(ToolDef::new("stall", move || {
-            let guard = Abandoned(counter.clone());
-            async move {
-                tokio::time::sleep(Duration::from_secs(30)).await;
-                std::mem::forget(guard);
-                "woke"
-            }
-        }))
-        .build()
-        .unwrap();
+    let stalling =
+        Server::builder("stall-test", "1").tool(crate::common::stall(abandoned.clone())).build().unwrap();
     let (url, _stop) = serve(stalling, HttpOptions::default()).await;
     let client =
         Client::connect_http(&url, Default::default(), ClientOptions { mode: EraMode::Legacy, ..options() })

@@ -16,6 +16,8 @@ mod ext_definition_tags;
 mod ext_http_lists;
 #[cfg(feature = "experimental")]
 mod ext_server_card;
+#[cfg(feature = "stdio-v2")]
+mod ext_stdio_v2;
 mod extractors;
 mod front_desk;
 mod hostile;

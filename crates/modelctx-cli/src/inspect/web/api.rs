@@ -60,6 +60,7 @@ pub async fn session(State(inspector): Shared) -> Json<Value> {
                 "target": target,
                 "state": "connected",
                 "era": format!("{:?}", client.era()),
+                "transport": client.transport(),
                 "protocolVersion": server.version.to_string(),
                 "serverInfo": server.info,
                 "capabilities": v2026::ServerCapabilities::from(server.capabilities.clone()),

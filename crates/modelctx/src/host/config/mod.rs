@@ -149,6 +149,19 @@ pub struct StdioServer {
     pub env: BTreeMap<String, String>,
     /// Its working directory (the host's when `None`).
     pub cwd: Option<PathBuf>,
+    /// What its stdin and stdout carry.
+    pub framing: StdioFraming,
+}
+
+/// What a child's stdin and stdout carry.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum StdioFraming {
+    /// JSON-RPC messages, one per line (`"type": "stdio"`, or no type).
+    #[default]
+    Lines,
+    /// Streamable HTTP as HTTP/2 (`"type": "stdio-v2"`; experimental, the draft transport).
+    #[cfg(feature = "stdio-v2")]
+    Http,
 }
 
 /// A server at a URL.
@@ -177,7 +190,13 @@ pub enum HttpKind {
 impl StdioServer {
     /// A server run as `command` with no arguments.
     pub fn new(command: impl Into<String>) -> Self {
-        Self { command: command.into(), args: Vec::new(), env: BTreeMap::new(), cwd: None }
+        Self {
+            command: command.into(),
+            args: Vec::new(),
+            env: BTreeMap::new(),
+            cwd: None,
+            framing: StdioFraming::Lines,
+        }
     }
 
     /// Adds arguments.
@@ -264,7 +283,11 @@ impl ServerConfig {
             options.mode = era;
         }
         match &self.transport {
-            Transport::Stdio(server) => Client::spawn(&server.command(), options).await,
+            Transport::Stdio(server) => match server.framing {
+                StdioFraming::Lines => Client::spawn(&server.command(), options).await,
+                #[cfg(feature = "stdio-v2")]
+                StdioFraming::Http => Client::spawn_stdio_v2(&server.command(), options).await,
+            },
             Transport::Http(server) => {
                 Client::connect_http(server.url.as_str(), server.headers.clone(), options).await
             }
@@ -434,6 +457,9 @@ struct RawCircuit {
 #[serde(rename_all = "lowercase")]
 enum RawKind {
     Stdio,
+    /// HTTP over stdio (experimental).
+    #[serde(rename = "stdio-v2")]
+    StdioV2,
     Http,
     Sse,
 }
@@ -514,6 +540,21 @@ fn parse_entry(
     }))
 }
 
+/// What a command entry's `type` says its stdio carries.
+fn framing(kind: Option<RawKind>) -> Result<StdioFraming, String> {
+    match kind {
+        #[cfg(feature = "stdio-v2")]
+        Some(RawKind::StdioV2) => Ok(StdioFraming::Http),
+        #[cfg(not(feature = "stdio-v2"))]
+        Some(RawKind::StdioV2) => {
+            Err("\"type\" is \"stdio-v2\" (HTTP over stdio, experimental), which this \
+                                      build does not speak: it needs modelctx's `stdio-v2` feature"
+                .into())
+        }
+        _ => Ok(StdioFraming::Lines),
+    }
+}
+
 /// The characters a `prefix` may hold: those of tool names and URI authorities alike.
 fn prefix_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')
@@ -550,13 +591,15 @@ fn transport(server: &str, raw: RawEntry, base: Option<&Path>) -> Result<Transpo
                 args: raw.args.unwrap_or_default(),
                 env,
                 cwd: raw.cwd,
+                framing: framing(raw.kind).map_err(wrong)?,
             }))
         }
         (None, Some(url)) => {
-            if raw.kind == Some(RawKind::Stdio) {
-                return Err(wrong(
-                    "\"type\" is \"stdio\" but the entry has a \"url\", not a \"command\"".into(),
-                ));
+            if let Some(kind @ (RawKind::Stdio | RawKind::StdioV2)) = raw.kind {
+                let kind = if kind == RawKind::Stdio { "stdio" } else { "stdio-v2" };
+                return Err(wrong(format!(
+                    "\"type\" is {kind:?} but the entry has a \"url\", not a \"command\""
+                )));
             }
             if let Some(field) = [
                 ("args", raw.args.is_some()),

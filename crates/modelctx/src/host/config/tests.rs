@@ -116,6 +116,20 @@ fn a_stdio_entry_becomes_the_command_the_client_spawns() {
     );
 }
 
+/// `"type": "stdio-v2"` (HTTP over stdio, experimental) is a command entry whose stdio carries
+/// HTTP/2; any other command entry carries JSON-RPC lines.
+#[cfg(feature = "stdio-v2")]
+#[test]
+fn a_stdio_v2_entry_is_a_command_speaking_http_over_stdio() {
+    use super::StdioFraming;
+    let config = parse(
+        r#"{"servers": {"v2": {"type": "stdio-v2", "command": "srv"}, "v1": {"type": "stdio", "command": "srv"}}}"#,
+    )
+    .unwrap();
+    assert_eq!(stdio(&config, "v2").framing, StdioFraming::Http);
+    assert_eq!(stdio(&config, "v1").framing, StdioFraming::Lines);
+}
+
 #[test]
 fn prefix_and_tool_filters_are_read_and_checked() {
     let config = parse(
@@ -258,6 +272,10 @@ fn command_and_url_exactly_one() {
         "server \"v\": \"type\" is \"stdio\" but the entry has a \"url\", not a \"command\""
     );
     assert_eq!(
+        message(r#"{"servers": {"v": {"type": "stdio-v2", "url": "http://127.0.0.1/mcp"}}}"#),
+        "server \"v\": \"type\" is \"stdio-v2\" but the entry has a \"url\", not a \"command\""
+    );
+    assert_eq!(
         message(r#"{"servers": {"v": {"type": "http", "command": "x"}}}"#),
         "server \"v\": \"type\" is \"http\" but the entry has a \"command\", not a \"url\""
     );
@@ -303,7 +321,7 @@ fn wrong_types_and_values_name_the_field() {
     assert_eq!(circuit.servers["s"].circuit_breaker, Some(policy), "openMs defaults to 30 s");
     assert_eq!(
         message(r#"{"servers": {"s": {"type": "websocket", "url": "http://127.0.0.1/"}}}"#),
-        "server \"s\": field \"type\": unknown variant `websocket`, expected one of `stdio`, `http`, `sse`"
+        "server \"s\": field \"type\": unknown variant `websocket`, expected one of `stdio`, `stdio-v2`, `http`, `sse`"
     );
     assert_eq!(
         message(r#"{"mcpServers": {"s": {"command": "x", "disabled": "yes"}}}"#),

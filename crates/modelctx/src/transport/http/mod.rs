@@ -49,6 +49,8 @@ pub use authn::{Authenticator, Denial, RequestHead};
 pub use options::HttpOptions;
 #[cfg(feature = "http-sse")]
 pub use serve::serve_http_with_sse;
+#[cfg(feature = "stdio-v2")]
+pub(crate) use serve::serve_pipe;
 pub use serve::{MCP_PATH, McpEndpoints, serve_http, serve_http_at};
 pub use store::{
     EventLimits, EventStore, HttpStores, MemoryEventStore, MemorySessionStore, Replay, SessionStore,

@@ -213,15 +213,7 @@ impl Connection {
     /// for `idle` ([`Activity::idle`]).
     async fn serve(self, stream: TcpStream, (first, idle): (Duration, Duration)) {
         let activity = Arc::new(Activity::default());
-        let endpoint = self.endpoint;
-        let requests = activity.clone();
-        let listens = Arc::new(ConnectionListens::default());
-        let service = hyper::service::service_fn(move |mut request: Request<Incoming>| {
-            let endpoint = endpoint.clone();
-            let open = requests.begin();
-            request.extensions_mut().insert(Arc::clone(&listens));
-            async move { Ok::<_, Infallible>(endpoint.handle(request).await.map(|body| Tracked::new(body, open))) }
-        });
+        let service = connection_service(self.endpoint, activity.clone());
         let connection = self.builder.serve_connection(TokioIo::new(stream), service);
         tokio::pin!(connection);
         let quiet = activity.idle(first, idle);
@@ -242,6 +234,65 @@ impl Connection {
             }
         }
     }
+}
+
+/// What answers the requests of one connection: `endpoint`, each request counted in
+/// `activity` while it is open and given the connection's `subscriptions/listen` count.
+fn connection_service(
+    endpoint: Endpoints,
+    activity: Arc<Activity>,
+) -> impl hyper::service::Service<
+    Request<Incoming>,
+    Response = Response<Tracked<McpBody>>,
+    Error = Infallible,
+    Future = impl Future<Output = Result<Response<Tracked<McpBody>>, Infallible>> + Send + 'static,
+> + Clone
++ Send
++ 'static {
+    let listens = Arc::new(ConnectionListens::default());
+    let service = move |mut request: Request<Incoming>| {
+        let endpoint = endpoint.clone();
+        let open = activity.begin();
+        request.extensions_mut().insert(Arc::clone(&listens));
+        async move { Ok::<_, Infallible>(endpoint.handle(request).await.map(|body| Tracked::new(body, open))) }
+    };
+    hyper::service::service_fn(service)
+}
+
+/// Serves `endpoints` over one HTTP/2 connection carried by `io` (HTTP over stdio: the
+/// process's stdin and stdout) until the peer closes it or `shutdown` completes; then ends
+/// long-lived streams, lets the requests in flight finish within the grace period and cancels
+/// the rest. No idle timeout applies: the peer holds the pipe for as long as it wants the
+/// server.
+#[cfg(feature = "stdio-v2")]
+pub(crate) async fn serve_pipe<Io>(
+    endpoints: McpEndpoints,
+    io: Io,
+    options: &HttpOptions,
+    shutdown: impl Future<Output = ()>,
+) where
+    Io: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let grace = endpoints.server.options().limits.shutdown_grace;
+    let endpoint = Endpoints::new(endpoints, options);
+    let mut builder = hyper::server::conn::http2::Builder::new(TokioExecutor::new());
+    builder.timer(TokioTimer::new()).max_concurrent_streams(options.max_streams_per_connection);
+    let service = connection_service(endpoint.clone(), Arc::new(Activity::default()));
+    let connection = builder.serve_connection(TokioIo::new(io), service);
+    tokio::pin!(connection);
+    tokio::select! {
+        ended = connection.as_mut() => log_end(ended),
+        () = shutdown => {
+            endpoint.close_streams();
+            connection.as_mut().graceful_shutdown();
+            match tokio::time::timeout(grace, connection).await {
+                Ok(ended) => log_end(ended),
+                Err(_) => tracing::info!("requests still open after the grace period were dropped"),
+            }
+        }
+    }
+    endpoint.close_streams();
+    endpoint.cancel_requests();
 }
 
 /// Logs how a connection ended when it was not cleanly.

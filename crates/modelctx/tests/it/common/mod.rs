@@ -131,3 +131,28 @@ pub fn name_form() -> modelctx_protocol::model::ElicitRequest {
     let requested_schema = serde_json::from_value(schema).expect("a valid requested schema");
     modelctx_protocol::model::ElicitRequest::Form { message: "Name?".into(), requested_schema }
 }
+
+/// Counts the `stall` calls that ended without finishing (the server cancelled them).
+struct Abandoned(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl Drop for Abandoned {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            return;
+        }
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// `stall`: a tool that waits 30 s, each call dropped before it finishes counted in
+/// `abandoned`.
+pub fn stall(abandoned: std::sync::Arc<std::sync::atomic::AtomicUsize>) -> modelctx::server::ToolDef {
+    modelctx::server::ToolDef::new("stall", move || {
+        let guard = Abandoned(abandoned.clone());
+        async move {
+            tokio::time::sleep(Duration::from_secs(30)).await;
+            std::mem::forget(guard);
+            "woke"
+        }
+    })
+}

@@ -487,19 +487,20 @@ async function start() {
     $('#server').classList.add('error');
     return;
   }
-  targetWords = session.target.startsWith('http') ? ['--url', session.target] : ['--', ...session.target.split(' ')];
+  const stdioV2 = session.transport === 'stdio-v2' ? ['--stdio-v2'] : [];
+  targetWords = session.target.startsWith('http') ? ['--url', session.target] : [...stdioV2, '--', ...session.target.split(' ')];
   const info = session.serverInfo || {};
   $('#server').textContent = `${info.name || 'server'} ${info.version || ''} · ${session.protocolVersion} · ${session.target}`;
   const overview = $('#overview');
   for (const [term, value] of [['target', session.target], ['name', info.name], ['version', info.version],
-    ['title', info.title], ['protocol', session.protocolVersion], ['era', session.era], ['instructions', session.instructions]]) {
+    ['title', info.title], ['protocol', session.protocolVersion], ['era', session.era], ['transport', session.transport], ['instructions', session.instructions]]) {
     if (value) overview.append(el('dt', { text: term }), el('dd', { text: value }));
   }
   $('#capabilities').textContent = json(session.capabilities);
   const capabilities = session.capabilities || {};
   if ((capabilities.extensions || {})['io.modelcontextprotocol/server-card']) await showCard();
   const lists = (capabilities.extensions || {})['io.github.modelctx/http-lists'];
-  if (lists && session.target.startsWith('http')) showListsOverGet(lists.lists || []);
+  if (lists && session.transport !== 'stdio') showListsOverGet(lists.lists || []);
   if (capabilities.tools) {
     const tools = await api('tools');
     if (tools.error) $('#tool-list').replaceChildren(el('li', { class: 'error', text: tools.error }));
