@@ -283,6 +283,10 @@ enum Bundled {
     /// The current time in any IANA time zone, and conversions between zones (the official
     /// time server's tools).
     Time(servers::time::TimeArgs),
+    /// Interceptors for a gateway (experimental, with --experimental; SEP-2624): pii-redactor
+    /// (e-mail addresses, social security and card numbers), blocked-terms (config.terms) and
+    /// audit-log. No tools: a gateway config runs them around its calls (docs/gateway.md).
+    Guard,
 }
 
 /// Options of `modelctx serve filesystem`.
@@ -309,6 +313,7 @@ impl Bundled {
             Self::Fetch(_) => "fetch",
             Self::Memory(_) => "memory",
             Self::Time(_) => "time",
+            Self::Guard => "guard",
         }
     }
 
@@ -332,6 +337,7 @@ impl Bundled {
             Self::Time(args) => {
                 servers::time::builder(args).map_err(|why| format!("the time server cannot start: {why}"))
             }
+            Self::Guard => Ok(servers::guard::builder()),
         }
     }
 }
@@ -367,6 +373,12 @@ pub fn run(args: &ServeArgs) -> ExitCode {
     };
     let threads = args.threads.map(usize::from).or(args.http.is_none().then_some(1));
     let Some(runtime) = crate::runtime::for_serving(threads) else { return ExitCode::FAILURE };
+    if matches!(args.server, Bundled::Guard) && !args.experimental.experimental {
+        tracing::error!(
+            "the guard server hosts interceptors, an experimental extension: give --experimental"
+        );
+        return ExitCode::FAILURE;
+    }
     let mut builder = match runtime.block_on(args.server.builder()) {
         Ok(builder) => builder,
         Err(why) => {

@@ -40,6 +40,8 @@ pub mod era;
 pub mod headers;
 #[cfg(feature = "experimental")]
 pub mod http_lists;
+#[cfg(feature = "experimental")]
+pub mod interceptors;
 pub mod jsonrpc;
 pub mod meta;
 mod method;

@@ -11,6 +11,8 @@ pub mod fetch;
 #[cfg(target_os = "linux")]
 pub mod filesystem;
 pub mod git;
+#[cfg(feature = "guard")]
+pub mod guard;
 #[cfg(feature = "memory")]
 pub mod memory;
 pub mod process;

@@ -10,6 +10,8 @@
 use modelctx::client::cards::CardFetcher;
 use modelctx::client::egress::Egress;
 use modelctx::client::{Client, ClientOptions, StdioCommand};
+use modelctx::protocol::interceptors::{Hook, Phase, Severity, ValidationResult};
+use modelctx::server::interceptors::{Chain, ChainEntry, InterceptorDef, InterceptorLayer, Invocation};
 use modelctx::server::{CardSettings, Server, ToolDef};
 use modelctx::transport::http::{HttpOptions, serve_http};
 use modelctx_protocol::http_lists::ListKind;
@@ -107,4 +109,32 @@ async fn main() {
     let forecast = client.call_tool("forecast", serde_json::json!({})).await.expect("called");
     println!("over {}: {:?}", client.transport(), forecast.content);
     // ANCHOR_END: stdio_v2
+
+    // ANCHOR: interceptors
+    // A validator: no tool call may mention a password.
+    let hooks = vec![Hook { events: vec!["tools/call".into()], phase: Phase::Request }];
+    let no_passwords =
+        InterceptorDef::validator("no-passwords", hooks, |invocation: Invocation| async move {
+            Ok(if invocation.payload.to_string().to_lowercase().contains("password") {
+                ValidationResult::finding(Severity::Error, "mentions a password", None)
+            } else {
+                ValidationResult::pass()
+            })
+        });
+    // Run around every request of a server (a gateway does this with its backends' ones).
+    let chain = Chain::new(vec![ChainEntry::local(no_passwords)]);
+    let guarded = Server::builder("guarded", "1.0.0")
+        .tool(ToolDef::new("forecast", || async { "sunny" }))
+        .layer(InterceptorLayer::new(chain))
+        .build()
+        .expect("valid");
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    let (read, write) = tokio::io::split(server_end);
+    tokio::spawn(modelctx::transport::serve_connection(guarded, read, write, std::future::pending()));
+    let (read, write) = tokio::io::split(client_end);
+    let options = ClientOptions::new(Implementation::new("guide", "1.0.0"));
+    let client = Client::connect(read, write, options).await.expect("connected");
+    let refused = client.call_tool("forecast", serde_json::json!({"note": "my password is 1234"})).await;
+    println!("refused by the interceptor: {}", refused.expect_err("refused"));
+    // ANCHOR_END: interceptors
 }

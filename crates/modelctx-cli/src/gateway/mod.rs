@@ -25,10 +25,12 @@ pub struct GatewayArgs {
     /// The config file: `mcpServers` (Claude Desktop, Cursor, .mcp.json) or VS Code's
     /// `servers`, each entry with an optional `prefix` (`""` keeps the backend's own names),
     /// `allowTools`, `denyTools` and `circuitBreaker`; `policies`, who may use what;
-    /// `rateLimits`, how often; and `virtualServers`, each served at /mcp/NAME with --http (a
-    /// chosen set of tools, prompts and resources); see docs/gateway.md. Applied again when it
+    /// `rateLimits`, how often; `virtualServers`, each served at /mcp/NAME with --http (a
+    /// chosen set of tools, prompts and resources); and, with --experimental, `interceptors`
+    /// of the backends run around every call; see docs/gateway.md. Applied again when it
     /// changes or on SIGHUP: sessions and calls in flight go on; a file that does not read is
-    /// refused and the running configuration kept (virtual servers are read at start).
+    /// refused and the running configuration kept (virtual servers and interceptors are read
+    /// at start).
     #[arg(long, value_name = "FILE")]
     config: PathBuf,
     /// Serve Streamable HTTP at http://ADDR/mcp instead of stdio (port 0 picks a free port);
@@ -123,6 +125,10 @@ pub fn run(args: &GatewayArgs) -> ExitCode {
     {
         return ExitCode::FAILURE;
     }
+    if !loaded.interceptors.is_empty() && !args.experimental.experimental {
+        tracing::error!("interceptors are an experimental extension (SEP-2624): give --experimental");
+        return ExitCode::FAILURE;
+    }
     if args.http.is_none() && !loaded.virtual_servers.is_empty() {
         tracing::error!("virtualServers are served over HTTP, at /mcp/NAME: give --http");
         return ExitCode::FAILURE;
@@ -153,6 +159,7 @@ pub fn run(args: &GatewayArgs) -> ExitCode {
         options.card = args.experimental.card("gateway").filter(|_| args.http.is_some());
         options.lists_over_get = args.experimental.experimental && args.http.is_some();
         options.definition_tags = args.experimental.experimental;
+        options.interceptors = loaded.interceptors;
         // A backend that keeps failing is refused at once for a while rather than waited on by
         // every caller (an entry's `circuitBreaker` overrides this).
         options.host.circuit_breaker = Some(modelctx::host::CircuitPolicy::default());

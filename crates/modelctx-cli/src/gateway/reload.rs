@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use modelctx::gateway::Gateway;
+use modelctx::gateway::interceptors::InterceptorRule;
 use modelctx::gateway::limits::RateLimits;
 use modelctx::gateway::policy::Policy;
 use modelctx::gateway::virtual_servers::{self, Selection};
@@ -27,10 +28,12 @@ pub struct Loaded {
     pub rate_limits: RateLimits,
     /// `virtualServers` (applied at start only).
     pub virtual_servers: BTreeMap<String, Selection>,
+    /// `interceptors` (experimental; applied at start only).
+    pub interceptors: Vec<InterceptorRule>,
 }
 
-/// Reads the config file at `path`: its servers, `policies`, `rateLimits` and
-/// `virtualServers`; an error says what is wrong and where.
+/// Reads the config file at `path`: its servers, `policies`, `rateLimits`, `virtualServers`
+/// and `interceptors`; an error says what is wrong and where.
 pub fn load(path: &Path) -> Result<Loaded, String> {
     let config = crate::config_file::load(path).map_err(|e| e.to_string())?;
     let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
@@ -47,7 +50,11 @@ pub fn load(path: &Path) -> Result<Loaded, String> {
         None => BTreeMap::new(),
         Some(servers) => virtual_servers::from_json(servers)?,
     };
-    Ok(Loaded { config, policy, rate_limits, virtual_servers })
+    let interceptors = match document.get("interceptors") {
+        None => Vec::new(),
+        Some(rules) => InterceptorRule::from_json(rules)?,
+    };
+    Ok(Loaded { config, policy, rate_limits, virtual_servers, interceptors })
 }
 
 /// The file's contents; `None` while it cannot be read.

@@ -422,3 +422,30 @@ async fn a_server_of_http_over_stdio_is_inspected_as_any_other() {
     let line = page.eval("document.querySelector('#message-detail').value").await;
     assert!(line.as_str().unwrap().contains(" --stdio-v2 -- "), "{line}");
 }
+
+/// A server that hosts interceptors (experimental, `serve --experimental guard`): the Server
+/// tab lists them, and one invoked from the page on a payload answers its result — the
+/// redactor's rewrite.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_server_tab_lists_and_invokes_the_interceptors_a_server_hosts() {
+    let mut target = vec!["--".to_owned()];
+    target.extend([bin(), "serve", "--experimental", "guard"].map(str::to_owned));
+    let (_inspector, url) = inspector_of(&target);
+    let (_browser, _profile, mut page) = browse(&url).await;
+    page.until(
+        "the interceptors",
+        "document.querySelectorAll('#interceptor-list li[data-name]').length === 3",
+    )
+    .await;
+    page.eval("document.querySelector('#interceptor-list li[data-name=\"pii-redactor\"]').click()").await;
+    page.eval("document.querySelector('#interceptor-invoke').click()").await;
+    page.until(
+        "the rewrite",
+        "document.querySelector('#interceptor-result').textContent.includes('[EMAIL]')",
+    )
+    .await;
+    let result = page.eval("JSON.parse(document.querySelector('#interceptor-result').textContent)").await;
+    assert_eq!(result["modified"], true, "{result}");
+    assert_eq!(result["payload"]["params"]["arguments"]["message"], "write to [EMAIL]", "{result}");
+    page.screenshot("interceptors.png").await;
+}

@@ -6,6 +6,7 @@ mod cli_host;
 mod client_stdio;
 mod demo;
 mod deployment;
+mod ext_interceptors;
 mod ext_server_card;
 mod ext_stdio_v2;
 mod filesystem;

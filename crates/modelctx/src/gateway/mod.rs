@@ -62,6 +62,8 @@
 mod admission;
 mod calls;
 mod in_flight;
+#[cfg(feature = "experimental")]
+pub mod interceptors;
 pub mod limits;
 mod mirror;
 pub mod observe;
@@ -136,6 +138,11 @@ pub struct GatewayOptions {
     /// it may see. Off by default.
     #[cfg(feature = "experimental")]
     pub definition_tags: bool,
+    /// The backends' interceptors to run around every call (experimental, SEP-2624; a
+    /// config's `"interceptors"`), inside the admission layer: a call the policies refuse is
+    /// not shown to them. None by default.
+    #[cfg(feature = "experimental")]
+    pub interceptors: Vec<interceptors::InterceptorRule>,
 }
 
 impl std::fmt::Debug for GatewayOptions {
@@ -183,6 +190,8 @@ impl GatewayOptions {
             lists_over_get: false,
             #[cfg(feature = "experimental")]
             definition_tags: false,
+            #[cfg(feature = "experimental")]
+            interceptors: Vec::new(),
         }
     }
 }
@@ -239,10 +248,27 @@ impl Gateway {
             host: Arc::clone(&host),
             observers: Arc::clone(&observers),
         };
+        #[cfg(feature = "experimental")]
+        let intercepting = match options.interceptors.as_slice() {
+            [] => None,
+            rules => {
+                let chain = interceptors::chain(&host, rules).await.map_err(|reason| {
+                    let id = modelctx_protocol::interceptors::EXTENSION_ID.to_owned();
+                    crate::server::RegistrationError::Extension { id, reason }
+                })?;
+                Some(crate::server::interceptors::InterceptorLayer::new(chain))
+            }
+        };
         // Every server of the gateway — the whole one, and each virtual one — starts alike.
         let base = || {
-            let mut builder =
-                Server::with_info(options.info.clone()).options(options.server).layer(admission.clone());
+            let builder = Server::with_info(options.info.clone()).options(options.server);
+            // Inside the admission layer: the interceptors see only what the policies admit.
+            #[cfg(feature = "experimental")]
+            let builder = match &intercepting {
+                Some(layer) => builder.layer(layer.clone()),
+                None => builder,
+            };
+            let mut builder = builder.layer(admission.clone());
             if let Some(instructions) = &options.instructions {
                 builder = builder.instructions(instructions.clone());
             }

@@ -7,17 +7,15 @@
 //! collection's items, sorted by name (or URI), as canonical JSON (keys sorted, no spaces).
 //! The server keeps no old definitions, so it never honours an old tag.
 
-use std::task::{Context, Poll};
-
 use futures::future::BoxFuture;
 use modelctx_protocol::definition_tags::{STALE_TAGS, TAGGED, is_checked, known_tags, relevant, stale_error};
 use modelctx_protocol::jsonrpc::{ErrorCode, ErrorObject};
 use modelctx_protocol::{Era, JsonObject, Method};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
-use tower::{BoxError, Layer, Service, ServiceExt};
+use tower::{Layer, ServiceExt};
 
-use super::middleware::{McpRequest, McpService};
+use super::middleware::{Around, AroundService, McpRequest, McpService};
 use super::{Answer, RequestContext};
 
 /// The most pages read to tag one collection; past it the listing is refused as too large to
@@ -29,31 +27,20 @@ pub const MAX_TAGGED_PAGES: usize = 1000;
 pub struct DefinitionTags;
 
 impl Layer<McpService> for DefinitionTags {
-    type Service = Tagging;
+    type Service = AroundService<Self>;
 
-    fn layer(&self, inner: McpService) -> Tagging {
-        Tagging { inner }
+    fn layer(&self, inner: McpService) -> AroundService<Self> {
+        AroundService::new(*self, inner)
     }
 }
 
-/// The service of [`DefinitionTags`].
-#[derive(Clone)]
-pub struct Tagging {
-    inner: McpService,
-}
-
-impl Service<McpRequest> for Tagging {
-    type Response = Answer;
-    type Error = BoxError;
-    type Future = BoxFuture<'static, Result<Answer, BoxError>>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
-        self.inner.poll_ready(cx).map_err(Into::into)
-    }
-
-    fn call(&mut self, request: McpRequest) -> Self::Future {
-        let inner = self.inner.clone();
-        Box::pin(async move { tag(inner, request).await.map_err(|e| Box::new(e) as BoxError) })
+impl Around for DefinitionTags {
+    fn around(
+        &self,
+        inner: McpService,
+        request: McpRequest,
+    ) -> BoxFuture<'static, Result<Answer, ErrorObject>> {
+        Box::pin(tag(inner, request))
     }
 }
 

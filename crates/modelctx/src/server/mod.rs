@@ -35,6 +35,8 @@ mod error;
 pub(crate) mod exchange;
 mod extract;
 pub(crate) mod input;
+#[cfg(feature = "experimental")]
+pub mod interceptors;
 mod listen;
 #[cfg(feature = "experimental")]
 mod lists_over_get;
@@ -184,6 +186,9 @@ pub struct ServerBuilder {
     roots_changed: Option<RootsChangedHook>,
     #[cfg(feature = "experimental")]
     card: Option<CardSettings>,
+    /// An extension set up wrong (its id, why), refused when building.
+    #[cfg(feature = "experimental")]
+    invalid_extension: Option<(String, String)>,
 }
 
 /// Why a server could not be built.
@@ -251,6 +256,8 @@ impl Server {
             roots_changed: None,
             #[cfg(feature = "experimental")]
             card: None,
+            #[cfg(feature = "experimental")]
+            invalid_extension: None,
         }
     }
 
@@ -617,8 +624,42 @@ impl ServerBuilder {
         self.layer(definition_tags::DefinitionTags)
     }
 
+    /// Hosts `interceptors` (experimental, SEP-2624): answers `interceptors/list` and
+    /// `interceptor/invoke` for them, and declares `io.modelcontextprotocol/interceptors` with
+    /// the events they run on (`supportedEvents`). Give them all in one call: names must be
+    /// unique (building fails otherwise).
+    #[cfg(feature = "experimental")]
+    pub fn interceptors(
+        mut self,
+        interceptors: impl IntoIterator<Item = interceptors::InterceptorDef>,
+    ) -> Self {
+        use modelctx_protocol::interceptors::EXTENSION_ID;
+        let hosted: Arc<[interceptors::InterceptorDef]> = interceptors.into_iter().collect();
+        let mut events: Vec<&str> = hosted
+            .iter()
+            .flat_map(|hosted| {
+                hosted.descriptor().hooks.iter().flat_map(|hook| hook.events.iter().map(String::as_str))
+            })
+            .collect();
+        events.sort_unstable();
+        events.dedup();
+        let mut names: Vec<&str> = hosted.iter().map(|hosted| hosted.descriptor().name.as_str()).collect();
+        names.sort_unstable();
+        if let Some(twice) = names.windows(2).find(|pair| pair[0] == pair[1]) {
+            self.invalid_extension =
+                Some((EXTENSION_ID.to_owned(), format!("two interceptors are called {:?}", twice[0])));
+        }
+        let settings = serde_json::json!({ "supportedEvents": events });
+        self.extensions.insert(EXTENSION_ID.to_owned(), settings.as_object().cloned().unwrap_or_default());
+        self.layer(interceptors::Hosting::new(hosted))
+    }
+
     /// Checks every definition and builds the server.
     pub fn build(self) -> Result<Server, BuildError> {
+        #[cfg(feature = "experimental")]
+        if let Some((id, reason)) = self.invalid_extension.clone() {
+            return Err(RegistrationError::Extension { id, reason }.into());
+        }
         #[cfg(feature = "experimental")]
         if let Some(card) = &self.card {
             card.validate(&self.info, &self.versions).map_err(|e| RegistrationError::Extension {

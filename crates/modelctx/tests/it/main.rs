@@ -15,6 +15,8 @@ mod ext_definition_tags;
 #[cfg(feature = "experimental")]
 mod ext_http_lists;
 #[cfg(feature = "experimental")]
+mod ext_interceptors;
+#[cfg(feature = "experimental")]
 mod ext_server_card;
 #[cfg(feature = "stdio-v2")]
 mod ext_stdio_v2;

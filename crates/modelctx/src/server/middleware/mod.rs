@@ -34,12 +34,14 @@
 //! # drop(server);
 //! ```
 
+mod around;
 mod audit;
 mod guard;
 pub mod lifecycle;
 #[cfg(feature = "rate-limit")]
 mod rate_limit;
 
+pub use around::{Around, AroundService};
 pub use audit::{Audit, AuditOutcome, AuditRecord, Pending};
 pub use guard::{Guard, Guarded};
 pub use lifecycle::{ArrivalDeadline, CatchPanic, Turn};

@@ -18,7 +18,7 @@
 //! (TX-20), for their TTL; the work runs on the instance that created the task, which renews
 //! a lease on it, so a task whose instance stopped is read as failed, never lost.
 
-mod clock;
+pub(crate) mod clock;
 mod legacy;
 mod record;
 mod run;

@@ -475,6 +475,45 @@ function showListsOverGet(lists) {
   }
 }
 
+// --- interceptors (experimental) -----------------------------------------------------------------
+// The server's interceptors, each chosen to invoke on a payload the person writes.
+async function showInterceptors() {
+  $('#interceptors-section').hidden = false;
+  const listed = await api('request', { method: 'interceptors/list', params: {} });
+  const result = $('#interceptor-result');
+  if (listed.error) {
+    result.textContent = listed.error;
+    return;
+  }
+  let chosen = null;
+  const choose = (interceptor) => {
+    chosen = interceptor;
+    const hook = (interceptor.hooks || [])[0];
+    if (hook) {
+      $('#interceptor-phase').value = hook.phase;
+      const event = hook.events.find((e) => !e.includes('*'));
+      if (event) $('#interceptor-event').value = event;
+    }
+    $('#interceptor-form').hidden = false;
+  };
+  listOf($('#interceptor-list'), listed.result.interceptors || [],
+    (i) => [i.name, `${i.type}${i.mode ? ` (${i.mode})` : ''} · ${i.description || ''}`, i.name], choose);
+  $('#interceptor-form').onsubmit = async (event) => {
+    event.preventDefault();
+    let payload, config;
+    try {
+      payload = JSON.parse($('#interceptor-payload').value);
+      config = JSON.parse($('#interceptor-config').value || '{}');
+    } catch (e) {
+      result.textContent = `not JSON: ${e.message}`;
+      return;
+    }
+    const params = { name: chosen.name, event: $('#interceptor-event').value, phase: $('#interceptor-phase').value, payload, config };
+    const answer = await api('request', { method: 'interceptor/invoke', params });
+    result.textContent = answer.error || json(answer.result);
+  };
+}
+
 // --- start ----------------------------------------------------------------------------------
 async function start() {
   let session = await api('session');
@@ -501,6 +540,7 @@ async function start() {
   if ((capabilities.extensions || {})['io.modelcontextprotocol/server-card']) await showCard();
   const lists = (capabilities.extensions || {})['io.github.modelctx/http-lists'];
   if (lists && session.transport !== 'stdio') showListsOverGet(lists.lists || []);
+  if ((capabilities.extensions || {})['io.modelcontextprotocol/interceptors']) await showInterceptors();
   if (capabilities.tools) {
     const tools = await api('tools');
     if (tools.error) $('#tool-list').replaceChildren(el('li', { class: 'error', text: tools.error }));
