@@ -1,13 +1,56 @@
 //! `--experimental`: the draft extensions of the next revision, off unless asked for at run
 //! time (docs/extensions.md names the drafts and what each serves).
 
+use std::time::Duration;
+
 use clap::Args;
 use modelctx::protocol::server_card::Repository;
 use modelctx::server::CardSettings;
+use modelctx::server::events::{EventDef, EventOptions, Events};
+use serde_json::json;
 
 /// The namespace of the cards of the servers this binary serves (reverse-DNS of where the
 /// project lives).
 const CARD_NAMESPACE: &str = "io.github.modelctx";
+
+/// How often `clock.tick` happens.
+const TICK: Duration = Duration::from_secs(1);
+
+/// The events every bundled server offers with `--experimental` (SEP-3415): `clock.tick`, once a
+/// second (`{"n", "atMs"}`), its arguments' `every` selecting every Nth; delivered by poll and
+/// push. Call it on the serving runtime: the ticking task is spawned there.
+pub(crate) fn clock_events() -> Events {
+    let schema = json!({"type": "object", "properties": {"every": {"type": "integer", "minimum": 1,
+        "description": "Only every Nth tick (default 1)"}}});
+    let payload =
+        json!({"type": "object", "properties": {"n": {"type": "integer"}, "atMs": {"type": "integer"}}});
+    let tick = EventDef::new("clock.tick", "A tick of the server's clock, once a second")
+        .input_schema(schema.as_object().cloned().unwrap_or_default())
+        .payload_schema(payload.as_object().cloned().unwrap_or_default())
+        .matching(|arguments, data| {
+            let every = arguments.get("every").and_then(serde_json::Value::as_u64).unwrap_or(1).max(1);
+            data.get("n").and_then(serde_json::Value::as_u64).is_some_and(|n| n % every == 0)
+        });
+    let events = Events::new(EventOptions::default()).event(tick);
+    let ticking = events.clone();
+    if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+        runtime.spawn(async move { tick_forever(ticking).await });
+    }
+    events
+}
+
+async fn tick_forever(events: Events) {
+    let mut ticks = tokio::time::interval(TICK);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    for n in 1u64.. {
+        ticks.tick().await;
+        let at = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_millis();
+        events.emit("clock.tick", json!({"n": n, "atMs": at}));
+    }
+}
 
 /// `--experimental` and what it takes.
 #[derive(Args, Clone, Debug, Default)]

@@ -394,9 +394,10 @@ pub fn run(args: &ServeArgs) -> ExitCode {
             vec![if reads { read.clone() } else { write.clone() }]
         });
     }
-    // Definition tags on either transport; a card and lists over GET over HTTP only.
+    // Definition tags and events on either transport; a card and lists over GET over HTTP only.
     if args.experimental.experimental {
-        builder = builder.definition_tags();
+        let events = runtime.block_on(async { crate::experimental::clock_events() });
+        builder = builder.definition_tags().events(events);
     }
     // A card is served over HTTP only, and lists over GET over HTTP and HTTP over stdio: a
     // stdio server of JSON-RPC lines declares neither.

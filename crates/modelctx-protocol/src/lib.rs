@@ -37,6 +37,8 @@ pub mod apps;
 #[cfg(feature = "experimental")]
 pub mod definition_tags;
 pub mod era;
+#[cfg(feature = "experimental")]
+pub mod events;
 pub mod headers;
 #[cfg(feature = "experimental")]
 pub mod http_lists;

@@ -449,3 +449,33 @@ async fn the_server_tab_lists_and_invokes_the_interceptors_a_server_hosts() {
     assert_eq!(result["payload"]["params"]["arguments"]["message"], "write to [EMAIL]", "{result}");
     page.screenshot("interceptors.png").await;
 }
+
+/// A server that offers events (experimental, `serve --experimental`): the Server tab lists its
+/// event types, and polling one twice shows the ticks that happened between.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_server_tab_lists_and_polls_a_servers_events() {
+    let mut target = vec!["--".to_owned()];
+    target.extend([bin(), "serve", "--experimental", "everything"].map(str::to_owned));
+    let (_inspector, url) = inspector_of(&target);
+    let (_browser, _profile, mut page) = browse(&url).await;
+    page.until(
+        "the event types",
+        "document.querySelector('#event-list li[data-name=\"clock.tick\"]') !== null",
+    )
+    .await;
+    page.eval("document.querySelector('#event-list li[data-name=\"clock.tick\"]').click()").await;
+    page.until(
+        "polling from now",
+        "document.querySelector('#event-result').textContent.includes('polling from now on')",
+    )
+    .await;
+    // Ticks come once a second: poll until one has come (bounded by the page's wait).
+    page.until(
+        "a tick since",
+        "(() => { const shown = document.querySelector('#event-result').textContent;
+                  if (shown.includes('\"clock.tick\"')) return true;
+                  document.querySelector('#event-list li[data-name=\"clock.tick\"]').click(); return false; })()",
+    )
+    .await;
+    page.screenshot("events.png").await;
+}

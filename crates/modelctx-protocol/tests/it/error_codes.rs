@@ -9,8 +9,15 @@ use std::path::{Path, PathBuf};
 const DEFINED: [i64; 5] = [-32002, -32020, -32021, -32022, -32042];
 
 /// Codes a draft extension's text gives, allowed only in the source file that implements that
-/// draft: SEP-2624's interceptor timeout.
-const DRAFTS: [(i64, &str); 1] = [(-32000, "modelctx-protocol/src/interceptors.rs")];
+/// draft: SEP-2624's interceptor timeout, SEP-3415's provisional codes.
+const DRAFTS: [(i64, &str); 6] = [
+    (-32000, "modelctx-protocol/src/interceptors.rs"),
+    (-32023, "modelctx-protocol/src/events.rs"),
+    (-32024, "modelctx-protocol/src/events.rs"),
+    (-32025, "modelctx-protocol/src/events.rs"),
+    (-32026, "modelctx-protocol/src/events.rs"),
+    (-32027, "modelctx-protocol/src/events.rs"),
+];
 
 /// Every `.rs` file under `dir`.
 fn sources(dir: &Path, found: &mut Vec<PathBuf>) {

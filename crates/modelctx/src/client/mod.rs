@@ -36,6 +36,8 @@ mod dialect;
 #[cfg(feature = "http-client")]
 pub mod egress;
 mod error;
+#[cfg(feature = "experimental")]
+mod events;
 mod handlers;
 #[cfg(feature = "http-client")]
 mod http;
@@ -92,6 +94,8 @@ pub use behalf::{OnBehalf, on_behalf};
 #[cfg(feature = "host")]
 pub(crate) use error::Kind as ClientErrorKind;
 pub use error::{Cause, ClientError};
+#[cfg(feature = "experimental")]
+pub use events::EventStreamItem;
 pub use handlers::{ClientHandlers, input_key, related_task};
 pub use options::{ClientOptions, EraMode, ServerDescription};
 pub use progress::Progress;

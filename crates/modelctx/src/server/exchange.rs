@@ -268,7 +268,7 @@ impl Exchange {
         }
         // A subscription mostly waits: it holds no permit and has no time limit, and it is
         // bounded by [`Limits::max_subscriptions`] instead of the queue.
-        let subscription = request.method == Method::SubscriptionsListen;
+        let subscription = long_lived(&request.method);
         let (counter, bound) = if subscription {
             (&self.inner.subscriptions, limits.max_subscriptions)
         } else {
@@ -319,7 +319,7 @@ impl Exchange {
     /// (`max_in_flight + max_queued` requests, or `max_admitted_bytes`, admitted). A
     /// subscription takes no place in the queue: never.
     pub(crate) fn is_full_for(&self, request: &Request, bytes: usize) -> bool {
-        request.method != Method::SubscriptionsListen && self.inner.lifecycle.is_full_for(bytes)
+        !long_lived(&request.method) && self.inner.lifecycle.is_full_for(bytes)
     }
 
     /// Waits until the queue has room for a request of `bytes` (at once when it has).
@@ -577,4 +577,15 @@ pub(crate) fn response(id: RequestId, result: Result<Answer, ErrorObject>) -> Ou
             Message::Error(modelctx_protocol::jsonrpc::ErrorResponse { id: Some(id), error }).into()
         }
     }
+}
+
+/// Whether `method` is a subscription, held open until the client ends it: `subscriptions/listen`
+/// and (experimental) an `events/stream`. Such a request takes no place in the queue and has no
+/// time limit; [`super::Limits::max_subscriptions`] bounds them.
+pub(crate) fn long_lived(method: &Method) -> bool {
+    #[cfg(feature = "experimental")]
+    if method.as_str() == modelctx_protocol::events::STREAM {
+        return true;
+    }
+    *method == Method::SubscriptionsListen
 }

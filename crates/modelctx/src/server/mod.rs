@@ -32,6 +32,8 @@ mod context;
 pub mod definition_tags;
 pub(crate) mod dispatch;
 mod error;
+#[cfg(feature = "experimental")]
+pub mod events;
 pub(crate) mod exchange;
 mod extract;
 pub(crate) mod input;
@@ -622,6 +624,17 @@ impl ServerBuilder {
         let id = modelctx_protocol::definition_tags::EXTENSION_ID.to_owned();
         self.extensions.insert(id, JsonObject::new());
         self.layer(definition_tags::DefinitionTags)
+    }
+
+    /// Offers `events` (experimental, SEP-3415): answers `events/list`, `events/poll` and
+    /// `events/stream` (2026-07-28) for their types, and declares
+    /// `io.modelcontextprotocol/events`. Keep a clone of `events` to emit occurrences.
+    #[cfg(feature = "experimental")]
+    pub fn events(mut self, events: events::Events) -> Self {
+        let settings = serde_json::json!({"listChanged": false});
+        let id = modelctx_protocol::events::EXTENSION_ID.to_owned();
+        self.extensions.insert(id, settings.as_object().cloned().unwrap_or_default());
+        self.layer(events)
     }
 
     /// Hosts `interceptors` (experimental, SEP-2624): answers `interceptors/list` and

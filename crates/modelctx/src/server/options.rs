@@ -61,9 +61,10 @@ pub struct Limits {
     pub max_read_ahead: usize,
     /// How long a request may take, counted from its arrival (time spent waiting for a turn
     /// included), before it is cancelled and answered with `-32603`. `subscriptions/listen`
-    /// is exempt. Default 5 minutes; `None` for no limit.
+    /// (and an `events/stream`) is exempt. Default 5 minutes; `None` for no limit.
     pub request_timeout: Option<Duration>,
-    /// `subscriptions/listen` requests one client may hold open: per connection or legacy
+    /// `subscriptions/listen` requests (and, experimental, `events/stream` ones) one client may
+    /// hold open: per connection or legacy
     /// session, and per endpoint for the stateless HTTP requests. They take no turn of
     /// `max_in_flight` and do not count toward `max_queued`. The same bound holds the URIs
     /// one legacy session may `resources/subscribe` to, and the resource URIs and the task

@@ -18,6 +18,7 @@ use tower::{Layer, ServiceExt};
 
 use crate::server::Answer;
 use crate::server::middleware::{Around, AroundService, McpRequest, McpService};
+use crate::server::params::extension_params;
 
 /// One invocation, as a handler receives it.
 #[derive(Clone, Debug)]
@@ -239,19 +240,8 @@ impl Around for Hosting {
     }
 }
 
-/// `params` without `_meta`, read as `T`; `-32602` saying what is wrong otherwise.
-fn params_of<T: serde::de::DeserializeOwned>(
-    method: &str,
-    params: Option<JsonObject>,
-) -> Result<T, ErrorObject> {
-    let mut params = params.unwrap_or_default();
-    params.remove("_meta");
-    serde_json::from_value(Value::Object(params))
-        .map_err(|e| ErrorObject::new(ErrorCode::INVALID_PARAMS, format!("{method} params: {e}")))
-}
-
 fn list(interceptors: &[InterceptorDef], params: Option<JsonObject>) -> Result<JsonObject, ErrorObject> {
-    let params: ListParams = params_of(LIST, params)?;
+    let params: ListParams = extension_params(LIST, params)?;
     let listed = interceptors.iter().map(InterceptorDef::descriptor).filter(|interceptor| {
         params.event.as_deref().is_none_or(|event| {
             [Phase::Request, Phase::Response].into_iter().any(|phase| interceptor.hooks_into(event, phase))
@@ -268,7 +258,7 @@ async fn invoke(
     interceptors: &[InterceptorDef],
     params: Option<JsonObject>,
 ) -> Result<JsonObject, ErrorObject> {
-    let params: InvokeParams = params_of(INVOKE, params)?;
+    let params: InvokeParams = extension_params(INVOKE, params)?;
     let hosted = interceptors.iter().find(|hosted| hosted.descriptor.name == params.name);
     let hosted = hosted.ok_or_else(|| unknown_interceptor(&params.name))?;
     match hosted.invoke(params).await? {

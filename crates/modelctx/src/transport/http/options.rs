@@ -41,8 +41,8 @@ pub struct HttpOptions {
     /// `SETTINGS_MAX_CONCURRENT_STREAMS`); a client opening more is refused the extra streams.
     /// Default 256.
     pub max_streams_per_connection: u32,
-    /// `subscriptions/listen` streams of stateless 2026-07-28 requests one connection may
-    /// hold open (when served by `serve_http`), within the endpoint's
+    /// `subscriptions/listen` (and, experimental, `events/stream`) streams of stateless
+    /// 2026-07-28 requests one connection may hold open (when served by `serve_http`), within the endpoint's
     /// `Limits::max_subscriptions` for all of them: more are refused `503`, so that a few
     /// connections cannot hold every place. Default 32.
     pub max_listens_per_connection: usize,

@@ -200,9 +200,10 @@ async fn admit(
     {
         return error_response(400, Some(call.request.id), error);
     }
-    // A stateless listen takes one of its connection's places for as long as its stream lives.
+    // A stateless listen (or event stream) takes one of its connection's places for as long as
+    // its stream lives.
     let listen = match listens {
-        Some(listens) if era == Era::Modern && call.request.method == Method::SubscriptionsListen => {
+        Some(listens) if era == Era::Modern && crate::server::exchange::long_lived(&call.request.method) => {
             let max = shared.options.max_listens_per_connection;
             match listens.take(max) {
                 Some(held) => Some(held),

@@ -475,6 +475,34 @@ function showListsOverGet(lists) {
   }
 }
 
+// --- events (experimental) -----------------------------------------------------------------------
+// Each event type with a poll button; the cursor of the last poll is kept per type.
+async function showEvents() {
+  $('#events-section').hidden = false;
+  const listed = await api('request', { method: 'events/list', params: {} });
+  const result = $('#event-result');
+  if (listed.error) {
+    result.textContent = listed.error;
+    return;
+  }
+  const cursors = {};
+  const poll = async (type) => {
+    const params = { name: type.name, arguments: {}, cursor: cursors[type.name] ?? null };
+    const answer = await api('request', { method: 'events/poll', params });
+    if (answer.error) {
+      result.textContent = answer.error;
+      return;
+    }
+    const first = !(type.name in cursors);
+    cursors[type.name] = answer.result.cursor;
+    result.textContent = first
+      ? `${type.name}: polling from now on (cursor ${answer.result.cursor})`
+      : `${type.name}: ${answer.result.events.length} event(s) since the last poll\n${json(answer.result.events)}`;
+  };
+  listOf($('#event-list'), listed.result.events || [],
+    (t) => [t.name, `${(t.delivery || []).join(', ')} · ${t.description || ''}`, t.name], poll);
+}
+
 // --- interceptors (experimental) -----------------------------------------------------------------
 // The server's interceptors, each chosen to invoke on a payload the person writes.
 async function showInterceptors() {
@@ -541,6 +569,7 @@ async function start() {
   const lists = (capabilities.extensions || {})['io.github.modelctx/http-lists'];
   if (lists && session.transport !== 'stdio') showListsOverGet(lists.lists || []);
   if ((capabilities.extensions || {})['io.modelcontextprotocol/interceptors']) await showInterceptors();
+  if ((capabilities.extensions || {})['io.modelcontextprotocol/events']) await showEvents();
   if (capabilities.tools) {
     const tools = await api('tools');
     if (tools.error) $('#tool-list').replaceChildren(el('li', { class: 'error', text: tools.error }));
