@@ -207,6 +207,132 @@ pub struct StreamPosition {
     pub truncated: Option<bool>,
 }
 
+/// The Standard Webhooks header of a delivery's id (the `eventId`, or `msg_TYPE_RANDOM`).
+pub const WEBHOOK_ID: &str = "webhook-id";
+/// The Standard Webhooks header of a delivery's Unix time in seconds.
+pub const WEBHOOK_TIMESTAMP: &str = "webhook-timestamp";
+/// The Standard Webhooks header of a delivery's signatures (`v1,BASE64 …`).
+pub const WEBHOOK_SIGNATURE: &str = "webhook-signature";
+/// The one MCP header of a delivery: the subscription's id.
+pub const SUBSCRIPTION_ID_HEADER: &str = "x-mcp-subscription-id";
+/// A Standard Webhooks symmetric secret's prefix.
+pub const SECRET_PREFIX: &str = "whsec_";
+
+/// Where webhook deliveries go, with the secret they are signed with.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WebhookDelivery {
+    /// `webhook`.
+    #[serde(default = "webhook_mode")]
+    pub mode: String,
+    /// The callback URL (`https` only).
+    pub url: String,
+    /// `whsec_` and the base64 of 24 to 64 random bytes; the client makes it.
+    pub secret: String,
+}
+
+fn webhook_mode() -> String {
+    "webhook".into()
+}
+
+/// `events/subscribe` params.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SubscribeParams {
+    /// The event type.
+    pub name: String,
+    /// Its arguments.
+    #[serde(default)]
+    pub arguments: JsonObject,
+    /// Where to deliver.
+    pub delivery: WebhookDelivery,
+    /// Where to begin (`None`: from now).
+    #[serde(default)]
+    pub cursor: Option<String>,
+    /// Replay nothing older than this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_age_ms: Option<u64>,
+    /// The suggested lifetime: absent for the server's default, `Some(None)` (`null`) for no
+    /// expiry, `Some(Some(ms))` for a finite one.
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub ttl_ms: Option<Option<u64>>,
+}
+
+/// Reads a member that is present (even as `null`) as `Some`.
+fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Option<u64>>, D::Error> {
+    Option::<u64>::deserialize(deserializer).map(Some)
+}
+
+/// How a webhook subscription's deliveries fare.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeliveryStatus {
+    /// Whether the server is delivering.
+    pub active: bool,
+    /// The last delivery the endpoint accepted.
+    #[serde(default)]
+    pub last_delivery_at: Option<String>,
+    /// The last failure's category (`connection_refused`, `timeout`, `tls_error`, `http_4xx`,
+    /// `http_5xx`, `challenge_failed`).
+    #[serde(default)]
+    pub last_error: Option<String>,
+    /// Since when deliveries have been failing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed_since: Option<String>,
+}
+
+/// `events/subscribe` result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SubscribeResult {
+    /// `complete`.
+    pub result_type: String,
+    /// The subscription's id, derived from its key (`X-MCP-Subscription-Id` on deliveries).
+    pub id: String,
+    /// When it expires unless refreshed (`None`: never).
+    pub refresh_before: Option<String>,
+    /// A position safe to persist.
+    #[serde(default)]
+    pub cursor: Option<String>,
+    /// Whether delivery starts later than the cursor given.
+    pub truncated: bool,
+    /// How deliveries fare (on a refresh).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delivery_status: Option<DeliveryStatus>,
+}
+
+/// The callback of an `events/unsubscribe`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CallbackUrl {
+    /// The callback URL it was subscribed with.
+    pub url: String,
+}
+
+/// `events/unsubscribe` params: the subscription's key, less the principal.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct UnsubscribeParams {
+    /// The event type.
+    pub name: String,
+    /// Its arguments.
+    #[serde(default)]
+    pub arguments: JsonObject,
+    /// Its callback.
+    pub delivery: CallbackUrl,
+}
+
+/// The key bytes of a `whsec_` secret; why not, otherwise.
+pub fn secret_bytes(secret: &str) -> Result<Vec<u8>, String> {
+    use base64::Engine as _;
+    let encoded = secret.strip_prefix(SECRET_PREFIX).ok_or("the secret does not start with whsec_")?;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(encoded)
+        .map_err(|_| "the secret after whsec_ is not base64".to_owned())?;
+    if (24..=64).contains(&bytes.len()) {
+        Ok(bytes)
+    } else {
+        Err(format!("the secret holds {} bytes; it must hold 24 to 64", bytes.len()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -233,5 +359,28 @@ mod tests {
     fn errors_carry_their_data() {
         assert_eq!(not_found("event", "no such event").data, Some(json!({"kind": "event"})));
         assert_eq!(unsupported("deliveryMode", "push", "no").code.0, codes::UNSUPPORTED);
+    }
+
+    #[test]
+    fn a_ttl_is_absent_null_or_a_number() {
+        let base = json!({"name": "e", "delivery": {"url": "https://x.example/h", "secret": "whsec_x"}});
+        let absent: SubscribeParams = serde_json::from_value(base.clone()).unwrap();
+        let mut null = base.clone();
+        null["ttlMs"] = Value::Null;
+        let null: SubscribeParams = serde_json::from_value(null).unwrap();
+        let mut finite = base;
+        finite["ttlMs"] = json!(60000);
+        let finite: SubscribeParams = serde_json::from_value(finite).unwrap();
+        assert_eq!((absent.ttl_ms, null.ttl_ms, finite.ttl_ms), (None, Some(None), Some(Some(60000))));
+    }
+
+    #[test]
+    fn secrets_are_whsec_and_24_to_64_bytes() {
+        use base64::Engine as _;
+        let encode =
+            |n: usize| format!("whsec_{}", base64::engine::general_purpose::STANDARD.encode(vec![7u8; n]));
+        assert_eq!(secret_bytes(&encode(32)).unwrap().len(), 32);
+        assert!(secret_bytes(&encode(16)).unwrap_err().contains("24 to 64"));
+        assert!(secret_bytes("sk_abc").is_err() && secret_bytes("whsec_!!").is_err());
     }
 }

@@ -71,6 +71,8 @@ mod telemetry;
 pub mod testing;
 #[cfg(any(feature = "server", feature = "client"))]
 pub mod transport;
+#[cfg(feature = "experimental")]
+pub mod webhooks;
 
 pub use modelctx_protocol as protocol;
 /// `schemars`, whose `JsonSchema` derive gives tool arguments and results their schemas.

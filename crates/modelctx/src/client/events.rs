@@ -4,7 +4,8 @@
 use futures::Stream;
 use modelctx_protocol::events::{
     ACTIVE, ERROR, EVENT, EXTENSION_ID, EventOccurrence, EventType, HEARTBEAT, LIST, ListResult, POLL,
-    PollResult, STREAM, StreamPosition, SubscriptionParams, TERMINATED,
+    PollResult, STREAM, SUBSCRIBE, StreamPosition, SubscribeParams, SubscribeResult, SubscriptionParams,
+    TERMINATED, UNSUBSCRIBE, UnsubscribeParams,
 };
 use modelctx_protocol::jsonrpc::{ErrorObject, Notification};
 use modelctx_protocol::{Method, meta};
@@ -50,7 +51,7 @@ fn subscription_of(note: &Notification) -> Option<&Value> {
     note.params.as_ref()?.get("_meta")?.get(meta::SUBSCRIPTION_ID)
 }
 
-fn params_of(params: &SubscriptionParams) -> Result<serde_json::Value, ClientError> {
+fn params_of(params: &impl serde::Serialize) -> Result<serde_json::Value, ClientError> {
     serde_json::to_value(params).map_err(|e| ClientError::invalid_params(e.to_string()))
 }
 
@@ -90,6 +91,23 @@ impl Client {
         let result = self.request(POLL, params_of(params)?).await?;
         serde_json::from_value(Value::Object(result))
             .map_err(|e| ClientError::invalid_result(Method::from(POLL), e.to_string()))
+    }
+
+    /// Makes (or refreshes: call it again before `refreshBefore`) the webhook subscription
+    /// `params` describes; the server POSTs occurrences to `params.delivery.url`, signed with
+    /// its secret (`modelctx::webhooks::new_secret` makes one; `modelctx::webhooks::verify`
+    /// checks a delivery).
+    pub async fn subscribe_webhook(&self, params: &SubscribeParams) -> Result<SubscribeResult, ClientError> {
+        self.offers_events(SUBSCRIBE)?;
+        let result = self.request(SUBSCRIBE, params_of(params)?).await?;
+        serde_json::from_value(Value::Object(result))
+            .map_err(|e| ClientError::invalid_result(Method::from(SUBSCRIBE), e.to_string()))
+    }
+
+    /// Ends the webhook subscription `params` names at once (else it lapses at its TTL).
+    pub async fn unsubscribe_webhook(&self, params: &UnsubscribeParams) -> Result<(), ClientError> {
+        self.offers_events(UNSUBSCRIBE)?;
+        self.request(UNSUBSCRIBE, params_of(params)?).await.map(drop)
     }
 
     /// Opens a push stream of the subscription `params` describes, returning once the server

@@ -26,7 +26,7 @@ use super::params::{extension_params, to_object};
 use super::tasks::clock::{now_ms, rfc3339};
 use super::{Answer, RequestContext};
 
-type Matcher = Arc<dyn Fn(&JsonObject, &Value) -> bool + Send + Sync>;
+pub(crate) type Matcher = Arc<dyn Fn(&JsonObject, &Value) -> bool + Send + Sync>;
 
 /// An event type a server offers: its description, and which occurrences a subscription's
 /// arguments select.
@@ -69,7 +69,7 @@ impl EventDef {
         self
     }
 
-    /// Only the modes in `delivery` (poll and push are offered; webhooks are not yet).
+    /// Only the modes in `delivery` (webhook needs `EventOptions::webhooks`).
     pub fn delivery(mut self, delivery: Vec<DeliveryMode>) -> Self {
         self.descriptor.delivery = delivery;
         self
@@ -99,6 +99,10 @@ pub struct EventOptions {
     pub next_poll: Duration,
     /// The most occurrences one poll answers (a smaller `maxEvents` lowers it). Default 100.
     pub max_events: usize,
+    /// Webhook delivery, for event types that offer it; none by default (`events/subscribe`
+    /// is then `Unsupported`).
+    #[cfg(feature = "http-client")]
+    pub webhooks: Option<super::event_webhooks::WebhookOptions>,
 }
 
 impl Default for EventOptions {
@@ -108,15 +112,20 @@ impl Default for EventOptions {
             heartbeat: Duration::from_secs(30),
             next_poll: Duration::from_secs(5),
             max_events: 100,
+            #[cfg(feature = "http-client")]
+            webhooks: None,
         }
     }
 }
 
+/// A followed subscription: the live feed, what it is owed, where it starts.
+pub(crate) type Following = (broadcast::Receiver<Arc<Stored>>, Vec<Arc<Stored>>, Start);
+
 /// One kept occurrence.
-struct Stored {
-    seq: u64,
+pub(crate) struct Stored {
+    pub(crate) seq: u64,
     at_ms: u64,
-    occurrence: EventOccurrence,
+    pub(crate) occurrence: EventOccurrence,
 }
 
 /// The kept occurrences, oldest first, and the next position.
@@ -139,6 +148,9 @@ struct Hub {
     options: EventOptions,
     /// Names this run's cursors: one of another run is not read as ours.
     epoch: String,
+    /// Webhook subscriptions, when offered.
+    #[cfg(feature = "http-client")]
+    webhooks: Option<super::event_webhooks::Webhooks>,
 }
 
 impl std::fmt::Debug for Events {
@@ -148,9 +160,9 @@ impl std::fmt::Debug for Events {
 }
 
 /// Where a subscription starts: after `seq`, and whether occurrences it asked for are gone.
-struct Start {
-    after: u64,
-    truncated: bool,
+pub(crate) struct Start {
+    pub(crate) after: u64,
+    pub(crate) truncated: bool,
     floor_ms: Option<u64>,
 }
 
@@ -162,7 +174,24 @@ impl Events {
         let epoch = epoch.iter().map(|b| format!("{b:02x}")).collect();
         let live = broadcast::channel(options.log.max(1)).0;
         let log = Mutex::new(Log { kept: VecDeque::new(), next_seq: 1 });
-        Self { inner: Arc::new(Hub { types: RwLock::new(Vec::new()), log, live, options, epoch }) }
+        #[cfg(feature = "http-client")]
+        let webhooks = options.webhooks.clone().and_then(|webhooks| {
+            super::event_webhooks::Webhooks::new(webhooks)
+                .inspect_err(|why| tracing::error!("{why}; events are not delivered by webhook"))
+                .ok()
+        });
+        let types = RwLock::new(Vec::new());
+        Self {
+            inner: Arc::new(Hub {
+                types,
+                log,
+                live,
+                options,
+                epoch,
+                #[cfg(feature = "http-client")]
+                webhooks,
+            }),
+        }
     }
 
     /// Offers `event` too (replacing one of the same name).
@@ -219,12 +248,28 @@ impl Events {
         types.iter().map(|def| def.descriptor.clone()).collect()
     }
 
-    fn cursor(&self, seq: u64) -> String {
+    /// The webhook subscriptions, or `Unsupported` when this server offers none.
+    #[cfg(feature = "http-client")]
+    pub(crate) fn webhooks(&self) -> Result<&super::event_webhooks::Webhooks, ErrorObject> {
+        self.inner.webhooks.as_ref().ok_or_else(no_webhooks)
+    }
+
+    /// The live feed of occurrences.
+    pub(crate) fn live(&self) -> broadcast::Receiver<Arc<Stored>> {
+        self.inner.live.subscribe()
+    }
+
+    /// The position of the last occurrence.
+    pub(crate) fn head(&self) -> u64 {
+        self.inner.log.lock().unwrap_or_else(PoisonError::into_inner).next_seq - 1
+    }
+
+    pub(crate) fn cursor(&self, seq: u64) -> String {
         format!("{}-{seq}", self.inner.epoch)
     }
 
     /// The type `name`, offered by `mode`.
-    fn offered(&self, name: &str, mode: DeliveryMode) -> Result<Matcher, ErrorObject> {
+    pub(crate) fn offered(&self, name: &str, mode: DeliveryMode) -> Result<Matcher, ErrorObject> {
         let types = self.inner.types.read().unwrap_or_else(PoisonError::into_inner);
         let def = types
             .iter()
@@ -270,6 +315,34 @@ impl Events {
                 Ok(Start { after: if gone { oldest - 1 } else { seq }, truncated: gone, floor_ms })
             }
         }
+    }
+
+    /// Follows a subscription of `name` with `arguments` from `cursor`: the live feed (heard
+    /// from before the log is read, so nothing emitted between is missed), what it is owed now,
+    /// and where it starts (`truncated` also when `max_age_ms` dropped some).
+    pub(crate) fn follow(
+        &self,
+        cursor: Option<&str>,
+        max_age_ms: Option<u64>,
+        name: &str,
+        arguments: &JsonObject,
+        matches: &Matcher,
+    ) -> Result<Following, ErrorObject> {
+        let live = self.live();
+        let log = self.inner.log.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut start = self.start(&log, cursor, max_age_ms)?;
+        let mut owed = Vec::new();
+        for stored in log.kept.iter().filter(|stored| stored.seq > start.after) {
+            if stored.occurrence.name != name || !matches(arguments, &stored.occurrence.data) {
+                continue;
+            }
+            if start.floor_ms.is_some_and(|floor| stored.at_ms < floor) {
+                start.truncated = true;
+            } else {
+                owed.push(Arc::clone(stored));
+            }
+        }
+        Ok((live, owed, start))
     }
 
     /// `events/poll`.
@@ -321,30 +394,18 @@ impl Events {
     ) -> Result<JsonObject, ErrorObject> {
         let matches = self.offered(&params.name, DeliveryMode::Push)?;
         let tag = json!({ meta::SUBSCRIPTION_ID: ctx.request_id() });
-        // Heard from before the replay is read, so nothing emitted between is missed.
-        let mut live = self.inner.live.subscribe();
-        let (replay, start) = {
-            let log = self.inner.log.lock().unwrap_or_else(PoisonError::into_inner);
-            let start = self.start(&log, params.cursor.as_deref(), params.max_age_ms)?;
-            let replay: Vec<Arc<Stored>> =
-                log.kept.iter().filter(|stored| stored.seq > start.after).cloned().collect();
-            (replay, start)
-        };
+        let (mut live, replay, start) = self.follow(
+            params.cursor.as_deref(),
+            params.max_age_ms,
+            &params.name,
+            &params.arguments,
+            &matches,
+        )?;
         let wanted = |stored: &Stored| {
             stored.occurrence.name == params.name && matches(&params.arguments, &stored.occurrence.data)
         };
-        let mut truncated = start.truncated;
-        let replay: Vec<Arc<Stored>> = replay
-            .into_iter()
-            .filter(|stored| wanted(stored))
-            .filter(|stored| {
-                let kept = start.floor_ms.is_none_or(|floor| stored.at_ms >= floor);
-                truncated |= !kept;
-                kept
-            })
-            .collect();
         let mut position = start.after;
-        self.announce(ctx, ACTIVE, position, Some(truncated), &tag).await;
+        self.announce(ctx, ACTIVE, position, Some(start.truncated), &tag).await;
         for stored in replay {
             position = stored.seq;
             self.deliver(ctx, &stored, &tag).await;
@@ -365,7 +426,7 @@ impl Events {
                     Ok(_) => {}
                     // Occurrences went by unheard: a gap, said as a fresh `active`.
                     Err(RecvError::Lagged(_)) => {
-                        position = self.inner.log.lock().unwrap_or_else(PoisonError::into_inner).next_seq - 1;
+                        position = self.head();
                         self.announce(ctx, ACTIVE, position, Some(true), &tag).await;
                     }
                     Err(RecvError::Closed) => break,
@@ -400,6 +461,15 @@ impl Events {
     }
 }
 
+/// `Unsupported`: no webhook delivery here.
+fn no_webhooks() -> ErrorObject {
+    unsupported(
+        "deliveryMode",
+        "webhook",
+        "Unsupported: this server delivers events by poll and push, not by webhook",
+    )
+}
+
 impl Layer<McpService> for Events {
     type Service = AroundService<Self>;
 
@@ -432,11 +502,22 @@ impl Around for Events {
                 }
                 POLL => events.poll(extension_params(POLL, request.params)?).map(|result| to_object(&result)),
                 STREAM => events.stream(&request.ctx, extension_params(STREAM, request.params)?).await,
-                SUBSCRIBE | UNSUBSCRIBE => Err(unsupported(
-                    "deliveryMode",
-                    "webhook",
-                    "Unsupported: this server delivers events by poll and push, not by webhook",
-                )),
+                #[cfg(feature = "http-client")]
+                SUBSCRIBE => {
+                    events.webhooks()?;
+                    let principal = request.ctx.principal().map(super::Principal::key);
+                    let params = extension_params(SUBSCRIBE, request.params)?;
+                    events.subscribe(principal, params).await.map(|result| to_object(&result))
+                }
+                #[cfg(feature = "http-client")]
+                UNSUBSCRIBE => {
+                    events.webhooks()?;
+                    let principal = request.ctx.principal().map(super::Principal::key);
+                    events.unsubscribe(principal, extension_params(UNSUBSCRIBE, request.params)?)?;
+                    Ok(to_object(&json!({"resultType": "complete"})))
+                }
+                #[cfg(not(feature = "http-client"))]
+                SUBSCRIBE | UNSUBSCRIBE => Err(no_webhooks()),
                 _ => return inner.oneshot(request).await,
             };
             answered.map(Answer::from)

@@ -32,6 +32,8 @@ mod context;
 pub mod definition_tags;
 pub(crate) mod dispatch;
 mod error;
+#[cfg(all(feature = "experimental", feature = "http-client"))]
+pub mod event_webhooks;
 #[cfg(feature = "experimental")]
 pub mod events;
 pub(crate) mod exchange;

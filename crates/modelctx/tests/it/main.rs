@@ -13,6 +13,8 @@ mod eras;
 #[cfg(feature = "experimental")]
 mod ext_definition_tags;
 #[cfg(feature = "experimental")]
+mod ext_event_webhooks;
+#[cfg(feature = "experimental")]
 mod ext_events;
 #[cfg(feature = "experimental")]
 mod ext_http_lists;

@@ -13,7 +13,6 @@ use modelctx::client::{Client, ClientOptions};
 use modelctx::server::ToolDef;
 use modelctx::transport::http::{HttpOptions, McpHttp};
 use modelctx_protocol::types::Implementation;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use serde_json::json;
 
 /// What the server saw of each connection and request.
@@ -28,27 +27,7 @@ struct Seen {
 /// Serves MCP over TLS on 127.0.0.1 with a certificate for `localhost` signed by a fresh
 /// authority; the endpoint's URL, the authority's certificate (PEM) and what the server saw.
 async fn serve_tls() -> (String, String, Arc<Mutex<Seen>>) {
-    let authority_key = rcgen::KeyPair::generate().unwrap();
-    let mut authority_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
-    authority_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-    let authority = authority_params.self_signed(&authority_key).unwrap();
-    let issuer = rcgen::Issuer::from_params(&authority_params, &authority_key);
-    let server_key = rcgen::KeyPair::generate().unwrap();
-    let leaf = rcgen::CertificateParams::new(vec!["localhost".to_owned()]).unwrap();
-    let leaf = leaf.signed_by(&server_key, &issuer).unwrap();
-
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let mut config = rustls::ServerConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_no_client_auth()
-        .with_single_cert(
-            vec![CertificateDer::from(leaf.der().to_vec())],
-            PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(server_key.serialize_der())),
-        )
-        .unwrap();
-    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
-    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+    let (acceptor, authority) = crate::common::tls::localhost_acceptor(&[b"h2", b"http/1.1"]);
 
     let server = builder().tool(ToolDef::new("hello", || async { "hello over TLS" })).build().unwrap();
     let mcp = McpHttp::new(server, HttpOptions::default());
@@ -73,7 +52,7 @@ async fn serve_tls() -> (String, String, Arc<Mutex<Seen>>) {
             });
         }
     });
-    (url, authority.pem(), seen)
+    (url, authority, seen)
 }
 
 fn options() -> ClientOptions {

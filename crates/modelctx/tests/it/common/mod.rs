@@ -4,6 +4,7 @@
 
 pub mod client;
 pub mod http;
+pub mod tls;
 
 use std::future::Future;
 use std::time::Duration;
