@@ -44,6 +44,10 @@ pub struct SubscriptionFilter {
     /// The tasks extension: `notifications/tasks` for these task ids.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task_ids: Option<Vec<String>>,
+    /// The events extension (experimental, SEP-3415): `notifications/events/list_changed`.
+    #[cfg(feature = "experimental")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub events_list_changed: Option<bool>,
 }
 
 /// Params of `notifications/subscriptions/acknowledged`: the notifications the server will

@@ -153,9 +153,12 @@ impl Client {
                 return Some((first, (call, notes, subscription, None)));
             }
             loop {
+                // Notifications first: the server's last ones (a `terminated`) come before the
+                // stream's answer, and must not be lost to it.
                 let note = tokio::select! {
-                    _ = &mut call => return None,
+                    biased;
                     note = notes.recv() => note,
+                    _ = &mut call => return None,
                 };
                 match note {
                     Ok(note) if subscription_of(&note) == subscription.as_ref() => {

@@ -16,6 +16,9 @@ struct Wanted {
     prompts: bool,
     resources: bool,
     uris: Vec<String>,
+    /// `notifications/events/list_changed` (experimental).
+    #[cfg(feature = "experimental")]
+    events: bool,
     /// The subscription's id (its `subscriptions/listen` request id), once acknowledged.
     subscription: Option<Value>,
 }
@@ -27,6 +30,8 @@ impl From<&v2026::SubscriptionFilter> for Wanted {
             prompts: filter.prompts_list_changed == Some(true),
             resources: filter.resources_list_changed == Some(true),
             uris: filter.resource_subscriptions.clone().unwrap_or_default(),
+            #[cfg(feature = "experimental")]
+            events: filter.events_list_changed == Some(true),
             subscription: None,
         }
     }
@@ -53,6 +58,8 @@ impl Wanted {
                 let uri = note.params.as_ref().and_then(|p| p.get("uri")).and_then(Value::as_str);
                 uri.is_some_and(|uri| self.uris.iter().any(|wanted| wanted == uri))
             }
+            #[cfg(feature = "experimental")]
+            Method::Other(ref method) if &**method == modelctx_protocol::events::LIST_CHANGED => self.events,
             _ => false,
         }
     }

@@ -35,6 +35,8 @@ fn encode(instance: &str, event: &ServerEvent) -> String {
         ServerEvent::PromptsChanged => ("prompts", None),
         ServerEvent::ResourceUpdated(uri) => ("resource", Some(uri)),
         ServerEvent::TaskChanged(id) => ("task", Some(id)),
+        #[cfg(feature = "experimental")]
+        ServerEvent::EventsChanged => ("events", None),
     };
     json!({"from": instance, "kind": kind, "subject": subject}).to_string()
 }
@@ -51,6 +53,8 @@ fn decode(message: &str) -> Option<(String, ServerEvent)> {
         "prompts" => ServerEvent::PromptsChanged,
         "resource" => ServerEvent::ResourceUpdated(subject()?),
         "task" => ServerEvent::TaskChanged(subject()?),
+        #[cfg(feature = "experimental")]
+        "events" => ServerEvent::EventsChanged,
         _ => return None,
     };
     Some((from, event))
@@ -59,6 +63,13 @@ fn decode(message: &str) -> Option<(String, ServerEvent)> {
 impl Announcer {
     pub(crate) fn new(bus: Option<Arc<dyn Bus>>, instance: Arc<str>) -> Self {
         Self { local: broadcast::channel(256).0, bus, instance, hearing: AtomicBool::new(false) }
+    }
+
+    /// The sender of this instance's own listeners, for changes that are this instance's
+    /// alone (its event types).
+    #[cfg(feature = "experimental")]
+    pub(crate) fn local(&self) -> broadcast::Sender<ServerEvent> {
+        self.local.clone()
     }
 
     /// This instance's id on the bus.

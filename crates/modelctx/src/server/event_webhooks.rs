@@ -81,6 +81,8 @@ struct Secrets {
 /// One webhook subscription.
 struct Subscription {
     id: String,
+    /// The event type.
+    name: String,
     url: reqwest::Url,
     secrets: Mutex<Secrets>,
     expires: Mutex<Instant>,
@@ -295,7 +297,8 @@ impl Events {
         let webhooks = self.webhooks()?;
         let principal =
             principal.ok_or_else(|| forbidden("webhook subscriptions need an authenticated caller"))?;
-        let matches = self.offered(&params.name, modelctx_protocol::events::DeliveryMode::Webhook)?;
+        let matches =
+            self.offered(&params.name, modelctx_protocol::events::DeliveryMode::Webhook, &params.arguments)?;
         let url = webhooks.callback(&params.delivery.url).await?;
         let secret = secret_bytes(&params.delivery.secret)
             .map_err(|why| ErrorObject::invalid_params(format!("delivery.secret: {why}")))?;
@@ -335,6 +338,7 @@ impl Events {
         }
         let subscription = Arc::new(Subscription {
             id: id.clone(),
+            name: params.name.clone(),
             url,
             secrets: Mutex::new(Secrets { current: secret, previous: None }),
             expires: Mutex::new(Instant::now() + granted),
@@ -414,6 +418,7 @@ impl Events {
         wanted: impl Fn(&Stored) -> bool,
     ) {
         let Ok(webhooks) = self.webhooks() else { return };
+        let mut removals = self.removals();
         for stored in replay {
             self.deliver_one(webhooks, subscription, &stored).await;
         }
@@ -421,6 +426,17 @@ impl Events {
             let expires = *subscription.expires.lock().unwrap_or_else(PoisonError::into_inner);
             let heard = tokio::select! {
                 () = subscription.stop.cancelled() => return,
+                Ok(removed) = removals.recv() => {
+                    if removed == subscription.name {
+                        // The type is gone: a signed `terminated` envelope, and the end.
+                        let ended = json!({"type": "terminated", "error": super::events::removed_type(&removed)});
+                        let body = serde_json::to_vec(&ended).unwrap_or_default();
+                        webhooks.deliver(subscription, &format!("msg_terminated_{}", random_hex(8)), &body).await;
+                        subscription.stop.cancel();
+                        return;
+                    }
+                    continue;
+                }
                 () = tokio::time::sleep_until(expires.into()) => {
                     // A refresh may have moved the expiry meanwhile.
                     if *subscription.expires.lock().unwrap_or_else(PoisonError::into_inner) <= Instant::now() {

@@ -12,7 +12,7 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use modelctx_protocol::events::{
     ACTIVE, DeliveryMode, EVENT, EventOccurrence, EventType, HEARTBEAT, LIST, ListResult, POLL, PollResult,
-    STREAM, SUBSCRIBE, StreamPosition, SubscriptionParams, UNSUBSCRIBE, not_found, unsupported,
+    STREAM, SUBSCRIBE, StreamPosition, SubscriptionParams, TERMINATED, UNSUBSCRIBE, not_found, unsupported,
 };
 use modelctx_protocol::jsonrpc::{ErrorCode, ErrorObject};
 use modelctx_protocol::{Era, JsonObject, Method, meta};
@@ -34,6 +34,9 @@ pub(crate) type Matcher = Arc<dyn Fn(&JsonObject, &Value) -> bool + Send + Sync>
 pub struct EventDef {
     descriptor: EventType,
     matches: Matcher,
+    /// `inputSchema`, compiled when first used.
+    #[cfg(feature = "validation")]
+    arguments: Arc<crate::schema::CompiledOnUse>,
 }
 
 impl std::fmt::Debug for EventDef {
@@ -54,12 +57,21 @@ impl EventDef {
             payload_schema: None,
             meta: None,
         };
-        Self { descriptor, matches: Arc::new(|_, _| true) }
+        Self {
+            descriptor,
+            matches: Arc::new(|_, _| true),
+            #[cfg(feature = "validation")]
+            arguments: Arc::default(),
+        }
     }
 
     /// The JSON Schema of its subscriptions' arguments.
     pub fn input_schema(mut self, schema: JsonObject) -> Self {
         self.descriptor.input_schema = schema;
+        #[cfg(feature = "validation")]
+        {
+            self.arguments = Arc::default();
+        }
         self
     }
 
@@ -151,6 +163,10 @@ struct Hub {
     /// Webhook subscriptions, when offered.
     #[cfg(feature = "http-client")]
     webhooks: Option<super::event_webhooks::Webhooks>,
+    /// Where the types' changes are told: the listeners of each server that offers them.
+    told: Mutex<Vec<broadcast::Sender<super::ServerEvent>>>,
+    /// The names of types removed, for the subscriptions to them to end.
+    removed: broadcast::Sender<String>,
 }
 
 impl std::fmt::Debug for Events {
@@ -190,6 +206,8 @@ impl Events {
                 epoch,
                 #[cfg(feature = "http-client")]
                 webhooks,
+                told: Mutex::default(),
+                removed: broadcast::channel(16).0,
             }),
         }
     }
@@ -200,11 +218,48 @@ impl Events {
         self
     }
 
-    /// Offers `event` from now on (replacing one of the same name).
+    /// Offers `event` from now on (replacing one of the same name); listeners that asked are
+    /// told (`notifications/events/list_changed`).
     pub fn add(&self, event: EventDef) {
-        let mut types = self.inner.types.write().unwrap_or_else(PoisonError::into_inner);
-        types.retain(|kept| kept.descriptor.name != event.descriptor.name);
-        types.push(event);
+        {
+            let mut types = self.inner.types.write().unwrap_or_else(PoisonError::into_inner);
+            types.retain(|kept| kept.descriptor.name != event.descriptor.name);
+            types.push(event);
+        }
+        self.changed();
+    }
+
+    /// Stops offering the event type `name`; whether it was offered. Listeners that asked are
+    /// told.
+    pub fn remove(&self, name: &str) -> bool {
+        let removed = {
+            let mut types = self.inner.types.write().unwrap_or_else(PoisonError::into_inner);
+            let before = types.len();
+            types.retain(|kept| kept.descriptor.name != name);
+            types.len() != before
+        };
+        if removed {
+            let _ = self.inner.removed.send(name.to_owned());
+            self.changed();
+        }
+        removed
+    }
+
+    /// The names of event types as they are removed.
+    pub(crate) fn removals(&self) -> broadcast::Receiver<String> {
+        self.inner.removed.subscribe()
+    }
+
+    /// Tells the listeners of every server offering these types that they changed.
+    fn changed(&self) {
+        for told in self.inner.told.lock().unwrap_or_else(PoisonError::into_inner).iter() {
+            let _ = told.send(super::ServerEvent::EventsChanged);
+        }
+    }
+
+    /// Tells `listeners` of every change of the types from now on (a server that offers them).
+    pub(crate) fn tell_changes_to(&self, listeners: broadcast::Sender<super::ServerEvent>) {
+        self.inner.told.lock().unwrap_or_else(PoisonError::into_inner).push(listeners);
     }
 
     /// Emits an occurrence of `name` with `data`, its id made here; returns the id.
@@ -268,8 +323,14 @@ impl Events {
         format!("{}-{seq}", self.inner.epoch)
     }
 
-    /// The type `name`, offered by `mode`.
-    pub(crate) fn offered(&self, name: &str, mode: DeliveryMode) -> Result<Matcher, ErrorObject> {
+    /// The type `name`, offered by `mode`, for `arguments` (checked against its
+    /// `inputSchema` with the `validation` feature): which occurrences they select.
+    pub(crate) fn offered(
+        &self,
+        name: &str,
+        mode: DeliveryMode,
+        arguments: &JsonObject,
+    ) -> Result<Matcher, ErrorObject> {
         let types = self.inner.types.read().unwrap_or_else(PoisonError::into_inner);
         let def = types
             .iter()
@@ -286,6 +347,21 @@ impl Events {
                 format!("Unsupported: {name:?} is not delivered by {mode}"),
             ));
         }
+        #[cfg(feature = "validation")]
+        {
+            let validator = def.arguments.get(&def.descriptor.input_schema).map_err(|why| {
+                ErrorObject::internal(format!(
+                    "the inputSchema of event type {name:?} does not compile: {why}"
+                ))
+            })?;
+            if let Some(problems) = validator.explain(&Value::Object(arguments.clone())) {
+                return Err(ErrorObject::invalid_params(format!(
+                    "the arguments do not match the inputSchema of {name:?}: {problems}"
+                )));
+            }
+        }
+        #[cfg(not(feature = "validation"))]
+        let _ = arguments;
         Ok(Arc::clone(&def.matches))
     }
 
@@ -347,7 +423,7 @@ impl Events {
 
     /// `events/poll`.
     fn poll(&self, params: SubscriptionParams) -> Result<PollResult, ErrorObject> {
-        let matches = self.offered(&params.name, DeliveryMode::Poll)?;
+        let matches = self.offered(&params.name, DeliveryMode::Poll, &params.arguments)?;
         let log = self.inner.log.lock().unwrap_or_else(PoisonError::into_inner);
         let head = log.next_seq - 1;
         let start = self.start(&log, params.cursor.as_deref(), params.max_age_ms)?;
@@ -392,7 +468,7 @@ impl Events {
         ctx: &RequestContext,
         params: SubscriptionParams,
     ) -> Result<JsonObject, ErrorObject> {
-        let matches = self.offered(&params.name, DeliveryMode::Push)?;
+        let matches = self.offered(&params.name, DeliveryMode::Push, &params.arguments)?;
         let tag = json!({ meta::SUBSCRIPTION_ID: ctx.request_id() });
         let (mut live, replay, start) = self.follow(
             params.cursor.as_deref(),
@@ -412,9 +488,17 @@ impl Events {
         }
         let mut heartbeat = tokio::time::interval(self.inner.options.heartbeat);
         heartbeat.reset();
+        let mut removals = self.removals();
         loop {
             tokio::select! {
                 () = ctx.closing().cancelled() => break,
+                Ok(removed) = removals.recv() => if removed == params.name {
+                    // The type is gone: the subscription ends, told why.
+                    let mut ended = json!({"error": removed_type(&removed)});
+                    ended["_meta"] = tag.clone();
+                    ctx.notify(Method::from(TERMINATED), &ended).await;
+                    break;
+                },
                 _ = heartbeat.tick() => self.announce(ctx, HEARTBEAT, position, None, &tag).await,
                 heard = live.recv() => match heard {
                     Ok(stored) if stored.seq > position => {
@@ -459,6 +543,11 @@ impl Events {
         };
         ctx.notify(Method::from(EVENT), &occurrence).await;
     }
+}
+
+/// Why a subscription to the removed type `name` ends: `NotFound` (`kind`: `event`).
+pub(crate) fn removed_type(name: &str) -> ErrorObject {
+    not_found("event", format!("NotFound: the event type {name:?} was removed"))
 }
 
 /// `Unsupported`: no webhook delivery here.

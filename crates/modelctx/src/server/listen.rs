@@ -36,6 +36,8 @@ impl Server {
             prompts_list_changed: yes(wanted.prompts_list_changed, prompts),
             resources_list_changed: yes(wanted.resources_list_changed, resources),
             resource_subscriptions: wanted.resource_subscriptions.filter(|_| resources),
+            #[cfg(feature = "experimental")]
+            events_list_changed: yes(wanted.events_list_changed, self.offers_event_list_changes()),
             task_ids: match wanted.task_ids {
                 Some(ids) => {
                     let mut known = Vec::with_capacity(ids.len());
@@ -49,6 +51,16 @@ impl Server {
                 None => None,
             },
         }
+    }
+
+    /// Whether this server declared events with `listChanged` (experimental).
+    #[cfg(feature = "experimental")]
+    fn offers_event_list_changes(&self) -> bool {
+        let capabilities = self.capabilities();
+        let events =
+            capabilities.extensions.as_ref().and_then(|e| e.get(modelctx_protocol::events::EXTENSION_ID));
+        events.and_then(|settings| settings.get("listChanged")).and_then(serde_json::Value::as_bool)
+            == Some(true)
     }
 
     /// Refuses a filter naming more resource URIs or task ids than
@@ -217,6 +229,10 @@ impl Backlog {
             ServerEvent::TaskChanged(id) if honoured.task_ids.iter().flatten().any(|t| *t == id) => {
                 self.push(Method::TaskStatus, Some(id))
             }
+            #[cfg(feature = "experimental")]
+            ServerEvent::EventsChanged if honoured.events_list_changed.is_some() => {
+                self.push(Method::from(modelctx_protocol::events::LIST_CHANGED), None)
+            }
             _ => {}
         }
     }
@@ -226,6 +242,8 @@ impl Backlog {
         for event in [ServerEvent::ToolsChanged, ServerEvent::PromptsChanged, ServerEvent::ResourcesChanged] {
             self.add(honoured, event);
         }
+        #[cfg(feature = "experimental")]
+        self.add(honoured, ServerEvent::EventsChanged);
         for uri in honoured.resource_subscriptions.iter().flatten() {
             self.push(Method::ResourceUpdated, Some(uri.clone()));
         }

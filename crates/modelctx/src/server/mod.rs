@@ -115,6 +115,9 @@ pub enum ServerEvent {
     ResourceUpdated(String),
     /// The task with this id changed status, or was asked or answered a question.
     TaskChanged(String),
+    /// The event types changed (experimental, SEP-3415).
+    #[cfg(feature = "experimental")]
+    EventsChanged,
 }
 
 /// An MCP server: its definitions and options. Cheap to clone; every connection shares it.
@@ -193,6 +196,9 @@ pub struct ServerBuilder {
     /// An extension set up wrong (its id, why), refused when building.
     #[cfg(feature = "experimental")]
     invalid_extension: Option<(String, String)>,
+    /// The event hubs served, told where to announce their types' changes.
+    #[cfg(feature = "experimental")]
+    event_hubs: Vec<events::Events>,
 }
 
 /// Why a server could not be built.
@@ -262,6 +268,8 @@ impl Server {
             card: None,
             #[cfg(feature = "experimental")]
             invalid_extension: None,
+            #[cfg(feature = "experimental")]
+            event_hubs: Vec::new(),
         }
     }
 
@@ -628,14 +636,17 @@ impl ServerBuilder {
         self.layer(definition_tags::DefinitionTags)
     }
 
-    /// Offers `events` (experimental, SEP-3415): answers `events/list`, `events/poll` and
-    /// `events/stream` (2026-07-28) for their types, and declares
-    /// `io.modelcontextprotocol/events`. Keep a clone of `events` to emit occurrences.
+    /// Offers `events` (experimental, SEP-3415): answers `events/list`, `events/poll`,
+    /// `events/stream` (and, with `EventOptions::webhooks`, `events/subscribe`) for their types,
+    /// declares `io.modelcontextprotocol/events` with `listChanged`, and tells listeners that
+    /// asked (`eventsListChanged`) when the types change. Keep a clone of `events` to emit
+    /// occurrences and change the types.
     #[cfg(feature = "experimental")]
     pub fn events(mut self, events: events::Events) -> Self {
-        let settings = serde_json::json!({"listChanged": false});
+        let settings = serde_json::json!({"listChanged": true});
         let id = modelctx_protocol::events::EXTENSION_ID.to_owned();
         self.extensions.insert(id, settings.as_object().cloned().unwrap_or_default());
+        self.event_hubs.push(events.clone());
         self.layer(events)
     }
 
@@ -720,6 +731,12 @@ impl ServerBuilder {
         getrandom::fill(&mut instance)
             .map_err(|e| BuildError::StateKey(StateKeyError::NoRandomness(e.to_string())))?;
         let instance: String = instance.iter().map(|b| format!("{b:02x}")).collect();
+        let announcer = announce::Announcer::new(self.bus, instance.into());
+        // The event types' changes are told to this server's listeners.
+        #[cfg(feature = "experimental")]
+        for hub in &self.event_hubs {
+            hub.tell_changes_to(announcer.local());
+        }
         Ok(Server {
             inner: Arc::new(Inner {
                 tasks,
@@ -732,7 +749,7 @@ impl ServerBuilder {
                 tool_pages: dispatch::ToolPages::default(),
                 state: self.state,
                 state_keys,
-                announcer: announce::Announcer::new(self.bus, instance.into()),
+                announcer,
                 layers: self.layers,
                 lifecycle_layers: self.lifecycle_layers,
                 layered_targets,

@@ -132,6 +132,9 @@ impl LegacySession {
             }
             // Tasks are a 2026-07-28 extension: a legacy session hears nothing of them.
             ServerEvent::TaskChanged(_) => return None,
+            // So are events (experimental).
+            #[cfg(feature = "experimental")]
+            ServerEvent::EventsChanged => return None,
         };
         Some(Notification { method, params })
     }

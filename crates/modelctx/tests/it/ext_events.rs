@@ -71,7 +71,7 @@ async fn event_types_are_listed_and_declared_in_2026_07_28_only() {
     let events = hub(EventOptions::default());
     let client = connect(server(&events), options()).await.unwrap();
     let declared = client.server().capabilities.extensions.as_ref().unwrap();
-    assert_eq!(declared[EXTENSION_ID], json!({"listChanged": false}).as_object().cloned().unwrap());
+    assert_eq!(declared[EXTENSION_ID], json!({"listChanged": true}).as_object().cloned().unwrap());
     let types = client.list_events().await.unwrap();
     let names: Vec<&str> = types.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(names, ["build.finished", "alarm"]);
@@ -158,7 +158,8 @@ async fn lost_positions_resume_truncated_and_max_age_bounds_replay() {
 }
 
 /// "`NotFound` … an unknown event name"; "`Unsupported` … a delivery mode that the event type
-/// does not offer"; webhook delivery is not offered by this server.
+/// does not offer"; arguments against the `inputSchema`; webhook delivery is not offered by
+/// this server.
 #[tokio::test]
 async fn unknown_types_and_modes_not_offered_are_refused_with_the_drafts_codes() {
     let events = hub(EventOptions::default());
@@ -170,6 +171,10 @@ async fn unknown_types_and_modes_not_offered_are_refused_with_the_drafts_codes()
     let alarm = SubscriptionParams { name: "alarm".into(), ..subscription(json!({}), None) };
     let push = client.stream_events(&alarm).await.err().unwrap();
     assert_eq!(push.rpc_error().unwrap().code.0, codes::UNSUPPORTED, "{push}");
+    // "InvalidParams: the arguments do not match the event's inputSchema".
+    let mistyped = client.poll_events(&subscription(json!({"branch": 5}), None)).await.unwrap_err();
+    let mistyped = mistyped.rpc_error().unwrap();
+    assert!(mistyped.code.0 == -32602 && mistyped.message.contains("/branch"), "{mistyped:?}");
     let webhook = client.request("events/subscribe", json!({"name": "build.finished"})).await.unwrap_err();
     assert_eq!(
         webhook.rpc_error().unwrap().data,
@@ -247,4 +252,54 @@ async fn streams_are_demultiplexed_and_take_no_place_in_the_request_queue() {
         };
         assert_eq!(event.data["branch"], branch);
     }
+}
+
+/// "If the set of available event types changes at runtime … a server that declared
+/// `listChanged: true` sends `notifications/events/list_changed` … delivered only on a
+/// `subscriptions/listen` stream, and only when the client opted in … The server echoes
+/// `eventsListChanged` in `notifications/subscriptions/acknowledged`": a listener that asked
+/// hears of a type added and of one removed; one that did not ask hears nothing of them.
+#[tokio::test]
+async fn a_listener_that_asked_hears_when_the_event_types_change() {
+    use modelctx::protocol::v2026::SubscriptionFilter;
+    let events = hub(EventOptions::default());
+    let served = server(&events);
+    let client = connect(served.clone(), options()).await.unwrap();
+    let declared = client.server().capabilities.extensions.as_ref().unwrap();
+    assert_eq!(declared[EXTENSION_ID]["listChanged"], true);
+    let asked = SubscriptionFilter { events_list_changed: Some(true), ..SubscriptionFilter::default() };
+    let changes = within(client.listen(asked)).await.unwrap();
+    futures::pin_mut!(changes);
+    let others = SubscriptionFilter { tools_list_changed: Some(true), ..SubscriptionFilter::default() };
+    let other = within(client.listen(others)).await.unwrap();
+    futures::pin_mut!(other);
+    events.add(EventDef::new("deploy.started", "A deploy started"));
+    let heard = within(changes.next()).await.unwrap();
+    assert_eq!(heard.method.as_str(), "notifications/events/list_changed");
+    assert!(events.remove("deploy.started") && !events.remove("deploy.started"));
+    assert_eq!(within(changes.next()).await.unwrap().method.as_str(), "notifications/events/list_changed");
+    served.add_tool(ToolDef::new("added", || async { "new" })).unwrap();
+    let told = within(other.next()).await.unwrap();
+    assert_eq!(
+        told.method.as_str(),
+        "notifications/tools/list_changed",
+        "the other listener heard no event-type change"
+    );
+}
+
+/// "When a server stops offering an event type … The server SHOULD end them with each mode's
+/// termination signal: `notifications/events/terminated` on push streams … The error is
+/// `NotFound` with `data: {"kind": "event"}` when the type was removed": a stream of a type
+/// that is removed is told so, and ends.
+#[tokio::test]
+async fn a_stream_of_a_removed_type_is_terminated_with_not_found() {
+    let events = hub(EventOptions::default());
+    let client = connect(server(&events), options()).await.unwrap();
+    let stream = within(client.stream_events(&subscription(json!({}), None))).await.unwrap();
+    futures::pin_mut!(stream);
+    assert!(matches!(within(stream.next()).await, Some(EventStreamItem::Active(_))));
+    assert!(events.remove("build.finished"));
+    let Some(EventStreamItem::Terminated(error)) = within(stream.next()).await else { panic!("terminated") };
+    assert_eq!((error.code.0, error.data), (codes::NOT_FOUND, Some(json!({"kind": "event"}))));
+    assert_eq!(within(stream.next()).await, None, "the stream ended");
 }
