@@ -479,3 +479,34 @@ async fn the_server_tab_lists_and_polls_a_servers_events() {
     .await;
     page.screenshot("events.png").await;
 }
+
+/// Every tab of the page, each shown with something in it, photographed as `tab-NAME.png`
+/// (`scripts/screenshots.sh` copies them into docs/inspector/): the Server tab, a tool chosen,
+/// a resource read, a prompt chosen, the message log and the notifications a tool's progress
+/// sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_tab_is_shown_with_something_in_it() {
+    let mut target = vec!["--".to_owned()];
+    target.extend([bin(), "serve", "--experimental", "everything"].map(str::to_owned));
+    let (_inspector, url) = inspector_of(&target);
+    let (_browser, _profile, mut page) = browse(&url).await;
+    page.until("the server's tools", "document.body.dataset.ready === 'true'").await;
+    page.screenshot("tab-server.png").await;
+    let steps = [
+        ("tools", "document.querySelector('#tool-list li[data-name=\"long_running_operation\"]').click();
+                   document.querySelector('#tool-call').click();",
+         "document.querySelector('#tool-result').textContent.includes('finished')"),
+        ("resources", "document.querySelector('#resource-list li[data-name]').click();
+                       if (document.querySelector('#read-uri').value) document.querySelector('#read-form').requestSubmit();",
+         "document.querySelector('#resource-result').textContent.length > 0"),
+        ("prompts", "document.querySelector('#prompt-list li[data-name]').click();",
+         "!document.querySelector('#prompt-detail').hidden"),
+        ("messages", "", "document.querySelectorAll('#messages tbody tr').length > 4"),
+        ("notifications", "", "document.querySelectorAll('#notifications li').length > 0"),
+    ];
+    for (tab, act, shown) in steps {
+        page.eval(&format!("document.querySelector('[data-tab={tab}]').click(); {act}")).await;
+        page.until(&format!("the {tab} tab filled"), shown).await;
+        page.screenshot(&format!("tab-{tab}.png")).await;
+    }
+}
