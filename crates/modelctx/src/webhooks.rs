@@ -83,16 +83,18 @@ pub fn verify(
     for secret in secrets {
         let Ok(key) = secret_bytes(secret) else { continue };
         let expected = sign(&key, id, timestamp, body);
-        let expected = expected.as_bytes()["v1,".len()..].to_vec();
-        // Constant time over each candidate: no early exit on the first differing byte.
-        if offered.iter().any(|candidate| {
-            candidate.len() == expected.len()
-                && candidate.iter().zip(&expected).fold(0u8, |diff, (a, b)| diff | (a ^ b)) == 0
-        }) {
+        let expected = &expected.as_bytes()["v1,".len()..];
+        if offered.iter().any(|candidate| constant_time_eq(candidate, expected)) {
             return Ok(());
         }
     }
     Err(Unverified::BadSignature)
+}
+
+/// Whether `a` and `b` are equal, compared without an early exit on the first differing
+/// byte (a signature or a challenge must not leak how much of it matched).
+pub(crate) fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |diff, (x, y)| diff | (x ^ y)) == 0
 }
 
 #[cfg(test)]

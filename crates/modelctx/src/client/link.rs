@@ -247,3 +247,22 @@ const LEGACY_ENDPOINTS_KEPT: usize = 1024;
 fn legacy_endpoints() -> MutexGuard<'static, BTreeMap<String, Instant>> {
     LEGACY_ENDPOINTS.lock().unwrap_or_else(PoisonError::into_inner)
 }
+
+impl super::Client {
+    /// The transport under this client, as a host's configuration names it: `stdio`,
+    /// `stdio-v2` (HTTP over stdio, experimental), `http` (Streamable HTTP) or `sse` (the
+    /// deprecated HTTP+SSE).
+    pub fn transport(&self) -> &'static str {
+        #[cfg(feature = "http-client")]
+        if self.session.is_some() {
+            return "sse";
+        }
+        match &self.link {
+            Link::Stdio(_) => "stdio",
+            #[cfg(feature = "http-client")]
+            Link::Http(http) if http.is_pipe() => "stdio-v2",
+            #[cfg(feature = "http-client")]
+            Link::Http(_) => "http",
+        }
+    }
+}

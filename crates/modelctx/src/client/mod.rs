@@ -172,57 +172,6 @@ impl Client {
         Self::open(link, options, Some(process)).await
     }
 
-    /// Starts `command` as a server of HTTP over stdio (experimental; the draft transport
-    /// `stdio-v2`) and connects to it: Streamable HTTP as HTTP/2 on the child's stdin and
-    /// stdout, both eras as over any HTTP endpoint. The command must start the server in that
-    /// mode (`modelctx serve --experimental --stdio-v2 …`): the drafts choose the transport by
-    /// configuration, and a server of JSON-RPC lines is refused with an error that says so.
-    #[cfg(all(feature = "stdio-v2", feature = "http-client"))]
-    pub async fn spawn_stdio_v2(command: &StdioCommand, options: ClientOptions) -> Result<Self, ClientError> {
-        let spawned = Process::spawn(command, options.shutdown_grace, options.limits)?;
-        let process = spawned.process;
-        let io = tokio::io::join(spawned.stdout, spawned.stdin);
-        match Self::over_pipe(io, process.stop.clone(), options).await {
-            Ok(client) => Ok(Self { process: Some(process), ..client }),
-            // The server's exit says more than the broken connection, when it has exited.
-            Err(error) => match process.exited(Duration::from_millis(500)).await {
-                Some(exit) => Err(ClientError::spawn(format!("{error}; {exit}"), None)),
-                None => Err(error),
-            },
-        }
-    }
-
-    /// Connects over a stream pair already open to a server of HTTP over stdio (experimental;
-    /// [`Client::spawn_stdio_v2`] spawns one): HTTP/2 from the first byte.
-    #[cfg(all(feature = "stdio-v2", feature = "http-client"))]
-    pub async fn connect_stdio_v2<R, W>(
-        reader: R,
-        writer: W,
-        options: ClientOptions,
-    ) -> Result<Self, ClientError>
-    where
-        R: tokio::io::AsyncRead + Unpin + Send + 'static,
-        W: tokio::io::AsyncWrite + Unpin + Send + 'static,
-    {
-        // The connection ends when the client goes (its last request handle with it).
-        Self::over_pipe(tokio::io::join(reader, writer), CancellationToken::new(), options).await
-    }
-
-    /// Opens HTTP/2 on `io` and settles the era over it; `stop` drops the pipes.
-    #[cfg(all(feature = "stdio-v2", feature = "http-client"))]
-    async fn over_pipe<Io>(
-        io: Io,
-        stop: CancellationToken,
-        options: ClientOptions,
-    ) -> Result<Self, ClientError>
-    where
-        Io: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
-    {
-        let pipe = pipe::Pipe::open(io, stop).await?;
-        let link = Link::Http(Arc::new(HttpLink::over_pipe(pipe, &options)?));
-        Self::open(link, options, None).await
-    }
-
     /// Connects over a stream pair already open to a server (a socket, an in-memory pipe).
     pub async fn connect<R, W>(reader: R, writer: W, options: ClientOptions) -> Result<Self, ClientError>
     where
@@ -357,23 +306,6 @@ impl Client {
     /// The era in use.
     pub fn era(&self) -> Era {
         self.server.version.era()
-    }
-
-    /// The transport under this client, as a host's configuration names it: `stdio`,
-    /// `stdio-v2` (HTTP over stdio, experimental), `http` (Streamable HTTP) or `sse` (the
-    /// deprecated HTTP+SSE).
-    pub fn transport(&self) -> &'static str {
-        #[cfg(feature = "http-client")]
-        if self.session.is_some() {
-            return "sse";
-        }
-        match &self.link {
-            Link::Stdio(_) => "stdio",
-            #[cfg(feature = "http-client")]
-            Link::Http(http) if http.is_pipe() => "stdio-v2",
-            #[cfg(feature = "http-client")]
-            Link::Http(_) => "http",
-        }
     }
 
     /// The process id of a spawned server.

@@ -22,10 +22,10 @@ use sha2::{Digest, Sha256};
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
-use super::events::{Events, Stored};
+use super::events::{Events, Stored, random_hex};
 use super::tasks::clock::{now_ms, rfc3339};
 use crate::client::egress::Egress;
-use crate::webhooks::sign;
+use crate::webhooks::{constant_time_eq, sign};
 
 /// The bounds of webhook delivery.
 #[derive(Clone, Debug)]
@@ -115,12 +115,6 @@ fn category(error: &reqwest::Error) -> &'static str {
 
 fn status_category(status: reqwest::StatusCode) -> &'static str {
     if status.is_client_error() { "http_4xx" } else { "http_5xx" }
-}
-
-fn random_hex(bytes: usize) -> String {
-    let mut random = vec![0u8; bytes];
-    let _ = getrandom::fill(&mut random);
-    random.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn unix_seconds() -> u64 {
@@ -268,11 +262,8 @@ impl Webhooks {
         let echoed = response.bytes().await.map_err(|_| callback_endpoint_error("challenge_failed"))?;
         let echoed: Value =
             serde_json::from_slice(&echoed).map_err(|_| callback_endpoint_error("challenge_failed"))?;
-        let echoed = echoed.get("challenge").and_then(Value::as_str).unwrap_or_default().as_bytes().to_vec();
-        let expected = challenge.as_bytes();
-        let matches = echoed.len() == expected.len()
-            && echoed.iter().zip(expected).fold(0u8, |d, (a, b)| d | (a ^ b)) == 0;
-        if !matches {
+        let echoed = echoed.get("challenge").and_then(Value::as_str).unwrap_or_default();
+        if !constant_time_eq(echoed.as_bytes(), challenge.as_bytes()) {
             return Err(callback_endpoint_error("challenge_failed"));
         }
         self.verified.lock().unwrap_or_else(PoisonError::into_inner).insert(key, Instant::now());

@@ -185,9 +185,7 @@ pub(crate) struct Start {
 impl Events {
     /// No event types yet, bounded by `options`.
     pub fn new(options: EventOptions) -> Self {
-        let mut epoch = [0u8; 6];
-        let _ = getrandom::fill(&mut epoch);
-        let epoch = epoch.iter().map(|b| format!("{b:02x}")).collect();
+        let epoch = random_hex(6);
         let live = broadcast::channel(options.log.max(1)).0;
         let log = Mutex::new(Log { kept: VecDeque::new(), next_seq: 1 });
         #[cfg(feature = "http-client")]
@@ -264,10 +262,7 @@ impl Events {
 
     /// Emits an occurrence of `name` with `data`, its id made here; returns the id.
     pub fn emit(&self, name: &str, data: Value) -> String {
-        let mut id = [0u8; 12];
-        let _ = getrandom::fill(&mut id);
-        let id: String = id.iter().map(|b| format!("{b:02x}")).collect();
-        let id = format!("evt_{id}");
+        let id = format!("evt_{}", random_hex(12));
         self.emit_with_id(name, &id, data);
         id
     }
@@ -543,6 +538,13 @@ impl Events {
         };
         ctx.notify(Method::from(EVENT), &occurrence).await;
     }
+}
+
+/// `bytes` random bytes in hex (event ids, the run's epoch, webhook message ids and challenges).
+pub(crate) fn random_hex(bytes: usize) -> String {
+    let mut random = vec![0u8; bytes];
+    let _ = getrandom::fill(&mut random);
+    random.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Why a subscription to the removed type `name` ends: `NotFound` (`kind`: `event`).

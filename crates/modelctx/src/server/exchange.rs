@@ -583,9 +583,11 @@ pub(crate) fn response(id: RequestId, result: Result<Answer, ErrorObject>) -> Ou
 /// and (experimental) an `events/stream`. Such a request takes no place in the queue and has no
 /// time limit; [`super::Limits::max_subscriptions`] bounds them.
 pub(crate) fn long_lived(method: &Method) -> bool {
-    #[cfg(feature = "experimental")]
-    if method.as_str() == modelctx_protocol::events::STREAM {
-        return true;
+    match method {
+        Method::SubscriptionsListen => true,
+        // Only an extension's method is compared by name: known methods cost no string compare.
+        #[cfg(feature = "experimental")]
+        Method::Other(name) => &**name == modelctx_protocol::events::STREAM,
+        _ => false,
     }
-    *method == Method::SubscriptionsListen
 }
