@@ -10,23 +10,30 @@
 # (`cargo check`, in a target directory they share; at once when already checked).
 #
 # Installs mdbook (pinned, without its server features, unoptimized: it renders this book in a
-# moment either way, and builds in a fraction of the time) into ~/.cargo/bin when it is missing;
-# `scripts/guide.sh --prepare` does only that and the rmcp check (scripts/test.sh runs it
-# early, in the background).
+# moment either way, and builds in a fraction of the time) into ~/.cargo/bin when it is missing.
+#
+#   scripts/guide.sh             all of it
+#   scripts/guide.sh --prepare   only install mdbook   } scripts/test.sh runs these two in the
+#   scripts/guide.sh --rmcp      only check the rmcp   } background (the second with the static
+#                                programs             } checks),
+#   scripts/guide.sh --book      the rest              } and this one as its guide stage
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MDBOOK_VERSION=0.5.4
 TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target}
+part=${1:-all}
 
-if [[ "$(mdbook --version 2>/dev/null)" != "mdbook v$MDBOOK_VERSION" ]]; then
+if [[ $part == all || $part == --prepare ]] && [[ "$(mdbook --version 2>/dev/null)" != "mdbook v$MDBOOK_VERSION" ]]; then
     echo "==> guide: installing mdbook $MDBOOK_VERSION"
     CARGO_INCREMENTAL=0 cargo install mdbook --version "$MDBOOK_VERSION" --locked --no-default-features --debug --quiet
 fi
-echo "==> guide: the rmcp programs it quotes compile"
-for program in bench/first-server/rmcp bench/rmcp-server; do
-    CARGO_TARGET_DIR=$TARGET_DIR/rmcp-quoted cargo check --locked --quiet --manifest-path "$program/Cargo.toml"
-done
-[[ ${1:-} != --prepare ]] || exit 0
+if [[ $part == all || $part == --rmcp ]]; then
+    echo "==> guide: the rmcp programs it quotes compile"
+    for program in bench/first-server/rmcp bench/rmcp-server; do
+        CARGO_TARGET_DIR=$TARGET_DIR/rmcp-quoted cargo check --locked --quiet --manifest-path "$program/Cargo.toml"
+    done
+fi
+[[ $part == all || $part == --book ]] || exit 0
 
 echo "==> guide: every include names a file and an anchor that exist"
 status=0

@@ -33,19 +33,20 @@ stage() {
 }
 
 # The CPU-heavy work of other stages — the static checks (scripts/checks.sh: clippy, the
-# packed crates and the docs, the feature matrix, in a target directory of their own so that
-# they never wait on the test build's lock, and reuse each other's work), mdbook and the rmcp
-# programs it quotes for the guide, the optimized bench server for the instruction counts —
-# starts now at the lowest priority, in the CPU time the test build and the suites leave idle
-# (one crate at a time, waiting on tests); their stages wait for them. On a fresh machine of two
-# cores every crate is built cold, several times over: this overlap, and no check built twice,
-# are what keep the run short.
+# packed crates and the docs, the feature matrix and the rmcp programs the guide quotes, in two
+# lanes with target directories of their own so that they never wait on the test build's lock),
+# mdbook for the guide, the optimized bench server for the instruction counts — runs in the
+# background at a low priority, in the CPU time the tests and the suites leave idle; their
+# stages wait for them. It starts once the test build is done: on a fresh machine of two cores
+# the test build is the longest step every later stage waits on, and work beside it only slowed
+# it (a cold run took 15 minutes for the test stage with it, 9 without). The optimized server and
+# mdbook come first (nice 10): stages wait on them sooner than on the static checks (nice 19).
 mkdir -p target
 declare -A preparing=()
 prepare() {
-    local name=$1
-    shift
-    nice -n 19 "$@" >"target/prepare-$name.log" 2>&1 &
+    local name=$1 niceness=$2
+    shift 2
+    nice -n "$niceness" "$@" >"target/prepare-$name.log" 2>&1 &
     preparing[$name]=$!
 }
 # A failed check ends the run: the preparations still going end with it.
@@ -61,11 +62,13 @@ prepared() {
     echo "==> $name prepared in the background (waited $((SECONDS - started)) s for it)"
 }
 # The Debian packages the tests start (apt-get: the network and dpkg, little CPU) are installed
-# meanwhile too; the test stage waits for them.
-prepare packages scripts/packages.sh
-prepare checks env CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}/checks" scripts/checks.sh
-prepare guide scripts/guide.sh --prepare
-prepare instructions scripts/instructions.sh --build
+# from the start; the test stage waits for them.
+prepare packages 0 scripts/packages.sh
+prepare_the_rest() {
+    prepare instructions 10 scripts/instructions.sh --build
+    prepare mdbook 10 scripts/guide.sh --prepare
+    prepare checks 19 env CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}/checks" scripts/checks.sh
+}
 
 stage "cargo fmt --check" cargo fmt --all -- --check
 stage "packages (Debian packages the tests start, installed in the background)" prepared packages
@@ -75,6 +78,7 @@ stage "packages (Debian packages the tests start, installed in the background)" 
 MEMORY_TEST=idle_peers_cost_what_docs_say_and_leave_nothing_behind
 cargo_test() {
     cargo test --workspace --all-features --locked --no-run --quiet
+    prepare_the_rest
     local memory
     memory=$(cargo test -p modelctx --all-features --locked --test memory --no-run --message-format=json 2>/dev/null |
         python3 -c '
@@ -98,20 +102,20 @@ import json, sys
 print(sum(t["kind"] == ["test"] for p in json.load(sys.stdin)["packages"] for t in p["targets"]))')
 echo "==> integration-test binaries in the workspace: $binaries"
 stage "traceability: CHECKLIST rows and the tests and suite checks that prove them" scripts/traceability.py
-guide() { prepared guide && scripts/guide.sh; }
-stage "guide: mdbook build, its includes, its examples run" guide
 stage "interop: the official SDK clients against modelctx serve everything" scripts/interop.sh
 stage "conformance: the official suite (both revisions) against modelctx serve everything --http" \
     scripts/conformance.sh
 stage "gateway: the suite's server scenarios through modelctx gateway fronting serve everything" scripts/gateway.sh
 stage "cluster: the suite and the cluster tests through haproxy, three instances (and two gateways), one Redis" scripts/cluster.sh
+guide() { prepared mdbook && scripts/guide.sh --book; }
+stage "guide: mdbook build, its includes, its examples run" guide
 instructions() { prepared instructions && scripts/instructions.sh; }
 stage "instructions per request (callgrind), against bench/instructions.json" instructions
 stage "soak: serve everything on HTTP and stdio under mixed load for SOAK_SECONDS (60), memory and descriptors flat" \
     env SOAK_SECONDS="${SOAK_SECONDS:-60}" scripts/soak.sh --short
 
 checks() { prepared checks && grep -E '^(==>|features:)' target/prepare-checks.log; }
-stage "static checks, in the background: clippy (all targets, all features, warnings are errors), the crates packed and their docs, the feature matrix" checks
+stage "static checks, in the background: clippy (all targets, all features, warnings are errors), the crates packed and their docs, the feature matrix, the rmcp programs the guide quotes" checks
 
 echo "==> stage times"
 printf '%s\n' "${stage_times[@]}"
