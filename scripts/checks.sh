@@ -2,11 +2,13 @@
 # The static checks, in two lanes at once (a machine of two cores finishes them in half the
 # time), each lane one check after the other in a target directory of its own, so that each
 # reuses what the one before it checked:
-#   1. clippy over every target with every feature (warnings are errors), the crates packed and
-#      the libraries' docs (scripts/package.sh), half of the feature matrix (scripts/features.sh);
+#   1. the crates packed and the libraries' docs (scripts/package.sh), half of the feature matrix
+#      (scripts/features.sh);
 #   2. the rmcp programs the guide quotes (scripts/guide.sh --rmcp), the other half of the matrix.
 # Prints each one's time. scripts/test.sh runs it in the background, in target/checks (and
-# target/checks-b), beside the tests and the suites.
+# target/checks-b), beside the tests and the suites; clippy over every target with every feature
+# rides on its test build (scripts/test.sh). Run alone, `cargo clippy --workspace --all-targets
+# --all-features -- -D warnings` is that check.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 timed() {
@@ -17,8 +19,6 @@ timed() {
     echo "==> checks: $name: done in $((SECONDS - started)) s"
 }
 first_lane() {
-    timed "cargo clippy (all targets, all features, warnings are errors)" \
-        cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
     timed "package: the publishable crates packed in dependency order, the libraries' docs with -D warnings" \
         scripts/package.sh
     timed "features, lane 1 of 2: modelctx without default features and with each feature alone, every other crate alone (clippy)" \

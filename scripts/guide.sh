@@ -25,12 +25,14 @@ part=${1:-all}
 
 if [[ $part == all || $part == --prepare ]] && [[ "$(mdbook --version 2>/dev/null)" != "mdbook v$MDBOOK_VERSION" ]]; then
     echo "==> guide: installing mdbook $MDBOOK_VERSION"
-    CARGO_INCREMENTAL=0 cargo install mdbook --version "$MDBOOK_VERSION" --locked --no-default-features --debug --quiet
+    # Not through scripts/test.sh's clippy driver, which lints the workspace's crates only.
+    CARGO_INCREMENTAL=0 env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS cargo install mdbook --version "$MDBOOK_VERSION" --locked --no-default-features --debug --quiet
 fi
 if [[ $part == all || $part == --rmcp ]]; then
     echo "==> guide: the rmcp programs it quotes compile"
     for program in bench/first-server/rmcp bench/rmcp-server; do
-        CARGO_TARGET_DIR=$TARGET_DIR/rmcp-quoted cargo check --locked --quiet --manifest-path "$program/Cargo.toml"
+        CARGO_TARGET_DIR=$TARGET_DIR/rmcp-quoted env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS \
+            cargo check --locked --quiet --manifest-path "$program/Cargo.toml"
     done
 fi
 [[ $part == all || $part == --book ]] || exit 0
