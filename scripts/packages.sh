@@ -3,9 +3,18 @@
 # stores' tests, the cluster), haproxy (the cluster's load balancer), chromium (the web
 # inspector's test, headless) and prometheus (it scrapes the gateway's metrics in a test). As root it runs
 # apt-get (with apt-get update when a package is not found); otherwise it says what to install.
+# And the npm package the web inspector's browser tests load into the page (axe-core, the
+# accessibility checker), with `npm ci` from its lockfile in crates/modelctx-cli/tests/browser.
 #
 #   scripts/packages.sh
 set -euo pipefail
+cd "$(dirname "$0")/.."
+
+browser=crates/modelctx-cli/tests/browser
+if [[ ! -f $browser/node_modules/axe-core/axe.min.js ]]; then
+    echo "==> packages: npm ci in $browser"
+    (cd "$browser" && timeout 300 npm ci --no-audit --no-fund --no-update-notifier --loglevel=error)
+fi
 
 missing=()
 command -v redis-server >/dev/null || missing+=(redis-server)

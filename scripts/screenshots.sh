@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# The web inspector's pictures in docs/inspector/: the Chromium test that shows every tab with
-# something in it saves `tab-NAME.png` under target/inspector/; this runs it and copies them.
+# The web inspector's pictures in docs/inspector/: the Chromium tests that show every tab with
+# something in it (the Connect tab with three servers open, the Performance tab after a benchmark) save `tab-NAME.png` under
+# target/inspector/; this runs them and copies the pictures.
 # Needs chromium (scripts/packages.sh installs it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TARGET_DIR=${CARGO_TARGET_DIR:-target}
-cargo test --locked -q -p modelctx-cli --test it -- inspector_web::every_tab_is_shown_with_something_in_it
+cargo test --locked -q -p modelctx-cli --test it -- inspector_web::every_tab_is_shown_with_something_in_it \
+    inspector_web::the_page_connects_to_several_servers_in_either_era \
+    inspector_web::the_performance_tab_charts_latency_and_runs_a_benchmark
 mkdir -p docs/inspector
 cp "$TARGET_DIR"/inspector/tab-*.png docs/inspector/
 ls docs/inspector

@@ -8,6 +8,9 @@ mod raw;
 mod report;
 mod workload;
 
+pub(crate) use report::Report;
+pub(crate) use workload::{Workload, WorkloadKind};
+
 use std::process::{ExitCode, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -21,8 +24,6 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use crate::inspect::Target;
 use crate::inspect::exit::Failure;
 use crate::inspect::output::OutputArgs;
-use report::Report;
-use workload::{Workload, WorkloadKind};
 
 /// How long an HTTP server may take to say where it listens.
 const LISTEN_WAIT: Duration = Duration::from_secs(30);
@@ -132,20 +133,74 @@ async fn connect(args: &BenchArgs) -> Result<Connected, Failure> {
     Ok(Connected { client, pid, cold_start, http_server: None })
 }
 
+/// The latencies of the requests answered since someone last took them: what a live chart
+/// of a run reads while it goes on (the web inspector's).
+pub(crate) type Live = std::sync::Mutex<Histogram<u64>>;
+
+/// A histogram of latencies in microseconds, 3 significant figures.
+pub(crate) fn histogram() -> Histogram<u64> {
+    Histogram::<u64>::new(3).expect("3 significant figures is valid")
+}
+
+/// What one measured run sends.
+pub(crate) struct Run {
+    /// The requests.
+    pub workload: Workload,
+    /// Requests in flight at once.
+    pub concurrency: usize,
+    /// Requests sent before measuring.
+    pub warmup: u64,
+    /// Requests measured.
+    pub requests: u64,
+    /// The longest the measured window may last (positive).
+    pub max_seconds: f64,
+}
+
+/// Warms up, then measures `run` over `client`: the report (without a cold start), the
+/// server's CPU time and peak memory read from `/proc/PID` when `pid` is known. Each latency
+/// is also recorded into `live` as it comes, when given.
+pub(crate) async fn measure(
+    client: &Client,
+    run: &Run,
+    pid: Option<u32>,
+    live: Option<&Live>,
+) -> Result<Report, Failure> {
+    let far = Instant::now() + Duration::from_secs(3600);
+    load(client, &run.workload, run.concurrency, run.warmup, far, None).await?;
+    let cpu_before = pid.and_then(procfs::cpu_time);
+    let started = Instant::now();
+    let deadline = started + Duration::from_secs_f64(run.max_seconds);
+    let latencies = load(client, &run.workload, run.concurrency, run.requests, deadline, live).await?;
+    let window = started.elapsed();
+    let cpu_after = pid.and_then(procfs::cpu_time);
+    let server_cpu = cpu_before.zip(cpu_after).map(|(before, after)| after.saturating_sub(before));
+    Ok(Report::new(
+        run.workload.describe(),
+        run.concurrency,
+        client.server().version.to_string(),
+        &latencies,
+        window,
+        server_cpu,
+        pid.and_then(procfs::peak_rss),
+        None,
+    ))
+}
+
 /// Sends `count` requests with `concurrency` in flight (stopping at `deadline`); the
-/// latency of each, or the first failure.
+/// latency of each (recorded into `live` too, when given), or the first failure.
 async fn load(
     client: &Client,
     workload: &Workload,
     concurrency: usize,
     count: u64,
     deadline: Instant,
+    live: Option<&Live>,
 ) -> Result<Histogram<u64>, Failure> {
     let next = Arc::new(AtomicU64::new(0));
     let workers = (0..concurrency.max(1)).map(|_| {
         let next = Arc::clone(&next);
         async move {
-            let mut latencies = Histogram::<u64>::new(3).expect("3 significant figures is valid");
+            let mut latencies = histogram();
             loop {
                 let n = next.fetch_add(1, Ordering::Relaxed);
                 if n >= count || Instant::now() >= deadline {
@@ -156,11 +211,15 @@ async fn load(
                 let result = client.request(method, params).await?;
                 let micros = started.elapsed().as_micros().max(1);
                 workload.check(n, &result).map_err(Failure::Refused)?;
-                latencies.record(u64::try_from(micros).unwrap_or(u64::MAX)).ok();
+                let micros = u64::try_from(micros).unwrap_or(u64::MAX);
+                latencies.record(micros).ok();
+                if let Some(live) = live {
+                    live.lock().unwrap_or_else(std::sync::PoisonError::into_inner).record(micros).ok();
+                }
             }
         }
     });
-    let mut all = Histogram::<u64>::new(3).expect("3 significant figures is valid");
+    let mut all = histogram();
     for latencies in futures::future::join_all(workers).await {
         all.add(latencies?).ok();
     }
@@ -186,29 +245,16 @@ async fn bench(args: &BenchArgs) -> Result<Report, Failure> {
             None,
         ));
     }
+    let run = Run {
+        workload,
+        concurrency: args.concurrency,
+        warmup: args.warmup,
+        requests: args.requests,
+        max_seconds: args.max_seconds,
+    };
     let connected = connect(args).await?;
-    let client = &connected.client;
-    let far = Instant::now() + Duration::from_secs(3600);
-    load(client, &workload, args.concurrency, args.warmup, far).await?;
-    let cpu_before = connected.pid.and_then(procfs::cpu_time);
-    let started = Instant::now();
-    let deadline = started + Duration::from_secs_f64(args.max_seconds);
-    let latencies = load(client, &workload, args.concurrency, args.requests, deadline).await?;
-    let window = started.elapsed();
-    let cpu_after = connected.pid.and_then(procfs::cpu_time);
-    let peak_rss = connected.pid.and_then(procfs::peak_rss);
-    let server_cpu = cpu_before.zip(cpu_after).map(|(before, after)| after.saturating_sub(before));
-    let cold_start = (args.target.url.is_none()).then_some(connected.cold_start);
-    let report = Report::new(
-        workload.describe(),
-        args.concurrency,
-        client.server().version.to_string(),
-        &latencies,
-        window,
-        server_cpu,
-        peak_rss,
-        cold_start,
-    );
+    let mut report = measure(&connected.client, &run, connected.pid, None).await?;
+    report.cold_start_ms = args.target.url.is_none().then_some(connected.cold_start.as_secs_f64() * 1000.0);
     connected.client.close().await;
     if let Some(server) = connected.http_server {
         stop(server).await;

@@ -2,10 +2,12 @@
 
 use clap::ValueEnum;
 use modelctx_protocol::JsonObject;
+use serde::Deserialize;
 use serde_json::{Value, json};
 
-/// The kinds of request.
-#[derive(Clone, Copy, Debug, ValueEnum)]
+/// The kinds of request (`echo`, `add`, `list` on the command line and in the web inspector).
+#[derive(Clone, Copy, Debug, ValueEnum, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Kind {
     /// `tools/call echo` with a message of --payload bytes; the answer must echo it.
     Echo,

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 use modelctx::client::{Client, ClientHandlers, ClientOptions, EraMode, StaticBearer, StdioCommand, WireTap};
+use modelctx::host::config::HostConfig;
 use modelctx::protocol::types::{Implementation, Root};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 
@@ -82,6 +83,10 @@ pub struct Target {
     /// The server command and its arguments, after `--` (stdio).
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
+    /// Set for a target the web inspector's page gave: a config file's `${input:…}` are not
+    /// asked on the terminal, where nobody answers (the config must name their values).
+    #[arg(skip)]
+    pub unattended: bool,
 }
 
 /// `--era`.
@@ -114,6 +119,19 @@ impl Target {
             (None, Some(server)) => format!("{server:?}"),
             (None, None) => self.command.join(" "),
         }
+    }
+
+    /// The target as `modelctx`'s command line names it: `--url URL`, `--config FILE --server
+    /// NAME`, or `[--stdio-v2] -- COMMAND…` (the web inspector copies a request as a command).
+    pub fn words(&self) -> Vec<String> {
+        if let Some(url) = &self.url {
+            return vec!["--url".into(), url.clone()];
+        }
+        if let (Some(config), Some(server)) = (&self.config, &self.server) {
+            return vec!["--config".into(), config.display().to_string(), "--server".into(), server.clone()];
+        }
+        let transport = self.stdio_v2.then(|| "--stdio-v2".to_owned());
+        transport.into_iter().chain(["--".to_owned()]).chain(self.command.iter().cloned()).collect()
     }
 
     /// The same target, declaring the tasks extension.
@@ -165,7 +183,7 @@ impl Target {
                     "give --config/--server, --url or a command after --: one of them".into(),
                 ));
             }
-            return connect_configured(path, name, options).await;
+            return connect_configured(path, name, options, self.unattended).await;
         }
         match (&self.url, self.command.split_first()) {
             (Some(_), Some(_)) => Err(Failure::Usage("give either --url or a command after --, not both".into())),
@@ -241,14 +259,16 @@ fn header_map(headers: &[String]) -> Result<HeaderMap, Failure> {
     Ok(map)
 }
 
-/// Connects to the server `name` of the config file at `path`.
+/// Connects to the server `name` of the config file at `path`; its inputs are asked on the
+/// terminal unless `unattended`.
 async fn connect_configured(
     path: &std::path::Path,
     name: &str,
     options: ClientOptions,
+    unattended: bool,
 ) -> Result<Client, Failure> {
-    let config =
-        crate::config_file::load(path).map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
+    let loaded = if unattended { HostConfig::load(path) } else { crate::config_file::load(path) };
+    let config = loaded.map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
     let Some(server) = config.servers.get(name) else {
         let names: Vec<&str> = config.servers.keys().map(String::as_str).collect();
         return Err(Failure::Usage(format!(
@@ -261,8 +281,19 @@ async fn connect_configured(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+    use clap::Parser;
+
+    /// The target `words` name, as `modelctx`'s command line reads them.
+    pub(crate) fn target(words: &[&str]) -> Target {
+        #[derive(Parser)]
+        struct Line {
+            #[command(flatten)]
+            target: Target,
+        }
+        Line::parse_from(std::iter::once("modelctx").chain(words.iter().copied())).target
+    }
 
     #[test]
     fn a_refused_header_never_shows_its_value() {

@@ -129,6 +129,13 @@ impl Page {
 
     /// Sends a DevTools command and returns its result.
     async fn command(&mut self, method: &str, params: Value) -> Value {
+        let answer = self.try_command(method, params).await;
+        answer.unwrap_or_else(|error| panic!("{method}: {error}"))
+    }
+
+    /// Sends a DevTools command: its result, or its error (an evaluation in a page that is
+    /// navigating away fails so).
+    async fn try_command(&mut self, method: &str, params: Value) -> Result<Value, Value> {
         let id = self.next_id;
         self.next_id += 1;
         let request = json!({"id": id, "method": method, "params": params}).to_string();
@@ -146,8 +153,10 @@ impl Page {
         })
         .await
         .unwrap_or_else(|_| panic!("no answer to {method}"));
-        assert!(answer.get("error").is_none(), "{method}: {answer}");
-        answer["result"].clone()
+        match answer.get("error") {
+            Some(error) => Err(error.clone()),
+            None => Ok(answer["result"].clone()),
+        }
     }
 
     /// The value of a JavaScript expression in the page.
@@ -163,15 +172,19 @@ impl Page {
     }
 
     /// Waits until `expression` is true. While the page is still loading the expression may
-    /// throw (there is no `document.body` yet): that counts as "not yet", and the last thrown
-    /// error is reported if the wait runs out.
+    /// throw (there is no `document.body` yet), or the page may navigate away while it is
+    /// evaluated: that counts as "not yet", and the last thrown error is reported if the wait
+    /// runs out.
     async fn until(&mut self, what: &str, expression: &str) {
         let probe = format!(
             "(() => {{ try {{ return ({expression}) === true; }} catch (e) {{ return String(e); }} }})()"
         );
         let deadline = Instant::now() + WAIT;
         loop {
-            let seen = self.eval(&probe).await;
+            let evaluated = self
+                .try_command("Runtime.evaluate", json!({"expression": probe, "returnByValue": true}))
+                .await;
+            let seen = evaluated.map_or_else(|error| error, |result| result["result"]["value"].clone());
             if seen == json!(true) {
                 return;
             }
@@ -508,5 +521,365 @@ async fn every_tab_is_shown_with_something_in_it() {
         page.eval(&format!("document.querySelector('[data-tab={tab}]').click(); {act}")).await;
         page.until(&format!("the {tab} tab filled"), shown).await;
         page.screenshot(&format!("tab-{tab}.png")).await;
+    }
+}
+
+/// Spawning a command from the page is the most dangerous thing the inspector does, so only
+/// the page itself may ask: each request another origin (or a DNS-rebound name) could forge is
+/// refused with its reason, and its command never runs; the page's own request runs it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_forged_request_spawns_a_command() {
+    let (_inspector, url) = inspector_of(&[]);
+    let (base, token) = url.split_once("/?token=").unwrap();
+    let (base, token) = (base.to_owned(), token.to_owned());
+    let port = base.rsplit(':').next().unwrap().to_owned();
+    let scratch = tempfile::tempdir().unwrap();
+    let spawned = scratch.path().join("spawned");
+    let form = json!({"command": ["sh", "-c", format!("touch {}", spawned.display())]}).to_string();
+    let client = reqwest::Client::new();
+    let own_origin = base.clone();
+    let post = |path: &str, headers: Vec<(&'static str, String)>, content_type: &str| {
+        let mut request =
+            client.post(format!("{base}{path}")).header("content-type", content_type).body(form.clone());
+        for (name, value) in headers {
+            request = request.header(name, value);
+        }
+        request.send()
+    };
+    let servers = "/api/servers".to_owned();
+    // What each forgery is, where it goes, its headers, its body's type and the status it gets.
+    type Headers = Vec<(&'static str, String)>;
+    let forgeries: Vec<(&str, String, Headers, &str, u16)> = vec![
+        ("no token", servers.clone(), vec![("origin", own_origin.clone())], "application/json", 401),
+        (
+            "the token in the URL (a form or an image can carry one)",
+            format!("/api/servers?token={token}"),
+            vec![("origin", own_origin.clone())],
+            "application/json",
+            403,
+        ),
+        ("no Origin", servers.clone(), vec![("x-inspector-token", token.clone())], "application/json", 403),
+        (
+            "another Origin",
+            servers.clone(),
+            vec![("x-inspector-token", token.clone()), ("origin", "http://evil.example".into())],
+            "application/json",
+            403,
+        ),
+        (
+            "a DNS-rebound Host",
+            servers.clone(),
+            vec![
+                ("x-inspector-token", token.clone()),
+                ("origin", format!("http://evil.example:{port}")),
+                ("host", format!("evil.example:{port}")),
+            ],
+            "application/json",
+            421,
+        ),
+        (
+            "a browser saying another site sent it",
+            servers.clone(),
+            vec![
+                ("x-inspector-token", token.clone()),
+                ("origin", own_origin.clone()),
+                ("sec-fetch-site", "cross-site".into()),
+            ],
+            "application/json",
+            403,
+        ),
+        (
+            "a body a form can send (text/plain)",
+            servers.clone(),
+            vec![("x-inspector-token", token.clone()), ("origin", own_origin.clone())],
+            "text/plain",
+            415,
+        ),
+    ];
+    for (forgery, path, headers, content_type, status) in forgeries {
+        let answer = post(&path, headers, content_type).await.unwrap();
+        assert_eq!(answer.status().as_u16(), status, "{forgery}: {:?}", answer.text().await);
+    }
+    // A CORS preflight from another origin is never granted.
+    let preflight = client
+        .request(reqwest::Method::OPTIONS, format!("{base}/api/servers"))
+        .header("origin", "http://evil.example")
+        .header("access-control-request-method", "POST")
+        .header("access-control-request-headers", "x-inspector-token, content-type")
+        .send()
+        .await
+        .unwrap();
+    assert!(preflight.headers().get("access-control-allow-origin").is_none(), "{preflight:?}");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(!spawned.exists(), "a forged request spawned its command");
+    let listed = client.get(format!("{base}/api/servers")).header("x-inspector-token", &token).send();
+    let listed: Value = serde_json::from_str(&listed.await.unwrap().text().await.unwrap()).unwrap();
+    assert_eq!(listed["servers"], json!([]), "{listed}");
+
+    // The page's own request: the command runs (it is no MCP server, so the connection fails).
+    let answer = post(
+        "/api/servers",
+        vec![("x-inspector-token", token.clone()), ("origin", own_origin)],
+        "application/json",
+    )
+    .await
+    .unwrap();
+    assert_eq!(answer.status(), 200);
+    let deadline = Instant::now() + WAIT;
+    while !spawned.exists() {
+        assert!(Instant::now() < deadline, "the page's own request did not spawn its command");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// The Connect tab: with no server on the command line the page opens on it; a command (stdio
+/// `serve everything`, 2025-11-25 asked for), a URL (`serve everything --http`, 2026-07-28) and
+/// a server of a host config file open side by side, each in the era asked for; the header
+/// switches between them and closes one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_connects_to_several_servers_in_either_era() {
+    let mut command = Command::new(bin());
+    command.args(["serve", "everything", "--http", "127.0.0.1:0"]).stdin(Stdio::null());
+    let http = crate::support::http::HttpServer::start(command);
+    let scratch = tempfile::tempdir().unwrap();
+    let config = scratch.path().join("mcp.json");
+    let servers = json!({"mcpServers": {"configured": {"command": bin(), "args": ["serve", "everything"]}}});
+    std::fs::write(&config, servers.to_string()).unwrap();
+
+    let (_inspector, url) = inspector_of(&[]);
+    let (_browser, _profile, mut page) = browse(&url).await;
+    page.until("the connect tab", "document.body.dataset.ready === 'no-server'").await;
+    assert_eq!(page.eval("document.querySelector('#tab-connect').hidden").await, json!(false));
+
+    let shown = |id: u32| {
+        format!(
+            "new URLSearchParams(location.search).get('server') === '{id}' && document.body.dataset.ready === 'true'"
+        )
+    };
+    let connect = |kind: &str, fill: String, era: &str| {
+        format!(
+            "document.querySelector('[data-tab=connect]').click();
+             document.querySelector('input[name=connect-kind][value={kind}]').click();
+             {fill}
+             document.querySelector('#connect-era').value = '{era}';
+             document.querySelector('#connect-open').click();"
+        )
+    };
+    page.eval(&connect(
+        "command",
+        format!(
+            "document.querySelector('#connect-program').value = {:?};
+             document.querySelector('#connect-args').value = 'serve\\neverything';",
+            bin()
+        ),
+        "2025-11-25",
+    ))
+    .await;
+    page.until("the stdio server", &shown(1)).await;
+    let header = page.eval("document.querySelector('#server').textContent").await;
+    assert!(header.as_str().unwrap().contains("· 2025-11-25 ·"), "{header}");
+
+    page.eval(&connect(
+        "url",
+        format!("document.querySelector('#connect-url').value = {:?};", http.url()),
+        "2026-07-28",
+    ))
+    .await;
+    page.until("the HTTP server", &shown(2)).await;
+    let header = page.eval("document.querySelector('#server').textContent").await;
+    assert!(header.as_str().unwrap().contains(&format!("· 2026-07-28 · {}", http.url())), "{header}");
+
+    page.eval(&format!(
+        "document.querySelector('[data-tab=connect]').click();
+         document.querySelector('input[name=connect-kind][value=config]').click();
+         document.querySelector('#connect-config').value = {:?};
+         document.querySelector('#connect-read').click();",
+        config.display().to_string()
+    ))
+    .await;
+    page.until(
+        "the config's servers",
+        "document.querySelector('#connect-server option[value=configured]') !== null",
+    )
+    .await;
+    page.eval("document.querySelector('#connect-era').value = 'auto'; document.querySelector('#connect-open').click();")
+        .await;
+    page.until("the configured server", &shown(3)).await;
+    let choices =
+        page.eval("[...document.querySelectorAll('#server-choice option')].map(o => o.textContent)").await;
+    assert_eq!(choices.as_array().unwrap().len(), 3, "{choices}");
+    assert!(choices[2].as_str().unwrap().contains("configured"), "{choices}");
+    page.eval("document.querySelector('[data-tab=connect]').click()").await;
+    page.screenshot("tab-connect.png").await;
+
+    // Back to the first: it stayed open, in its era.
+    page.eval(
+        "const choice = document.querySelector('#server-choice');
+         choice.value = '1'; choice.dispatchEvent(new Event('change'));",
+    )
+    .await;
+    page.until("the first server again", &shown(1)).await;
+    let header = page.eval("document.querySelector('#server').textContent").await;
+    assert!(header.as_str().unwrap().contains("· 2025-11-25 ·"), "{header}");
+    page.eval("document.querySelector('#server-close').click()").await;
+    page.until("the next open server", &shown(2)).await;
+    let left = page.eval("document.querySelectorAll('#server-choice option').length").await;
+    assert_eq!(left, json!(2));
+}
+
+/// The Performance tab: the session's requests charted by latency, and `modelctx bench` run
+/// from the page against the same server over a connection of its own — its throughput and
+/// percentiles drawn as they come, its report at the end, and none of its load in the
+/// session's message log.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_performance_tab_charts_latency_and_runs_a_benchmark() {
+    let mut target = vec!["--".to_owned()];
+    target.extend([bin(), "serve", "everything"].map(str::to_owned));
+    let (_inspector, url) = inspector_of(&target);
+    let (_browser, _profile, mut page) = browse(&url).await;
+    page.until("the server's tools", "document.body.dataset.ready === 'true'").await;
+    page.eval("document.querySelector('[data-tab=performance]').click()").await;
+    page.until("the session's latencies", "document.querySelectorAll('#latency-chart rect').length > 0")
+        .await;
+    let summary = page.eval("document.querySelector('#latency-summary').textContent").await;
+    assert!(summary.as_str().unwrap().contains("answered · median"), "{summary}");
+
+    let logged = "document.querySelectorAll('#messages tbody tr').length";
+    let before = page.eval(logged).await.as_u64().unwrap();
+    page.eval(
+        "document.querySelector('#bench-workload').value = 'list';
+         document.querySelector('#bench-concurrency').value = '4';
+         document.querySelector('#bench-requests').value = '3000';
+         document.querySelector('#bench-seconds').value = '20';
+         document.querySelector('#bench-run').click();",
+    )
+    .await;
+    page.until("the report", "document.querySelector('#bench-result').textContent.includes('req/s')").await;
+    let report = page.eval("document.querySelector('#bench-result').textContent").await;
+    assert!(report.as_str().unwrap().starts_with("3000 requests (tools/list, 4 in flight"), "{report}");
+    let points = page.eval("document.querySelectorAll('#bench-throughput polyline').length").await;
+    assert_eq!(points, json!(1), "the throughput is drawn");
+    let after = page.eval(logged).await.as_u64().unwrap();
+    assert!(
+        after - before < 10,
+        "the benchmark's load went over its own connection: {before} → {after} messages"
+    );
+    page.screenshot("tab-performance.png").await;
+}
+
+/// axe-core, the accessibility checker, as `scripts/packages.sh` installs it (`MODELCTX_AXE`
+/// names another copy of `axe.min.js`).
+fn axe_source() -> String {
+    let path = std::env::var("MODELCTX_AXE").map(PathBuf::from).unwrap_or_else(|_| {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/browser/node_modules/axe-core/axe.min.js")
+    });
+    std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e}: install it with scripts/packages.sh", path.display()))
+}
+
+/// Every tab passes an accessibility check: axe-core, loaded into the page, finds no serious or
+/// critical violation on the Connect tab, the Server tab (with a server's experimental panels),
+/// a tool's form, a resource read, a prompt chosen, the message log, the notifications and the
+/// Performance tab.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_tab_passes_an_accessibility_check() {
+    let axe = axe_source();
+    let mut target = vec!["--".to_owned()];
+    target.extend([bin(), "serve", "--experimental", "everything"].map(str::to_owned));
+    let (_inspector, url) = inspector_of(&target);
+    let (_browser, _profile, mut page) = browse(&url).await;
+    page.until("the server's tools", "document.body.dataset.ready === 'true'").await;
+    page.eval(&format!("{axe}\n;true")).await;
+    let tabs = [
+        ("connect", ""),
+        ("overview", ""),
+        ("tools", "document.querySelector('#tool-list li[data-name=\"add\"]').click();"),
+        ("resources", "document.querySelector('#resource-list li[data-name]').click();"),
+        ("prompts", "document.querySelector('#prompt-list li[data-name]').click();"),
+        ("messages", ""),
+        ("notifications", ""),
+        ("performance", ""),
+    ];
+    for (tab, act) in tabs {
+        page.eval(&format!("document.querySelector('[data-tab={tab}]').click(); {act} true")).await;
+        let serious = page
+            .eval(
+                "axe.run(document, {resultTypes: ['violations']}).then(found => found.violations
+                   .filter(v => v.impact === 'serious' || v.impact === 'critical')
+                   .map(v => ({rule: v.id, impact: v.impact, help: v.help,
+                               where: v.nodes.slice(0, 5).map(n => n.target.join(' '))})))",
+            )
+            .await;
+        assert_eq!(serious, json!([]), "the {tab} tab: {serious:#}");
+    }
+}
+
+/// Completion while typing and a followed resource, in both eras: a prompt's argument and a
+/// resource template's variable offer the server's completions (`completion/complete`) as they
+/// are typed, the template's URI made from its fields; a resource followed from the page
+/// (`subscriptions/listen` in 2026-07-28, `resources/subscribe` in 2025-11-25) is counted and
+/// read again each time a tool changes it, and stops being followed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn completion_while_typing_and_a_followed_resource_in_either_era() {
+    for era in ["modern", "legacy"] {
+        let mut target = vec!["--era".to_owned(), era.to_owned(), "--".to_owned()];
+        target.extend([bin(), "serve", "everything"].map(str::to_owned));
+        let (_inspector, url) = inspector_of(&target);
+        let (_browser, _profile, mut page) = browse(&url).await;
+        page.until("the server's tools", "document.body.dataset.ready === 'true'").await;
+        let typing = |field: &str, text: &str| {
+            format!(
+                "{{ const input = document.querySelector('{field}');
+                   input.value = '{text}'; input.dispatchEvent(new Event('input')); }}"
+            )
+        };
+
+        page.eval("document.querySelector('[data-tab=prompts]').click();
+                   document.querySelector('#prompt-list li[data-name=\"test_prompt_with_arguments\"]').click();")
+            .await;
+        page.eval(&typing("#prompt-fields input[name=arg1]", "testV")).await;
+        let offered = "[...document.querySelector('#prompt-fields input[name=arg1]').list.options].map(o => o.value).join(',')";
+        page.until("the prompt's completions", &format!("{offered} === 'testValue1,testValue2'")).await;
+
+        page.eval("document.querySelector('[data-tab=resources]').click();
+                   document.querySelector('#template-list li[data-name=\"test://template/{id}/data\"]').click();")
+            .await;
+        page.eval(&typing("#template-fields input[name=id]", "4")).await;
+        let offered = "[...document.querySelector('#template-fields input[name=id]').list.options].map(o => o.value).join(',')";
+        page.until("the template's completions", &format!("{offered} === '42'")).await;
+        assert_eq!(
+            page.eval("document.querySelector('#read-uri').value").await,
+            "test://template/4/data",
+            "{era}"
+        );
+
+        page.eval(
+            "document.querySelector('#resource-list li[data-name=\"test://watched-resource\"]').click()",
+        )
+        .await;
+        page.until("the follow button", "!document.querySelector('#resource-follow').hidden").await;
+        page.eval("document.querySelector('#resource-follow').click()").await;
+        page.until("the followed resource", "document.querySelectorAll('#followed li').length === 1").await;
+        let before = page.eval("document.querySelector('#resource-result').textContent").await;
+        page.eval("document.querySelector('[data-tab=tools]').click();
+                   document.querySelector('#tool-list li[data-name=\"test_trigger_resource_update\"]').click();
+                   document.querySelector('#tool-call').click();")
+            .await;
+        page.until(
+            "the update counted",
+            "document.querySelector('#followed li').textContent.includes('1 update(s)')",
+        )
+        .await;
+        page.until(
+            "the resource read again",
+            &format!("document.querySelector('#resource-result').textContent !== {before}"),
+        )
+        .await;
+        page.eval(
+            "document.querySelector('[data-tab=resources]').click();
+                   document.querySelector('#followed li button').click();",
+        )
+        .await;
+        page.until("no resource followed", "document.querySelector('#followed-box').hidden").await;
     }
 }

@@ -1,19 +1,23 @@
-//! The page's API: JSON over HTTP for what it asks (`/api/tools`, `/api/tools/call`, …) and a
-//! server-sent event stream for what happens (`/api/events`). A request the server refuses is
-//! answered `200` with `{"error": …}` — the refusal is what the page shows — and one that
-//! cannot be made (not connected yet, a malformed body) with a 4xx status.
+//! The page's API: the servers open (`/api/servers`: listed, opened, closed) and, for each,
+//! JSON over HTTP for what the page asks (`/api/servers/{server}/tools`, `…/tools/call`, …)
+//! and a server-sent event stream for what happens (`…/events`; `…` is
+//! `/api/servers/{server}` in the docs below). A request the server refuses
+//! is answered `200` with `{"error": …}` — the refusal is what the page shows — and one that
+//! cannot be made (no such server, not connected yet, a malformed body) with a 4xx status.
 
 use std::convert::Infallible;
 use std::sync::Arc;
 
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::{FromRequestParts, Path, State};
 use axum::http::StatusCode;
+use axum::http::request::Parts;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use futures::{Stream, StreamExt as _};
 use modelctx::client::Client;
 use modelctx::client::cards::{CardFetcher, card_url};
+use modelctx::protocol::Era;
 use modelctx::protocol::http_lists::ListKind;
 use modelctx::protocol::server_card::EXTENSION_ID;
 use modelctx::protocol::types::{ElicitAction, ElicitValue, LoggingLevel};
@@ -23,19 +27,105 @@ use serde_json::{Value, json};
 use tokio::sync::broadcast::error::RecvError;
 
 use super::Inspector;
+use super::bench::{self, BenchForm};
+use super::servers::{ConnectForm, MAX_SERVERS, configured};
 use super::session::Session;
+use super::subscriptions::{MAX_SUBSCRIPTIONS, Refused};
 
 type Shared = State<Arc<Inspector>>;
 
+/// A refusal the page shows: `status`, and `{"error": why}`.
+fn refused(status: StatusCode, why: impl Into<String>) -> Response {
+    (status, Json(json!({"error": why.into()}))).into_response()
+}
+
+/// The server a request names (`…/…`): `404` when none is open under it.
+pub struct Served(Arc<Session>);
+
+/// The path's server number.
+#[derive(Deserialize)]
+pub struct ServerPath {
+    server: u64,
+}
+
+impl FromRequestParts<Arc<Inspector>> for Served {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, inspector: &Arc<Inspector>) -> Result<Self, Response> {
+        let Path(ServerPath { server }) = Path::<ServerPath>::from_request_parts(parts, inspector)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        let session = inspector.servers.get(server);
+        session
+            .map(Served)
+            .ok_or_else(|| refused(StatusCode::NOT_FOUND, format!("no server {server} is open")))
+    }
+}
+
+/// `GET /api/servers`: each open server's number, target and state.
+pub async fn servers(State(inspector): Shared) -> Json<Value> {
+    Json(json!({"servers": inspector.servers.list(), "max": MAX_SERVERS}))
+}
+
+/// `POST /api/servers`: opens the server the connect form names (`{"id": N}`; connecting goes
+/// on in the background); `400` for a form that names none, `429` when enough are open.
+pub async fn open(State(inspector): Shared, Json(form): Json<ConnectForm>) -> Response {
+    let target = match form.target() {
+        Ok(target) => target,
+        Err(why) => return refused(StatusCode::BAD_REQUEST, why),
+    };
+    match inspector.servers.open(target) {
+        Some(id) => Json(json!({"id": id})).into_response(),
+        None => refused(
+            StatusCode::TOO_MANY_REQUESTS,
+            format!("{MAX_SERVERS} servers are open, the most at once: close one first"),
+        ),
+    }
+}
+
+/// `DELETE /api/servers/{server}`: closes it (a spawned server ends).
+pub async fn close(State(inspector): Shared, Path(ServerPath { server }): Path<ServerPath>) -> StatusCode {
+    if inspector.servers.close(server) { StatusCode::NO_CONTENT } else { StatusCode::NOT_FOUND }
+}
+
+/// What `POST /api/config` takes: a host config file's path.
+#[derive(Deserialize)]
+pub struct ConfigFile {
+    path: std::path::PathBuf,
+}
+
+/// `POST /api/config`: the servers a host config file names, to connect one.
+pub async fn config(Json(file): Json<ConfigFile>) -> Response {
+    match configured(&file.path) {
+        Ok(servers) => Json(json!({"result": servers})).into_response(),
+        Err(why) => Json(json!({"error": why})).into_response(),
+    }
+}
+
+/// `POST …/bench`: starts `modelctx bench` against the server (`202`; its progress and report
+/// come as events); `400` for a run out of bounds, `409` while one runs.
+pub async fn bench(Served(session): Served, Json(form): Json<BenchForm>) -> Response {
+    match form.run() {
+        Err(why) => refused(StatusCode::BAD_REQUEST, why),
+        Ok(run) => {
+            if bench::start(&session, run) {
+                StatusCode::ACCEPTED.into_response()
+            } else {
+                refused(StatusCode::CONFLICT, "a benchmark of this server is running: wait for its report")
+            }
+        }
+    }
+}
+
 /// What `work` answers with the connection, or the status that says why there is none.
-async fn with_client<Fut>(inspector: &Inspector, work: impl FnOnce(Arc<Client>) -> Fut) -> Response
+async fn with_client<Fut>(session: &Session, work: impl FnOnce(Arc<Client>) -> Fut) -> Response
 where
     Fut: std::future::Future<Output = Response>,
 {
-    match inspector.session.client() {
+    match session.client() {
         Some(Ok(client)) => work(client).await,
-        Some(Err(why)) => (StatusCode::BAD_GATEWAY, Json(json!({"error": why}))).into_response(),
-        None => (StatusCode::SERVICE_UNAVAILABLE, Json(json!({"error": "still connecting"}))).into_response(),
+        Some(Err(why)) => refused(StatusCode::BAD_GATEWAY, why),
+        None => refused(StatusCode::SERVICE_UNAVAILABLE, "still connecting"),
     }
 }
 
@@ -47,17 +137,18 @@ fn answer<T: serde::Serialize>(outcome: Result<T, modelctx::client::ClientError>
     }
 }
 
-/// `GET /api/session`: the target, the connection's state, and the server's discover (or
-/// initialize) result.
-pub async fn session(State(inspector): Shared) -> Json<Value> {
-    let target = &inspector.session.target;
-    Json(match inspector.session.client() {
-        None => json!({"target": target, "state": "connecting"}),
-        Some(Err(why)) => json!({"target": target, "state": "failed", "error": why}),
+/// `GET /api/servers/{server}`: the target (and its words on `modelctx`'s command line), the
+/// connection's state, and the server's discover (or initialize) result.
+pub async fn session(Served(session): Served) -> Json<Value> {
+    let (target, words) = (&session.target, &session.words);
+    Json(match session.client() {
+        None => json!({"target": target, "words": words, "state": "connecting"}),
+        Some(Err(why)) => json!({"target": target, "words": words, "state": "failed", "error": why}),
         Some(Ok(client)) => {
             let server = client.server();
             json!({
                 "target": target,
+                "words": words,
                 "state": "connected",
                 "era": format!("{:?}", client.era()),
                 "transport": client.transport(),
@@ -70,12 +161,12 @@ pub async fn session(State(inspector): Shared) -> Json<Value> {
     })
 }
 
-/// `GET /api/card`: the server's card (server cards, experimental) when the target is a URL
+/// `GET …/card`: the server's card (server cards, experimental) when the target is a URL
 /// and the server declares the extension — the card, where it was read, and where it and the
 /// live server disagree; `null` otherwise.
-pub async fn card(State(inspector): Shared) -> Response {
-    let endpoint = inspector.endpoint.clone();
-    with_client(&inspector, |client| async move {
+pub async fn card(Served(session): Served) -> Response {
+    let endpoint = session.endpoint().map(str::to_owned);
+    with_client(&session, |client| async move {
         let declared =
             client.server().capabilities.extensions.as_ref().is_some_and(|e| e.contains_key(EXTENSION_ID));
         let Some(endpoint) = endpoint.filter(|_| declared) else {
@@ -103,15 +194,21 @@ pub async fn card(State(inspector): Shared) -> Response {
     .await
 }
 
-/// `GET /api/list-over-get/{list}` (`tools`, `prompts`, …): the first page of a list fetched
+/// The path's list.
+#[derive(Deserialize)]
+pub struct ListPath {
+    list: String,
+}
+
+/// `GET …/list-over-get/{list}` (`tools`, `prompts`, …): the first page of a list fetched
 /// over HTTP GET (lists over GET, experimental) — the result and whether the server answered
 /// `304` to the tag the inspector kept from the last time.
-pub async fn list_over_get(State(inspector): Shared, Path(list): Path<String>) -> Response {
+pub async fn list_over_get(Served(session): Served, Path(ListPath { list }): Path<ListPath>) -> Response {
     let Some(kind) = ListKind::from_selector(&list) else {
         let why = format!("{list:?} is not a list (tools, prompts, resources, resource-templates)");
-        return (StatusCode::BAD_REQUEST, Json(json!({"error": why}))).into_response();
+        return refused(StatusCode::BAD_REQUEST, why);
     };
-    with_client(&inspector, |client| async move {
+    with_client(&session, |client| async move {
         answer(
             client
                 .list_over_get(kind, None)
@@ -122,7 +219,7 @@ pub async fn list_over_get(State(inspector): Shared, Path(list): Path<String>) -
     .await
 }
 
-/// What `POST /api/request` takes: any request the page sends again (the history's replay).
+/// What `POST …/request` takes: any request the page sends again (the history's replay).
 #[derive(Deserialize)]
 pub struct Replayed {
     method: String,
@@ -130,19 +227,19 @@ pub struct Replayed {
     params: Value,
 }
 
-/// `POST /api/request`: sends `method` with `params` (the era's `_meta` added by the client),
+/// `POST …/request`: sends `method` with `params` (the era's `_meta` added by the client),
 /// answering with the server's raw result or its refusal.
-pub async fn request(State(inspector): Shared, Json(replayed): Json<Replayed>) -> Response {
-    with_client(&inspector, |client| async move {
+pub async fn request(Served(session): Served, Json(replayed): Json<Replayed>) -> Response {
+    with_client(&session, |client| async move {
         answer(client.request(replayed.method.as_str(), replayed.params).await)
     })
     .await
 }
 
-/// `POST /api/ping`: how long the server takes to answer `ping` (`server/discover` in
+/// `POST …/ping`: how long the server takes to answer `ping` (`server/discover` in
 /// 2026-07-28, which has no `ping`).
-pub async fn ping(State(inspector): Shared) -> Response {
-    with_client(&inspector, |client| async move {
+pub async fn ping(Served(session): Served) -> Response {
+    with_client(&session, |client| async move {
         let started = std::time::Instant::now();
         let pinged = client.ping().await;
         answer(pinged.map(|()| json!({"milliseconds": started.elapsed().as_secs_f64() * 1000.0})))
@@ -150,27 +247,27 @@ pub async fn ping(State(inspector): Shared) -> Response {
     .await
 }
 
-/// What `POST /api/log-level` takes.
+/// What `POST …/log-level` takes.
 #[derive(Deserialize)]
 pub struct LogLevel {
     level: LoggingLevel,
 }
 
-/// `POST /api/log-level`: asks for the server's log messages at `level` and above (each
+/// `POST …/log-level`: asks for the server's log messages at `level` and above (each
 /// 2026-07-28 request carries it; a 2025-11-25 session sets it with `logging/setLevel`).
-pub async fn log_level(State(inspector): Shared, Json(wanted): Json<LogLevel>) -> Response {
-    with_client(&inspector, |client| async move {
+pub async fn log_level(Served(session): Served, Json(wanted): Json<LogLevel>) -> Response {
+    with_client(&session, |client| async move {
         answer(client.set_log_level(wanted.level).await.map(|()| json!({"level": wanted.level})))
     })
     .await
 }
 
-/// `GET /api/tools`.
-pub async fn tools(State(inspector): Shared) -> Response {
-    with_client(&inspector, |client| async move { answer(client.list_tools().await) }).await
+/// `GET …/tools`.
+pub async fn tools(Served(session): Served) -> Response {
+    with_client(&session, |client| async move { answer(client.list_tools().await) }).await
 }
 
-/// What `POST /api/tools/call` takes.
+/// What `POST …/tools/call` takes.
 #[derive(Deserialize)]
 pub struct ToolCall {
     name: String,
@@ -178,10 +275,10 @@ pub struct ToolCall {
     arguments: Value,
 }
 
-/// `POST /api/tools/call`: the call, its progress reported as events.
-pub async fn call_tool(State(inspector): Shared, Json(call): Json<ToolCall>) -> Response {
-    let session = Arc::clone(&inspector.session);
-    with_client(&inspector, |client| async move { call_reporting(&session, &client, call).await }).await
+/// `POST …/tools/call`: the call, its progress reported as events.
+pub async fn call_tool(Served(session): Served, Json(call): Json<ToolCall>) -> Response {
+    let reporting = Arc::clone(&session);
+    with_client(&session, |client| async move { call_reporting(&reporting, &client, call).await }).await
 }
 
 /// Calls the tool, its progress reported as events.
@@ -200,9 +297,9 @@ async fn call_reporting(session: &Arc<Session>, client: &Client, call: ToolCall)
     }))
 }
 
-/// `GET /api/resources`: the resources and the templates.
-pub async fn resources(State(inspector): Shared) -> Response {
-    with_client(&inspector, |client| async move {
+/// `GET …/resources`: the resources and the templates.
+pub async fn resources(Served(session): Served) -> Response {
+    with_client(&session, |client| async move {
         let listed = async {
             let resources = client.list_resources().await?;
             let templates = client.list_resource_templates().await?;
@@ -213,23 +310,62 @@ pub async fn resources(State(inspector): Shared) -> Response {
     .await
 }
 
-/// What `POST /api/resources/read` takes.
+/// What `POST …/resources/read` takes.
 #[derive(Deserialize)]
 pub struct Read {
     uri: String,
 }
 
-/// `POST /api/resources/read`.
-pub async fn read_resource(State(inspector): Shared, Json(read): Json<Read>) -> Response {
-    with_client(&inspector, |client| async move { answer(client.read_resource(&read.uri).await) }).await
+/// `POST …/resources/read`.
+pub async fn read_resource(Served(session): Served, Json(read): Json<Read>) -> Response {
+    with_client(&session, |client| async move { answer(client.read_resource(&read.uri).await) }).await
 }
 
-/// `GET /api/prompts`.
-pub async fn prompts(State(inspector): Shared) -> Response {
-    with_client(&inspector, |client| async move { answer(client.list_prompts().await) }).await
+/// `POST …/resources/subscribe`: follows the resource (`{"result": {"uris": [...]}}` once the
+/// server acknowledged it); each update comes as a `resource-updated` event.
+pub async fn subscribe(Served(session): Served, Json(read): Json<Read>) -> Response {
+    let following = Arc::clone(&session);
+    with_client(&session, |client| async move {
+        match following.subscriptions.follow(&following, client, read.uri.clone()).await {
+            Ok(()) => Json(json!({"result": {"uris": following.subscriptions.uris()}})).into_response(),
+            Err(Refused::Already) => {
+                refused(StatusCode::CONFLICT, format!("{} is followed already", read.uri))
+            }
+            Err(Refused::Full) => refused(
+                StatusCode::TOO_MANY_REQUESTS,
+                format!("{MAX_SUBSCRIPTIONS} resources are followed, the most at once: stop one first"),
+            ),
+            Err(Refused::Server(why)) => Json(json!({"error": why})).into_response(),
+        }
+    })
+    .await
 }
 
-/// What `POST /api/prompts/get` takes.
+/// `POST …/resources/unsubscribe`: stops following the resource (a 2025-11-25 session also
+/// sends `resources/unsubscribe`); `404` when it was not followed.
+pub async fn unsubscribe(Served(session): Served, Json(read): Json<Read>) -> Response {
+    if !session.subscriptions.end(&read.uri) {
+        return refused(StatusCode::NOT_FOUND, format!("{} is not followed", read.uri));
+    }
+    let following = Arc::clone(&session);
+    with_client(&session, |client| async move {
+        if client.era() == Era::Legacy {
+            let unsubscribed = client.request("resources/unsubscribe", json!({"uri": read.uri})).await;
+            if let Err(error) = unsubscribed {
+                return Json(json!({"error": error.to_string()})).into_response();
+            }
+        }
+        Json(json!({"result": {"uris": following.subscriptions.uris()}})).into_response()
+    })
+    .await
+}
+
+/// `GET …/prompts`.
+pub async fn prompts(Served(session): Served) -> Response {
+    with_client(&session, |client| async move { answer(client.list_prompts().await) }).await
+}
+
+/// What `POST …/prompts/get` takes.
 #[derive(Deserialize)]
 pub struct GetPrompt {
     name: String,
@@ -237,14 +373,19 @@ pub struct GetPrompt {
     arguments: Value,
 }
 
-/// `POST /api/prompts/get`.
-pub async fn get_prompt(State(inspector): Shared, Json(get): Json<GetPrompt>) -> Response {
+/// `POST …/prompts/get`.
+pub async fn get_prompt(Served(session): Served, Json(get): Json<GetPrompt>) -> Response {
     let arguments = if get.arguments.is_null() { json!({}) } else { get.arguments };
-    with_client(&inspector, |client| async move { answer(client.get_prompt(&get.name, arguments).await) })
-        .await
+    with_client(&session, |client| async move { answer(client.get_prompt(&get.name, arguments).await) }).await
 }
 
-/// What `POST /api/elicitations/{id}` takes: what the person did, and the form's values.
+/// The path's question number.
+#[derive(Deserialize)]
+pub struct Question {
+    id: u64,
+}
+
+/// What `POST …/elicitations/{id}` takes: what the person did, and the form's values.
 #[derive(Deserialize)]
 pub struct ElicitationAnswer {
     action: ElicitAction,
@@ -252,21 +393,21 @@ pub struct ElicitationAnswer {
     content: Option<std::collections::BTreeMap<String, ElicitValue>>,
 }
 
-/// `POST /api/elicitations/{id}`: `404` when no elicitation waits under that id.
+/// `POST …/elicitations/{id}`: `404` when no elicitation waits under that id.
 pub async fn answer_elicitation(
-    State(inspector): Shared,
-    Path(id): Path<u64>,
+    Served(session): Served,
+    Path(Question { id }): Path<Question>,
     Json(given): Json<ElicitationAnswer>,
 ) -> StatusCode {
     let content = given.content.filter(|_| given.action == ElicitAction::Accept);
-    if inspector.session.answer(id, ElicitResult { action: given.action, content }) {
+    if session.answer(id, ElicitResult { action: given.action, content }) {
         StatusCode::NO_CONTENT
     } else {
         StatusCode::NOT_FOUND
     }
 }
 
-/// What `POST /api/samplings/{id}` takes: the person's answer as the model; none, or only
+/// What `POST …/samplings/{id}` takes: the person's answer as the model; none, or only
 /// blanks, declines.
 #[derive(Deserialize)]
 pub struct SamplingAnswer {
@@ -274,19 +415,19 @@ pub struct SamplingAnswer {
     text: Option<String>,
 }
 
-/// `POST /api/samplings/{id}`: `404` when no sampling request waits under that id.
+/// `POST …/samplings/{id}`: `404` when no sampling request waits under that id.
 pub async fn answer_sampling(
-    State(inspector): Shared,
-    Path(id): Path<u64>,
+    Served(session): Served,
+    Path(Question { id }): Path<Question>,
     Json(given): Json<SamplingAnswer>,
 ) -> StatusCode {
     let text = given.text.filter(|text| !text.trim().is_empty());
-    if inspector.session.answer_sampling(id, text) { StatusCode::NO_CONTENT } else { StatusCode::NOT_FOUND }
+    if session.answer_sampling(id, text) { StatusCode::NO_CONTENT } else { StatusCode::NOT_FOUND }
 }
 
-/// `GET /api/events`: every event so far, then each as it happens.
-pub async fn events(State(inspector): Shared) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
-    let (history, live) = inspector.session.subscribe();
+/// `GET …/events`: every event so far, then each as it happens.
+pub async fn events(Served(session): Served) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
+    let (history, live) = session.subscribe();
     let live = futures::stream::unfold(live, |mut live| async move {
         match live.recv().await {
             Ok(event) => Some((event, live)),

@@ -1,16 +1,22 @@
 //! `modelctx inspect --web 127.0.0.1:PORT [target]`: a web page, served by this binary (its
-//! assets are compiled in; nothing runs Node), to look at one server: its discover or
-//! initialize result, its tools called from forms made of their input schemas, its resources
-//! and prompts, its elicitations answered in the page, and every JSON-RPC message of the
-//! session as it happens.
+//! assets are compiled in; nothing runs Node), to look at servers: connected from the page (a
+//! command, a URL or a config file's server, in either era; several at once) or named on the
+//! command line; their discover or initialize results, tools called from forms made of their
+//! input schemas, resources and prompts, elicitations and sampling requests answered in the
+//! page, and every JSON-RPC message of each session as it happens.
 //!
 //! The page and its API are bound to loopback only and open only with the random token in
 //! the URL printed on the first line of standard output (the MCP Inspector's own
-//! vulnerability was an unauthenticated local proxy): a page of another origin cannot guess
-//! it, so neither cross-site requests nor DNS rebinding reach the server the inspector drives.
+//! vulnerability was an unauthenticated local proxy); what else a request must show is
+//! [`gate`]'s: a page of another origin can neither guess the token nor forge the page's own
+//! requests, so neither cross-site requests nor DNS rebinding spawn anything.
 
 mod api;
+mod bench;
+mod gate;
+mod servers;
 mod session;
+mod subscriptions;
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -18,21 +24,23 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::{Request, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, header};
 use axum::middleware::{self, Next};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
 use clap::Args;
 
 use super::Target;
-use crate::run_token::{random_token, same};
-use session::Session;
+use crate::run_token::random_token;
+use gate::Gate;
+use servers::Servers;
 
 /// Arguments of `modelctx inspect`.
 #[derive(Args)]
 pub struct InspectArgs {
     /// Serve the inspector's page at http://ADDR/ (a loopback address; port 0 picks a free
-    /// one); the URL to open, with its token, is the first line of standard output.
+    /// one); the URL to open, with its token, is the first line of standard output. A server
+    /// named here is open when the page opens; the page connects to others.
     #[arg(long, value_name = "ADDR")]
     web: SocketAddr,
     #[command(flatten)]
@@ -41,11 +49,10 @@ pub struct InspectArgs {
 
 /// What every request of the page shares.
 struct Inspector {
-    session: Arc<Session>,
-    /// The Streamable HTTP endpoint driven, when the target is a URL: where its card is.
-    endpoint: Option<String>,
-    /// The secret the page's URL carries, 32 random bytes in hex.
-    token: String,
+    /// The servers open.
+    servers: Servers,
+    /// Who may use them.
+    gate: Gate,
 }
 
 const INDEX: &str = include_str!("assets/index.html");
@@ -77,28 +84,20 @@ pub fn run(args: &InspectArgs) -> ExitCode {
 async fn serve(args: &InspectArgs) -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::bind(args.web).await?;
     let address = listener.local_addr()?;
-    let token = random_token()?;
-    let session = Session::new(args.target.describe());
-    let endpoint = args.target.url.clone();
-    let inspector = Arc::new(Inspector { session: Arc::clone(&session), endpoint, token });
+    let gate = Gate::new(random_token()?, address);
     // The first line of standard output, for a person to open and for scripts to read.
-    println!("http://{address}/?token={}", inspector.token);
-    let target = args.target.clone();
-    tokio::spawn(async move {
-        let handlers = session.handlers();
-        let tap = session.tap();
-        let connected = session
-            .connect(async { target.connect_tapped(handlers, Some(tap)).await.map_err(|e| e.to_string()) });
-        if let Ok(client) = connected.await {
-            api::forward_notifications(&session, client);
-        }
-    });
+    println!("http://{address}/?token={}", gate.token());
+    let inspector = Arc::new(Inspector { servers: Servers::default(), gate });
+    let target = &args.target;
+    if target.url.is_some() || target.config.is_some() || !target.command.is_empty() {
+        inspector.servers.open(target.clone());
+    }
     axum::serve(listener, router(inspector)).with_graceful_shutdown(modelctx::transport::terminated()).await
 }
 
 fn router(inspector: Arc<Inspector>) -> Router {
-    let api = Router::new()
-        .route("/session", get(api::session))
+    let server = Router::new()
+        .route("/", get(api::session).delete(api::close))
         .route("/card", get(api::card))
         .route("/request", post(api::request))
         .route("/ping", post(api::ping))
@@ -108,11 +107,18 @@ fn router(inspector: Arc<Inspector>) -> Router {
         .route("/tools/call", post(api::call_tool))
         .route("/resources", get(api::resources))
         .route("/resources/read", post(api::read_resource))
+        .route("/resources/subscribe", post(api::subscribe))
+        .route("/resources/unsubscribe", post(api::unsubscribe))
         .route("/prompts", get(api::prompts))
         .route("/prompts/get", post(api::get_prompt))
         .route("/elicitations/{id}", post(api::answer_elicitation))
         .route("/samplings/{id}", post(api::answer_sampling))
-        .route("/events", get(api::events));
+        .route("/events", get(api::events))
+        .route("/bench", post(api::bench));
+    let api = Router::new()
+        .route("/servers", get(api::servers).post(api::open))
+        .route("/config", post(api::config))
+        .nest("/servers/{server}", server);
     Router::new()
         .route("/", get(index))
         .route("/app.js", get(|| asset(SCRIPT, "text/javascript; charset=utf-8")))
@@ -122,23 +128,10 @@ fn router(inspector: Arc<Inspector>) -> Router {
         .with_state(inspector)
 }
 
-/// Lets through only requests that carry the token (in `?token=` or `X-Inspector-Token`),
-/// except for the page's static assets, and marks every answer not to be cached or framed.
+/// Lets through only what [`Gate`] allows, and marks every answer not to be cached or framed.
 async fn guard(State(inspector): State<Arc<Inspector>>, request: Request, next: Next) -> Response {
-    let path = request.uri().path();
-    let public = matches!(path, "/app.js" | "/style.css");
-    let given = request
-        .headers()
-        .get("x-inspector-token")
-        .and_then(|value| value.to_str().ok())
-        .map(str::to_owned)
-        .or_else(|| query_token(request.uri().query()));
-    if !public && !given.is_some_and(|given| same(&given, &inspector.token)) {
-        return (
-            StatusCode::UNAUTHORIZED,
-            "open the URL modelctx inspect printed: it carries the token this page needs\n",
-        )
-            .into_response();
+    if let Err(refusal) = inspector.gate.check(&request) {
+        return refusal.into_response();
     }
     let mut response = next.run(request).await;
     let headers = response.headers_mut();
@@ -152,26 +145,10 @@ async fn guard(State(inspector): State<Arc<Inspector>>, request: Request, next: 
     response
 }
 
-/// The `token` of a query string.
-fn query_token(query: Option<&str>) -> Option<String> {
-    query?.split('&').find_map(|pair| pair.strip_prefix("token=")).map(str::to_owned)
-}
-
 async fn index() -> Html<&'static str> {
     Html(INDEX)
 }
 
 async fn asset(body: &'static str, content_type: &'static str) -> Response {
     ([(header::CONTENT_TYPE, content_type)], body).into_response()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_token_is_found_in_the_query() {
-        assert_eq!(query_token(Some("a=1&token=abc")), Some("abc".into()));
-        assert_eq!(query_token(Some("tokens=abc")), None);
-    }
 }

@@ -5,16 +5,17 @@
 //! model — waiting for the page's answer.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use modelctx::client::{Client, ClientHandlers, WireDirection, WireTap};
 use modelctx::protocol::model::ElicitRequest;
 use modelctx::protocol::types::{ElicitAction, Role};
 use modelctx::protocol::v2026::{CreateMessageRequestParams, ElicitResult};
 
-use crate::inspect::sampling;
+use super::subscriptions::Subscriptions;
+use crate::inspect::{Target, sampling};
 use serde_json::{Value, json};
 use tokio::sync::{OnceCell, broadcast, oneshot};
 
@@ -83,7 +84,7 @@ fn bounded(event: Value) -> (Value, usize) {
     };
     let omitted = format!("{bytes} bytes, more than the inspector keeps of one event ({MAX_EVENT_BYTES})");
     let mut short = json!({"kind": event.get("kind"), "omitted": omitted});
-    for key in ["direction", "method", "id"] {
+    for key in ["direction", "method", "id", "at"] {
         if let Some(value) = event.get(key) {
             short[key] = value.clone();
         }
@@ -115,8 +116,18 @@ fn elicitation_event(id: u64, request: &ElicitRequest) -> Value {
 
 /// The connection and its events.
 pub struct Session {
-    /// The server as the command line named it.
+    /// The server as a person knows it: its URL, its name in a config file, or its command.
     pub target: String,
+    /// The target as `modelctx`'s command line names it ([`crate::inspect::Target::words`]).
+    pub words: Vec<String>,
+    /// How it is reached: the page's benchmark connects again with it.
+    pub reach: Target,
+    /// Whether a benchmark of the page runs against it (one at a time).
+    pub benchmarking: AtomicBool,
+    /// The resources the page follows.
+    pub subscriptions: Subscriptions,
+    /// When the session began: each event says how long after (`at`, in milliseconds).
+    began: Instant,
     client: OnceCell<Result<Arc<Client>, String>>,
     events: broadcast::Sender<Value>,
     history: Mutex<History>,
@@ -129,10 +140,15 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Session {
-    /// A session not yet connected.
-    pub fn new(target: String) -> Arc<Self> {
+    /// A session not yet connected, to `reach`.
+    pub fn new(reach: Target) -> Arc<Self> {
         Arc::new(Self {
-            target,
+            target: reach.describe(),
+            words: reach.words(),
+            reach,
+            benchmarking: AtomicBool::new(false),
+            subscriptions: Subscriptions::default(),
+            began: Instant::now(),
             client: OnceCell::new(),
             events: broadcast::channel(LIVE).0,
             history: Mutex::default(),
@@ -141,8 +157,17 @@ impl Session {
         })
     }
 
-    /// Records `event` (shortened past [`MAX_EVENT_BYTES`]) and tells the pages.
-    pub fn emit(&self, event: Value) {
+    /// The Streamable HTTP endpoint, when the target is a URL: where its card is.
+    pub fn endpoint(&self) -> Option<&str> {
+        self.reach.url.as_deref()
+    }
+
+    /// Records `event` (shortened past [`MAX_EVENT_BYTES`]), with when it happened, and tells
+    /// the pages.
+    pub fn emit(&self, mut event: Value) {
+        if let Some(fields) = event.as_object_mut() {
+            fields.insert("at".into(), json!(self.began.elapsed().as_secs_f64() * 1000.0));
+        }
         let (event, bytes) = bounded(event);
         let mut history = lock(&self.history);
         history.bytes += bytes;
@@ -293,7 +318,7 @@ mod tests {
 
     #[test]
     fn the_events_kept_are_bounded_in_bytes() {
-        let session = Session::new("test".into());
+        let session = Session::new(crate::inspect::target::tests::target(&["--", "true"]));
         let big = "x".repeat(1024 * 1024);
         session.emit(json!({"kind": "message", "direction": "in",
                             "message": {"jsonrpc": "2.0", "id": 7, "result": {"text": big}}}));

@@ -1,9 +1,13 @@
 // The page of `modelctx inspect --web`: it talks to the API of the binary that served it,
 // with the token of its own URL, and builds everything it shows from what the server lists.
+// It shows one open server (`?server=N`, else the first); the Connect tab opens more.
 'use strict';
 
-const token = new URLSearchParams(location.search).get('token') || '';
+const query = new URLSearchParams(location.search);
+const token = query.get('token') || '';
 const $ = (selector) => document.querySelector(selector);
+// The server this page shows, once chosen (start()).
+let server = null;
 
 // Elements, made without innerHTML: nothing a server sends is ever parsed as markup.
 function el(tag, attributes = {}, ...children) {
@@ -21,14 +25,14 @@ function el(tag, attributes = {}, ...children) {
   return node;
 }
 
-async function api(path, body) {
-  const init = { headers: { 'x-inspector-token': token } };
+// A request to the inspector's API at `url`: POST with `body` as JSON when there is one.
+async function call(url, body, method = body === undefined ? 'GET' : 'POST') {
+  const init = { method, headers: { 'x-inspector-token': token } };
   if (body !== undefined) {
-    init.method = 'POST';
     init.headers['content-type'] = 'application/json';
     init.body = JSON.stringify(body);
   }
-  const response = await fetch(`/api/${path}`, init);
+  const response = await fetch(url, init);
   const text = await response.text();
   let answer;
   try {
@@ -40,16 +44,26 @@ async function api(path, body) {
   return answer;
 }
 
+// A request about the server this page shows (`path` under /api/servers/N).
+const api = (path, body) => call(`/api/servers/${server}/${path}`, body);
+
+// This page again, showing server `id` (none: the first open one).
+function showServer(id) {
+  const next = new URLSearchParams({ token });
+  if (id !== null && id !== undefined) next.set('server', String(id));
+  location.search = next.toString();
+}
+
 const json = (value) => JSON.stringify(value, null, 2);
 
 // --- tabs ----------------------------------------------------------------------------------
+function showTab(name) {
+  for (const button of document.querySelectorAll('#tabs button')) button.classList.toggle('active', button.dataset.tab === name);
+  for (const section of document.querySelectorAll('main > section')) section.hidden = section.id !== `tab-${name}`;
+}
+
 for (const button of document.querySelectorAll('#tabs button')) {
-  button.addEventListener('click', () => {
-    for (const other of document.querySelectorAll('#tabs button')) other.classList.toggle('active', other === button);
-    for (const section of document.querySelectorAll('main > section')) {
-      section.hidden = section.id !== `tab-${button.dataset.tab}`;
-    }
-  });
+  button.addEventListener('click', () => showTab(button.dataset.tab));
 }
 
 // --- forms from JSON Schemas ----------------------------------------------------------------
@@ -163,9 +177,14 @@ function listOf(container, items, describe, choose) {
   container.replaceChildren();
   for (const item of items) {
     const [title, detail, key] = describe(item);
-    const row = el('li', { 'data-name': key, onclick: () => {
+    const row = el('li', { 'data-name': key, tabindex: 0, onclick: () => {
       for (const other of container.children) other.classList.toggle('selected', other === row);
       choose(item);
+    }, onkeydown: (event) => {
+      if (event.key === 'Enter' || event.key === ' ') {
+        event.preventDefault();
+        row.click();
+      }
     } }, title, detail ? el('small', { text: detail }) : null);
     container.append(row);
   }
@@ -204,9 +223,38 @@ $('#tool-form').addEventListener('submit', async (event) => {
   showAnswer($('#tool-result'), answer, toolResult);
 });
 
-// --- resources and prompts ------------------------------------------------------------------
+// --- completion while typing (completion/complete) --------------------------------------------
+// What the server said it completes (its `completions` capability), set at start.
+let completes = false;
+let datalists = 0;
+
+// Offers the server's completions of argument `name` of `reference` under `input` as its value
+// changes; `others()` gives the other arguments' values (the request's context).
+function completing(input, reference, name, others = () => ({})) {
+  if (!completes) return;
+  const list = el('datalist', { id: `completions-${(datalists += 1)}` });
+  input.after(list);
+  input.setAttribute('list', list.id);
+  let asked = 0;
+  input.addEventListener('input', async () => {
+    const mine = (asked += 1);
+    await new Promise((done) => setTimeout(done, 120));
+    if (mine !== asked) return;
+    const params = { ref: reference, argument: { name, value: input.value }, context: { arguments: others() } };
+    const answer = await api('request', { method: 'completion/complete', params });
+    if (mine !== asked || answer.error) return;
+    list.replaceChildren(...(answer.result.completion?.values || []).map((value) => el('option', { value })));
+    input.dataset.completions = String(list.children.length);
+  });
+}
+
+// --- resources: read, follow, templates filled in with completion ------------------------------
+let follows = false;
+const updates = {};
+
 async function read(uri) {
   $('#read-uri').value = uri;
+  $('#resource-follow').hidden = !follows;
   showAnswer($('#resource-result'), await api('resources/read', { uri }), (items) => items.map(contents));
 }
 
@@ -214,6 +262,52 @@ $('#read-form').addEventListener('submit', (event) => {
   event.preventDefault();
   read($('#read-uri').value);
 });
+
+// The resources followed, each with its count of updates and a button to stop.
+function showFollowed(uris) {
+  $('#followed-box').hidden = uris.length === 0;
+  $('#followed').replaceChildren(...uris.map((uri) => el('li', { 'data-uri': uri },
+    el('code', { text: uri }), ` · ${updates[uri] || 0} update(s) `,
+    el('button', { type: 'button', text: 'Stop', onclick: async () => {
+      const answer = await api('resources/unsubscribe', { uri });
+      if (!answer.error) showFollowed(answer.result.uris);
+    } }))));
+}
+
+$('#resource-follow').addEventListener('click', async () => {
+  const answer = await api('resources/subscribe', { uri: $('#read-uri').value });
+  if (answer.error) showAnswer($('#resource-result'), answer);
+  else showFollowed(answer.result.uris);
+});
+
+// A followed resource changed: counted, and read again when it is the one shown.
+function onResourceUpdated(event) {
+  updates[event.uri] = (updates[event.uri] || 0) + 1;
+  showFollowed([...document.querySelectorAll('#followed li')].map((li) => li.dataset.uri));
+  if ($('#read-uri').value === event.uri) read(event.uri);
+}
+
+// A template chosen: a field per variable (completed while typing), the URI made from them.
+function chooseTemplate(template) {
+  const names = [...template.uriTemplate.matchAll(/\{[+#./;?&]?([^}]+)\}/g)].flatMap((m) => m[1].split(','));
+  const box = $('#template-fields');
+  box.replaceChildren();
+  box.hidden = names.length === 0;
+  const inputs = {};
+  const values = () => Object.fromEntries(Object.entries(inputs).map(([name, input]) => [name, input.value]));
+  const compose = () => {
+    $('#read-uri').value = template.uriTemplate.replace(/\{[+#./;?&]?([^}]+)\}/g, (_, vars) =>
+      vars.split(',').map((name) => encodeURIComponent(inputs[name]?.value || '')).join(','));
+  };
+  for (const name of names) {
+    const input = el('input', { name, 'data-variable': name });
+    box.append(el('label', {}, el('span', { text: name }), input));
+    inputs[name] = input;
+    input.addEventListener('input', compose);
+    completing(input, { type: 'ref/resource', uri: template.uriTemplate }, name, values);
+  }
+  compose();
+}
 
 let currentPrompt = null;
 let readPrompt = () => ({});
@@ -229,6 +323,13 @@ function choosePrompt(prompt) {
     if (argument.required) schema.required.push(argument.name);
   }
   readPrompt = fieldsOf(schema, $('#prompt-fields'));
+  for (const input of document.querySelectorAll('#prompt-fields input')) {
+    completing(input, { type: 'ref/prompt', name: prompt.name }, input.name, () => {
+      const values = {};
+      for (const other of document.querySelectorAll('#prompt-fields input')) if (other !== input) values[other.name] = other.value;
+      return values;
+    });
+  }
   $('#prompt-result').replaceChildren();
 }
 
@@ -265,11 +366,7 @@ $('#elicitation').addEventListener('close', async () => {
   if (question) {
     const body = { action };
     if (action === 'accept' && question.schema) body.content = readElicitation();
-    await fetch(`/api/elicitations/${question.id}`, {
-      method: 'POST',
-      headers: { 'x-inspector-token': token, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
+    await api(`elicitations/${question.id}`, body);
   }
   nextElicitation();
 });
@@ -294,17 +391,14 @@ $('#sampling').addEventListener('close', async () => {
   const request = sampled.shift();
   if (request) {
     const text = $('#sampling').returnValue === 'answer' ? $('#sampling-answer').value : null;
-    await fetch(`/api/samplings/${request.id}`, {
-      method: 'POST',
-      headers: { 'x-inspector-token': token, 'content-type': 'application/json' },
-      body: JSON.stringify({ text }),
-    });
+    await api(`samplings/${request.id}`, { text });
   }
   nextSampling();
 });
 
 // --- history: filter, replay, copy as JSON or as a command line --------------------------------
-// What the session drives, as `modelctx` takes it: `--url URL` or `-- COMMAND…` (set at start).
+// What the session drives, as `modelctx` takes it: `--url URL`, `--config FILE --server NAME`
+// or `-- COMMAND…` (set at start).
 let targetWords = [];
 
 /// A word as a POSIX shell reads it back: plain when it is plain, else single-quoted.
@@ -370,6 +464,123 @@ $('#message-filter').addEventListener('input', () => {
   for (const row of document.querySelectorAll('#messages tbody tr')) row.hidden = !matchesFilter(row);
 });
 
+// --- performance: the session's latencies, and modelctx bench from the page --------------------
+const svgNS = 'http://www.w3.org/2000/svg';
+function svg(tag, attributes = {}, ...children) {
+  const node = document.createElementNS(svgNS, tag);
+  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, String(value));
+  node.append(...children);
+  return node;
+}
+
+const round = (value) => (value >= 100 ? Math.round(value) : Number(value.toPrecision(3)));
+
+// Draws `series` ({values, titles?, className?, label}) into the 800×200 SVG `target`: bars for
+// the first when `bars`, else a line each; the y axis from 0 to the largest value, in `unit`.
+function chart(target, series, { bars = false, unit = '' } = {}) {
+  const [width, height, left, right, top, bottom] = [800, 200, 56, 10, 12, 22];
+  const max = Math.max(1e-9, ...series.flatMap((s) => s.values));
+  const count = Math.max(1, ...series.map((s) => s.values.length));
+  const step = (width - left - right) / count;
+  const x = (i) => left + (i + 0.5) * step;
+  const y = (value) => top + (height - top - bottom) * (1 - value / max);
+  const nodes = [
+    svg('line', { x1: left, y1: top, x2: left, y2: height - bottom, stroke: '#d8dadc' }),
+    svg('line', { x1: left, y1: height - bottom, x2: width - right, y2: height - bottom, stroke: '#d8dadc' }),
+    svg('text', { x: 4, y: top + 8 }, `${round(max)} ${unit}`),
+    svg('text', { x: 4, y: height - bottom }, `0 ${unit}`),
+  ];
+  series.forEach((s, at) => {
+    if (bars) {
+      const w = Math.max(1, step - 1);
+      s.values.forEach((value, i) => nodes.push(svg('rect', { class: 'bar', x: x(i) - w / 2, y: y(value), width: w, height: height - bottom - y(value) },
+        svg('title', {}, s.titles ? s.titles[i] : String(value)))));
+    } else if (s.values.length) {
+      nodes.push(svg('polyline', { class: `line ${at ? 'second' : ''}`, points: s.values.map((v, i) => `${x(i)},${y(v)}`).join(' ') }));
+    }
+    nodes.push(svg('text', { x: left + 8 + at * 160, y: height - 6, class: at ? 'second' : '' }, s.label));
+  });
+  target.replaceChildren(...nodes);
+}
+
+// Requests the page sent and not yet answered (by id), and the latencies of those answered.
+const sentAt = new Map();
+const latencies = [];
+
+function showLatencies() {
+  const shown = latencies.slice(-200);
+  chart($('#latency-chart'), [{ values: shown.map((l) => l.ms), titles: shown.map((l) => `${l.method}: ${round(l.ms)} ms`), label: 'ms per request' }],
+    { bars: true, unit: 'ms' });
+  if (!latencies.length) return;
+  const sorted = latencies.map((l) => l.ms).sort((a, b) => a - b);
+  const at = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+  const slowest = latencies.reduce((a, b) => (b.ms > a.ms ? b : a));
+  $('#latency-summary').textContent = `${latencies.length} answered · median ${round(at(0.5))} ms · 95th percentile ${round(at(0.95))} ms · slowest ${round(slowest.ms)} ms (${slowest.method})`;
+}
+
+// Notes when a request left and, at its answer, how long it took.
+function timeMessage(event, message) {
+  if (message.id === undefined || message.id === null) return;
+  if (event.direction === 'sent' && message.method) sentAt.set(JSON.stringify(message.id), { method: message.method, at: event.at });
+  if (event.direction === 'received' && !message.method) {
+    const key = JSON.stringify(message.id);
+    const sent = sentAt.get(key);
+    if (!sent) return;
+    sentAt.delete(key);
+    latencies.push({ method: sent.method, ms: event.at - sent.at });
+    if (!$('#tab-performance').hidden) showLatencies();
+  }
+}
+
+document.querySelector('[data-tab=performance]').addEventListener('click', showLatencies);
+
+// The benchmark's points, one per quarter second, and its report.
+let benchPoints = [];
+
+function showBench() {
+  chart($('#bench-throughput'), [{ values: benchPoints.map((p) => p.throughput), label: 'requests per second' }], { unit: 'req/s' });
+  chart($('#bench-latency'), [{ values: benchPoints.map((p) => p.p50), label: 'median (ms)' }, { values: benchPoints.map((p) => p.p99), label: '99th percentile (ms)' }], { unit: 'ms' });
+}
+
+function benchOutcome(text, failed) {
+  $('#bench-result').textContent = text;
+  $('#bench-result').className = failed ? 'error' : 'ok';
+}
+
+function onBench(event) {
+  if (event.kind === 'bench') {
+    benchPoints.push(event);
+    showBench();
+  } else if (event.kind === 'bench-done') {
+    const r = event.report;
+    const cpu = r.serverCpuUsPerRequest ? ` · server CPU ${round(r.serverCpuUsPerRequest)} µs per request` : '';
+    benchOutcome(`${r.requests} requests (${r.request}, ${r.concurrency} in flight, ${r.protocolVersion}) in ${round(r.seconds)} s: ${round(r.throughput)} req/s · median ${round(r.p50Us / 1000)} ms · 99th percentile ${round(r.p99Us / 1000)} ms${cpu}`, false);
+    $('#bench-run').disabled = false;
+  } else if (event.kind === 'bench-failed') {
+    benchOutcome(`the benchmark failed: ${event.error}`, true);
+    $('#bench-run').disabled = false;
+  }
+}
+
+$('#bench-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const form = {
+    workload: $('#bench-workload').value,
+    concurrency: Number($('#bench-concurrency').value),
+    requests: Number($('#bench-requests').value),
+    maxSeconds: Number($('#bench-seconds').value),
+  };
+  benchPoints = [];
+  showBench();
+  const answer = await api('bench', form);
+  if (answer.error) {
+    benchOutcome(answer.error, true);
+    return;
+  }
+  $('#bench-run').disabled = true;
+  benchOutcome('running…', false);
+});
+
 // --- events: messages, notifications, progress, questions ------------------------------------
 let messages = 0;
 let notifications = 0;
@@ -381,9 +592,10 @@ function onEvent(event) {
     const message = event.message || {};
     const what = message.method || (message.id !== undefined ? `↩ ${message.id}` : '');
     const row = el('tr', {}, el('td', { text: String(messages) }), el('td', { class: event.direction, text: event.direction }),
-      el('td', { text: what }), el('td', {}, el('pre', { text: json(message) })), el('td', {}, ...againButtons(event, message)));
+      el('td', { text: what }), el('td', {}, el('pre', { text: json(message), tabindex: 0 })), el('td', {}, ...againButtons(event, message)));
     row.hidden = !matchesFilter(row);
     $('#messages tbody').append(row);
+    timeMessage(event, message);
   } else if (event.kind === 'notification') {
     notifications += 1;
     $('#notification-count').textContent = String(notifications);
@@ -401,11 +613,15 @@ function onEvent(event) {
   } else if (event.kind === 'sampling') {
     sampled.push(event);
     nextSampling();
+  } else if (event.kind === 'resource-updated') {
+    onResourceUpdated(event);
+  } else if (event.kind.startsWith('bench')) {
+    onBench(event);
   }
 }
 
 function listen() {
-  const source = new EventSource(`/api/events?token=${encodeURIComponent(token)}`);
+  const source = new EventSource(`/api/servers/${server}/events?token=${encodeURIComponent(token)}`);
   source.onmessage = (message) => onEvent(JSON.parse(message.data));
 }
 
@@ -542,20 +758,92 @@ async function showInterceptors() {
   };
 }
 
+// --- connect: a command, a URL or a config file's server, in an era --------------------------
+const lines = (text) => text.split('\n').map((line) => line.trim()).filter((line) => line !== '');
+const connectKind = () => document.querySelector('input[name=connect-kind]:checked').value;
+
+for (const radio of document.querySelectorAll('input[name=connect-kind]')) {
+  radio.addEventListener('change', () => {
+    for (const part of document.querySelectorAll('#connect-form [data-kind]')) part.hidden = part.dataset.kind !== connectKind();
+  });
+}
+
+function connectOutcome(text, failed) {
+  $('#connect-result').textContent = text;
+  $('#connect-result').className = failed ? 'error' : 'ok';
+}
+
+$('#connect-read').addEventListener('click', async () => {
+  const answer = await call('/api/config', { path: $('#connect-config').value });
+  if (answer.error) {
+    connectOutcome(answer.error, true);
+    return;
+  }
+  $('#connect-server').replaceChildren(...answer.result.map((s) => el('option', { value: s.name, text: `${s.name} (${s.reached})` })));
+  connectOutcome(`${answer.result.length} server(s) in the file`, false);
+});
+
+$('#connect-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const form = { era: $('#connect-era').value };
+  const kind = connectKind();
+  if (kind === 'command') {
+    form.command = [$('#connect-program').value.trim(), ...lines($('#connect-args').value)];
+    form.env = lines($('#connect-env').value);
+    if ($('#connect-cwd').value.trim()) form.cwd = $('#connect-cwd').value.trim();
+    form.stdioV2 = $('#connect-stdio-v2').checked;
+  } else if (kind === 'url') {
+    form.url = $('#connect-url').value.trim();
+    form.headers = lines($('#connect-headers').value);
+  } else {
+    form.config = $('#connect-config').value.trim();
+    form.server = $('#connect-server').value;
+  }
+  const answer = await call('/api/servers', form);
+  if (answer.error) connectOutcome(answer.error, true);
+  else showServer(answer.id);
+});
+
+// The open servers in the header's choice, this page's selected; choosing one shows it.
+function showOpenServers(open) {
+  const choice = $('#server-choice');
+  choice.replaceChildren(...open.map((s) => el('option', { value: String(s.id), text: `${s.id}: ${s.target} (${s.state})` })));
+  choice.value = String(server);
+  $('#server-switch').hidden = open.length === 0;
+}
+
+$('#server-choice').addEventListener('change', () => showServer($('#server-choice').value));
+$('#server-close').addEventListener('click', async () => {
+  await call(`/api/servers/${server}`, undefined, 'DELETE');
+  showServer(null);
+});
+
 // --- start ----------------------------------------------------------------------------------
 async function start() {
-  let session = await api('session');
+  const { servers: open = [] } = await call('/api/servers');
+  const wanted = Number(query.get('server'));
+  server = (open.find((s) => s.id === wanted) || open[0] || {}).id ?? null;
+  if (server !== null && server !== wanted) history.replaceState(null, '', `?${new URLSearchParams({ token, server })}`);
+  showOpenServers(open);
+  if (server === null) {
+    $('#server').textContent = 'no server open: connect to one';
+    showTab('connect');
+    document.body.dataset.ready = 'no-server';
+    return;
+  }
+  listen();
+  let session = await call(`/api/servers/${server}`);
   for (let waited = 0; session.state === 'connecting' && waited < 600; waited += 1) {
     await new Promise((done) => setTimeout(done, 100));
-    session = await api('session');
+    session = await call(`/api/servers/${server}`);
   }
   if (session.state !== 'connected') {
     $('#server').textContent = `${session.target || ''}: ${session.error || session.state}`;
     $('#server').classList.add('error');
+    document.body.dataset.failed = 'true';
     return;
   }
-  const stdioV2 = session.transport === 'stdio-v2' ? ['--stdio-v2'] : [];
-  targetWords = session.target.startsWith('http') ? ['--url', session.target] : [...stdioV2, '--', ...session.target.split(' ')];
+  targetWords = session.words;
   const info = session.serverInfo || {};
   $('#server').textContent = `${info.name || 'server'} ${info.version || ''} · ${session.protocolVersion} · ${session.target}`;
   const overview = $('#overview');
@@ -565,6 +853,8 @@ async function start() {
   }
   $('#capabilities').textContent = json(session.capabilities);
   const capabilities = session.capabilities || {};
+  completes = Boolean(capabilities.completions);
+  follows = Boolean(capabilities.resources?.subscribe);
   if ((capabilities.extensions || {})['io.modelcontextprotocol/server-card']) await showCard();
   const lists = (capabilities.extensions || {})['io.github.modelctx/http-lists'];
   if (lists && session.transport !== 'stdio') showListsOverGet(lists.lists || []);
@@ -579,9 +869,7 @@ async function start() {
     const listed = await api('resources');
     if (!listed.error) {
       listOf($('#resource-list'), listed.result.resources, (r) => [r.name, r.uri, r.uri], (r) => read(r.uri));
-      listOf($('#template-list'), listed.result.templates, (t) => [t.name, t.uriTemplate, t.uriTemplate], (t) => {
-        $('#read-uri').value = t.uriTemplate;
-      });
+      listOf($('#template-list'), listed.result.templates, (t) => [t.name, t.uriTemplate, t.uriTemplate], chooseTemplate);
     }
   }
   if (capabilities.prompts) {
@@ -591,5 +879,4 @@ async function start() {
   document.body.dataset.ready = 'true';
 }
 
-listen();
 start();
