@@ -883,3 +883,36 @@ async fn completion_while_typing_and_a_followed_resource_in_either_era() {
         page.until("no resource followed", "document.querySelector('#followed-box').hidden").await;
     }
 }
+
+/// The message log says what each answer is — its `resultType` and cache hints (`ttlMs`,
+/// `cacheScope`) in 2026-07-28 — and shows the rounds of a multi-round-trip request under it: a
+/// tool that needs the client's roots is answered `input_required`, and the call sent again with
+/// the roots is marked its second round.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_message_log_shows_result_types_cache_hints_and_rounds() {
+    let root = tempfile::tempdir().unwrap();
+    let (_inspector, url) = inspector(root.path());
+    let (_browser, _profile, mut page) = browse(&url).await;
+    page.until("the server's tools", "document.body.dataset.ready === 'true'").await;
+    page.eval(
+        "document.querySelector('[data-tab=tools]').click();
+         document.querySelector('#tool-list li[data-name=\"test_input_required_result_list_roots\"]').click();
+         document.querySelector('#tool-call').click();",
+    )
+    .await;
+    page.until("the tool's answer", "document.querySelector('#tool-result').textContent.length > 10").await;
+    page.eval("document.querySelector('[data-tab=messages]').click()").await;
+    let notes = "[...document.querySelectorAll('#messages .notes')].map(n => n.textContent)";
+    page.until("a second round", &format!("{notes}.includes('round 2 of tools/call')")).await;
+    let seen = page.eval(notes).await;
+    let seen: Vec<&str> = seen.as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
+    assert!(seen.iter().any(|n| n.starts_with("input_required")), "{seen:?}");
+    assert!(
+        seen.iter()
+            .any(|n| n.starts_with("complete · ttl ") && (n.ends_with("private") || n.ends_with("public"))),
+        "{seen:?}"
+    );
+    let indented = page.eval("document.querySelectorAll('#messages tr.round').length").await;
+    assert_eq!(indented, json!(1), "the second round sits under its request");
+    page.screenshot("rounds.png").await;
+}

@@ -585,14 +585,45 @@ $('#bench-form').addEventListener('submit', async (event) => {
 let messages = 0;
 let notifications = 0;
 
+// Multi-round-trip requests (2026-07-28): each request the page sent, by id, with its method and
+// round; and per method, the round a request answering an `input_required` result continues.
+const requests = new Map();
+const continuing = new Map();
+
+// What the log says of a message beside it: a request's round past the first; an answer's
+// `resultType` and cache hints (`ttlMs`, `cacheScope`).
+function annotation(event, message) {
+  const notes = [];
+  const key = JSON.stringify(message.id);
+  if (event.direction === 'sent' && message.method && message.id !== undefined) {
+    const answering = message.params?.inputResponses !== undefined || message.params?.requestState !== undefined;
+    const round = answering ? continuing.get(message.method) || 2 : 1;
+    if (answering) continuing.delete(message.method);
+    requests.set(key, { method: message.method, round });
+    if (round > 1) notes.push(`round ${round} of ${message.method}`);
+  } else if (event.direction === 'received' && message.result && !message.method) {
+    const result = message.result;
+    if (result.resultType) notes.push(result.resultType);
+    if (result.ttlMs !== undefined) notes.push(`ttl ${result.ttlMs} ms`);
+    if (result.cacheScope) notes.push(result.cacheScope);
+    const request = requests.get(key);
+    if (result.resultType === 'input_required' && request) continuing.set(request.method, request.round + 1);
+  }
+  return notes;
+}
+
 function onEvent(event) {
   if (event.kind === 'message') {
     messages += 1;
     $('#message-count').textContent = String(messages);
     const message = event.message || {};
     const what = message.method || (message.id !== undefined ? `↩ ${message.id}` : '');
-    const row = el('tr', {}, el('td', { text: String(messages) }), el('td', { class: event.direction, text: event.direction }),
-      el('td', { text: what }), el('td', {}, el('pre', { text: json(message), tabindex: 0 })), el('td', {}, ...againButtons(event, message)));
+    const notes = annotation(event, message);
+    const row = el('tr', { class: notes.some((note) => note.startsWith('round ')) ? 'round' : null },
+      el('td', { text: String(messages) }), el('td', { class: event.direction, text: event.direction }),
+      el('td', { text: what }),
+      el('td', {}, notes.length ? el('div', { class: 'notes', text: notes.join(' · ') }) : null, el('pre', { text: json(message), tabindex: 0 })),
+      el('td', {}, ...againButtons(event, message)));
     row.hidden = !matchesFilter(row);
     $('#messages tbody').append(row);
     timeMessage(event, message);
