@@ -140,7 +140,7 @@ fn answer<T: serde::Serialize>(outcome: Result<T, modelctx::client::ClientError>
 /// `GET /api/servers/{server}`: the target (and its words on `modelctx`'s command line), the
 /// connection's state, and the server's discover (or initialize) result.
 pub async fn session(Served(session): Served) -> Json<Value> {
-    let (target, words) = (&session.target, &session.words);
+    let (target, words) = (session.target(), session.reach.words());
     Json(match session.client() {
         None => json!({"target": target, "words": words, "state": "connecting"}),
         Some(Err(why)) => json!({"target": target, "words": words, "state": "failed", "error": why}),

@@ -75,7 +75,7 @@ impl Servers {
                     Some(Ok(_)) => "connected",
                     Some(Err(_)) => "failed",
                 };
-                json!({"id": id, "target": session.target, "state": state})
+                json!({"id": id, "target": session.target(), "state": state})
             })
             .collect()
     }

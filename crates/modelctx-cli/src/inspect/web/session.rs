@@ -116,10 +116,6 @@ fn elicitation_event(id: u64, request: &ElicitRequest) -> Value {
 
 /// The connection and its events.
 pub struct Session {
-    /// The server as a person knows it: its URL, its name in a config file, or its command.
-    pub target: String,
-    /// The target as `modelctx`'s command line names it ([`crate::inspect::Target::words`]).
-    pub words: Vec<String>,
     /// How it is reached: the page's benchmark connects again with it.
     pub reach: Target,
     /// Whether a benchmark of the page runs against it (one at a time).
@@ -143,8 +139,6 @@ impl Session {
     /// A session not yet connected, to `reach`.
     pub fn new(reach: Target) -> Arc<Self> {
         Arc::new(Self {
-            target: reach.describe(),
-            words: reach.words(),
             reach,
             benchmarking: AtomicBool::new(false),
             subscriptions: Subscriptions::default(),
@@ -155,6 +149,11 @@ impl Session {
             pending: Mutex::default(),
             next_id: AtomicU64::new(1),
         })
+    }
+
+    /// The server as a person knows it: its URL, its name in a config file, or its command.
+    pub fn target(&self) -> String {
+        self.reach.describe()
     }
 
     /// The Streamable HTTP endpoint, when the target is a URL: where its card is.

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod authorization_server;
+pub mod browser;
 pub mod conformance;
 pub mod http;
 
