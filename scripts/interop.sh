@@ -16,7 +16,8 @@
 # Then the other direction: modelctx's client drives servers written by others — the Python SDK,
 # the TypeScript SDK v2 and v1, and npm's @modelcontextprotocol/server-everything — over stdio and
 # Streamable HTTP on 127.0.0.1 (crates/modelctx-cli/tests/it/peer_servers.rs, `--ignored` tests given
-# the SDKs' locations in MODELCTX_PEER_PYTHON and MODELCTX_PEER_NODE_DIR).
+# the SDKs' locations in MODELCTX_PEER_PYTHON and MODELCTX_PEER_NODE_DIR), and the web inspector in
+# Chromium against server-everything, which speaks only 2025-11-25 (tests/it/inspector_protocol.rs).
 #
 # Environment:
 #   MODELCTX_BIN      use this server binary and skip `cargo build`
@@ -88,9 +89,10 @@ PYTHONDONTWRITEBYTECODE=1 timeout 300 "$VENV/bin/python" -m pytest -p no:cachepr
 echo "==> interop: TypeScript SDK $(node -p 'require("./'"$TS_DIR"'/node_modules/@modelcontextprotocol/client/package.json").version') (node --test)"
 (cd "$TS_DIR" && timeout 300 node --test --test-reporter=spec interop.test.mjs gateway.test.mjs) || status=1
 
-echo "==> interop: modelctx's client against the Python SDK, TypeScript SDK v2/v1 and server-everything servers (cargo test --ignored)"
+echo "==> interop: modelctx's client and web inspector against the Python SDK, TypeScript SDK v2/v1 and server-everything servers (cargo test --ignored)"
 MODELCTX_PEER_NODE_DIR=$ROOT/$TS_DIR \
-    timeout 900 cargo test --locked --workspace --all-features --test it -- --ignored peer_servers:: || status=1
+    timeout 900 cargo test --locked --workspace --all-features --test it -- --ignored peer_servers:: inspector_protocol:: ||
+    status=1
 
 if ((status != 0)); then
     echo "interop: FAILED; rerun with INTEROP_WIRE_LOG=target/interop/wire scripts/interop.sh to see the raw JSON-RPC and HTTP" >&2

@@ -3,7 +3,7 @@
 //! (`--config FILE --server NAME`, as Claude Desktop, Cursor, `.mcp.json` and VS Code keep
 //! them).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -222,19 +222,22 @@ fn offering_roots(handlers: ClientHandlers, dirs: &[PathBuf]) -> Result<ClientHa
     if dirs.is_empty() {
         return Ok(handlers);
     }
-    let root = |dir: &PathBuf| {
-        let refused = |why: String| Failure::Usage(format!("--root {}: {why}", dir.display()));
-        let path = std::fs::canonicalize(dir).map_err(|e| refused(e.to_string()))?;
-        if !path.is_dir() {
-            return Err(refused("not a directory".into()));
-        }
-        let uri =
-            url::Url::from_directory_path(&path).map_err(|()| refused("not an absolute path".into()))?;
-        let name = path.file_name().map(|name| name.to_string_lossy().into_owned());
-        Ok(Root { uri: uri.to_string(), name, meta: None })
-    };
+    let root = |dir: &PathBuf| directory_root(dir).map_err(|why| Failure::Usage(format!("--root {why}")));
     let roots: Vec<Root> = dirs.iter().map(root).collect::<Result<_, _>>()?;
     Ok(handlers.on_roots(move || std::future::ready(roots.clone())))
+}
+
+/// Directory `dir` as a root: its canonical path as a `file://` URI, named after its last
+/// component; why not when it is no directory.
+pub fn directory_root(dir: &Path) -> Result<Root, String> {
+    let refused = |why: String| format!("{}: {why}", dir.display());
+    let path = std::fs::canonicalize(dir).map_err(|e| refused(e.to_string()))?;
+    if !path.is_dir() {
+        return Err(refused("not a directory".into()));
+    }
+    let uri = url::Url::from_directory_path(&path).map_err(|()| refused("not an absolute path".into()))?;
+    let name = path.file_name().map(|name| name.to_string_lossy().into_owned());
+    Ok(Root { uri: uri.to_string(), name, meta: None })
 }
 
 /// `headers` (`Name: value` each) as a header map. A refusal never shows a value: a header

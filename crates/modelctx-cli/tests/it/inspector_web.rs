@@ -10,7 +10,7 @@
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::browser::{WAIT, axe_source, bin, browse, inspector, inspector_of};
+use crate::support::browser::{WAIT, axe_source, bin, browse, everything_in, inspector, inspector_of};
 use serde_json::{Value, json};
 
 /// Headless Chromium drives the page: the token guards page and API, `add` is called through
@@ -327,6 +327,18 @@ async fn every_tab_is_shown_with_something_in_it() {
          "document.querySelector('#resource-result').textContent.length > 0"),
         ("prompts", "document.querySelector('#prompt-list li[data-name]').click();",
          "!document.querySelector('#prompt-detail').hidden"),
+        ("tasks", "document.querySelector('[data-tab=tools]').click();
+                   document.querySelector('#tool-list li[data-name=\"slow_compute\"]').click();
+                   document.querySelector('#tool-fields [name=seconds]').value = '1';
+                   document.querySelector('#tool-fields [name=label]').value = 'pi';
+                   document.querySelector('#tool-start-task').click();
+                   document.querySelector('[data-tab=tasks]').click();",
+         "document.querySelector('#tasks tbody').textContent.includes('computed pi')"),
+        ("roots", "document.querySelector('#root-uri').value = '/tmp';
+                   document.querySelector('#root-form').requestSubmit();",
+         "document.querySelector('#root-list').textContent.includes('file:///tmp/')"),
+        ("skills", "document.querySelector('#skill-list li[data-name]').click();",
+         "document.querySelector('#skill-manifest').textContent.includes('---')"),
         ("messages", "", "document.querySelectorAll('#messages tbody tr').length > 4"),
         ("notifications", "", "document.querySelectorAll('#notifications li').length > 0"),
     ];
@@ -599,6 +611,9 @@ async fn every_tab_passes_an_accessibility_check() {
         ("tools", "document.querySelector('#tool-list li[data-name=\"add\"]').click();"),
         ("resources", "document.querySelector('#resource-list li[data-name]').click();"),
         ("prompts", "document.querySelector('#prompt-list li[data-name]').click();"),
+        ("tasks", ""),
+        ("roots", ""),
+        ("skills", "document.querySelector('#skill-list li[data-name]').click();"),
         ("messages", ""),
         ("notifications", ""),
         ("performance", ""),
@@ -625,11 +640,8 @@ async fn every_tab_passes_an_accessibility_check() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn completion_while_typing_and_a_followed_resource_in_either_era() {
     for era in ["modern", "legacy"] {
-        let mut target = vec!["--era".to_owned(), era.to_owned(), "--".to_owned()];
-        target.extend([bin(), "serve", "everything"].map(str::to_owned));
-        let (_inspector, url) = inspector_of(&target);
-        let (_browser, _profile, mut page) = browse(&url).await;
-        page.until("the server's tools", "document.body.dataset.ready === 'true'").await;
+        let mut everything = everything_in(era).await;
+        let page = &mut everything.page;
         let typing = |field: &str, text: &str| {
             format!(
                 "{{ const input = document.querySelector('{field}');

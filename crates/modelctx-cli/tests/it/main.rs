@@ -21,6 +21,7 @@ mod gateway;
 mod gateway_operations;
 mod gateway_tasks;
 mod host;
+mod inspector_protocol;
 mod inspector_web;
 mod oauth;
 mod otel;

@@ -19,8 +19,10 @@ use modelctx::client::Client;
 use modelctx::client::cards::{CardFetcher, card_url};
 use modelctx::protocol::Era;
 use modelctx::protocol::http_lists::ListKind;
+use modelctx::protocol::model::CallToolResult;
 use modelctx::protocol::server_card::EXTENSION_ID;
 use modelctx::protocol::types::{ElicitAction, ElicitValue, LoggingLevel};
+use modelctx::protocol::v2025;
 use modelctx::protocol::v2026::{self, ElicitResult};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -35,12 +37,12 @@ use super::subscriptions::{MAX_SUBSCRIPTIONS, Refused};
 type Shared = State<Arc<Inspector>>;
 
 /// A refusal the page shows: `status`, and `{"error": why}`.
-fn refused(status: StatusCode, why: impl Into<String>) -> Response {
+pub fn refused(status: StatusCode, why: impl Into<String>) -> Response {
     (status, Json(json!({"error": why.into()}))).into_response()
 }
 
 /// The server a request names (`…/…`): `404` when none is open under it.
-pub struct Served(Arc<Session>);
+pub struct Served(pub Arc<Session>);
 
 /// The path's server number.
 #[derive(Deserialize)]
@@ -118,7 +120,7 @@ pub async fn bench(Served(session): Served, Json(form): Json<BenchForm>) -> Resp
 }
 
 /// What `work` answers with the connection, or the status that says why there is none.
-async fn with_client<Fut>(session: &Session, work: impl FnOnce(Arc<Client>) -> Fut) -> Response
+pub async fn with_client<Fut>(session: &Session, work: impl FnOnce(Arc<Client>) -> Fut) -> Response
 where
     Fut: std::future::Future<Output = Response>,
 {
@@ -130,7 +132,7 @@ where
 }
 
 /// The page's answer for an outcome of the client.
-fn answer<T: serde::Serialize>(outcome: Result<T, modelctx::client::ClientError>) -> Response {
+pub fn answer<T: serde::Serialize>(outcome: Result<T, modelctx::client::ClientError>) -> Response {
     match outcome {
         Ok(value) => Json(json!({"result": value})).into_response(),
         Err(error) => Json(json!({"error": error.to_string()})).into_response(),
@@ -154,7 +156,11 @@ pub async fn session(Served(session): Served) -> Json<Value> {
                 "transport": client.transport(),
                 "protocolVersion": server.version.to_string(),
                 "serverInfo": server.info,
-                "capabilities": v2026::ServerCapabilities::from(server.capabilities.clone()),
+                "capabilities": match client.era() {
+                    Era::Legacy => serde_json::to_value(v2025::ServerCapabilities::from(server.capabilities.clone())),
+                    Era::Modern => serde_json::to_value(v2026::ServerCapabilities::from(server.capabilities.clone())),
+                }
+                .unwrap_or_default(),
                 "instructions": server.instructions,
             })
         }
@@ -262,17 +268,46 @@ pub async fn log_level(Served(session): Served, Json(wanted): Json<LogLevel>) ->
     .await
 }
 
-/// `GET …/tools`.
+/// `GET …/tools`: each with `taskSupport`, whether calls of it may run as tasks here
+/// (`forbidden`, `optional` or `required`).
 pub async fn tools(Served(session): Served) -> Response {
-    with_client(&session, |client| async move { answer(client.list_tools().await) }).await
+    with_client(&session, |client| async move {
+        let listed = client.list_tools().await.map(|tools| {
+            tools
+                .into_iter()
+                .map(|tool| {
+                    let support = client.task_support(&tool.name);
+                    let mut shown = serde_json::to_value(tool).unwrap_or_default();
+                    shown["taskSupport"] = json!(support);
+                    shown
+                })
+                .collect::<Vec<_>>()
+        });
+        answer(listed)
+    })
+    .await
 }
 
-/// What `POST …/tools/call` takes.
+/// What `POST …/tools/call` and `POST …/tasks/start` take.
 #[derive(Deserialize)]
 pub struct ToolCall {
     name: String,
     #[serde(default)]
     arguments: Value,
+}
+
+impl ToolCall {
+    /// The tool's name and its arguments (none given: an empty object).
+    pub fn parts(self) -> (String, Value) {
+        let arguments = if self.arguments.is_null() { json!({}) } else { self.arguments };
+        (self.name, arguments)
+    }
+}
+
+/// A tool's result as the page shows it: its content, its structured content and whether it
+/// is a tool error.
+pub fn call_json(result: CallToolResult) -> Value {
+    json!({"content": result.content, "structuredContent": result.structured_content, "isError": result.is_error})
 }
 
 /// `POST …/tools/call`: the call, its progress reported as events.
@@ -283,18 +318,15 @@ pub async fn call_tool(Served(session): Served, Json(call): Json<ToolCall>) -> R
 
 /// Calls the tool, its progress reported as events.
 async fn call_reporting(session: &Arc<Session>, client: &Client, call: ToolCall) -> Response {
-    let arguments = if call.arguments.is_null() { json!({}) } else { call.arguments };
+    let (name, arguments) = call.parts();
     let session = Arc::clone(session);
-    let name = call.name.clone();
+    let tool = name.clone();
     let report = move |progress: modelctx::client::Progress| {
-        let event = json!({"kind": "progress", "tool": name, "progress": progress.progress,
+        let event = json!({"kind": "progress", "tool": tool, "progress": progress.progress,
                            "total": progress.total, "message": progress.message});
         session.emit(event);
     };
-    let called = client.call_tool_with_progress(&call.name, arguments, report).await;
-    answer(called.map(|result| {
-        json!({"content": result.content, "structuredContent": result.structured_content, "isError": result.is_error})
-    }))
+    answer(client.call_tool_with_progress(&name, arguments, report).await.map(call_json))
 }
 
 /// `GET …/resources`: the resources and the templates.

@@ -54,7 +54,7 @@ impl Gate {
         if site.is_some_and(|site| !matches!(site, "same-origin" | "none")) {
             return Err((StatusCode::FORBIDDEN, "a page of another site may not use the inspector\n".into()));
         }
-        if matches!(request.uri().path(), "/app.js" | "/style.css") {
+        if super::is_asset(request.uri().path()) {
             return Ok(());
         }
         let in_header = headers.get("x-inspector-token").and_then(|value| value.to_str().ok());

@@ -14,9 +14,12 @@
 mod api;
 mod bench;
 mod gate;
+mod roots;
 mod servers;
 mod session;
+mod skills;
 mod subscriptions;
+mod tasks;
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -56,8 +59,21 @@ struct Inspector {
 }
 
 const INDEX: &str = include_str!("assets/index.html");
-const SCRIPT: &str = include_str!("assets/app.js");
-const STYLE: &str = include_str!("assets/style.css");
+const SCRIPT: &str = "text/javascript; charset=utf-8";
+/// The page's scripts and style sheet: the path each is loaded from, its text and its type.
+/// They hold no secret and are served without the token (the page that loads them has it).
+const ASSETS: [(&str, &str, &str); 5] = [
+    ("/app.js", include_str!("assets/app.js"), SCRIPT),
+    ("/tasks.js", include_str!("assets/tasks.js"), SCRIPT),
+    ("/roots.js", include_str!("assets/roots.js"), SCRIPT),
+    ("/skills.js", include_str!("assets/skills.js"), SCRIPT),
+    ("/style.css", include_str!("assets/style.css"), "text/css; charset=utf-8"),
+];
+
+/// Whether `path` is one of the page's [`ASSETS`].
+fn is_asset(path: &str) -> bool {
+    ASSETS.iter().any(|(asset, ..)| *asset == path)
+}
 
 /// Serves the page until SIGTERM or Ctrl-C: exit 0 then; 2 for an address that is not
 /// loopback; 3 when the address cannot be bound.
@@ -113,17 +129,26 @@ fn router(inspector: Arc<Inspector>) -> Router {
         .route("/prompts/get", post(api::get_prompt))
         .route("/elicitations/{id}", post(api::answer_elicitation))
         .route("/samplings/{id}", post(api::answer_sampling))
+        .route("/tasks", get(tasks::list))
+        .route("/tasks/start", post(tasks::start))
+        .route("/tasks/{id}", get(tasks::get))
+        .route("/tasks/{id}/cancel", post(tasks::cancel))
+        .route("/tasks/{id}/result", post(tasks::result))
+        .route("/roots", get(roots::list).post(roots::add))
+        .route("/roots/remove", post(roots::remove))
+        .route("/skills", get(skills::list))
+        .route("/skills/load", post(skills::load))
+        .route("/skills/file", post(skills::file))
         .route("/events", get(api::events))
         .route("/bench", post(api::bench));
     let api = Router::new()
         .route("/servers", get(api::servers).post(api::open))
         .route("/config", post(api::config))
         .nest("/servers/{server}", server);
-    Router::new()
-        .route("/", get(index))
-        .route("/app.js", get(|| asset(SCRIPT, "text/javascript; charset=utf-8")))
-        .route("/style.css", get(|| asset(STYLE, "text/css; charset=utf-8")))
-        .nest("/api", api)
+    let page = ASSETS.into_iter().fold(Router::new().route("/", get(index)), |page, (path, body, kind)| {
+        page.route(path, get(move || asset(body, kind)))
+    });
+    page.nest("/api", api)
         .layer(middleware::from_fn_with_state(Arc::clone(&inspector), guard))
         .with_state(inspector)
 }

@@ -43,7 +43,12 @@ impl Servers {
         tokio::spawn(async move {
             let handlers = session.handlers();
             let tap = session.tap();
+            // The page's session offers the --root directories itself (and those the page
+            // adds), and declares tasks, so that the page can start and follow them.
+            let offered = session.roots.offer_directories(&target.roots);
+            let target = Target { roots: Vec::new(), ..target.declaring_tasks() };
             let connected = session.connect(async {
+                offered?;
                 target.connect_tapped(handlers, Some(tap)).await.map_err(|e| e.to_string())
             });
             if let Ok(client) = connected.await {

@@ -14,7 +14,9 @@ use modelctx::protocol::model::ElicitRequest;
 use modelctx::protocol::types::{ElicitAction, Role};
 use modelctx::protocol::v2026::{CreateMessageRequestParams, ElicitResult};
 
+use super::roots::Roots;
 use super::subscriptions::Subscriptions;
+use super::tasks::Tasks;
 use crate::inspect::{Target, sampling};
 use serde_json::{Value, json};
 use tokio::sync::{OnceCell, broadcast, oneshot};
@@ -122,6 +124,10 @@ pub struct Session {
     pub benchmarking: AtomicBool,
     /// The resources the page follows.
     pub subscriptions: Subscriptions,
+    /// The roots offered to the server.
+    pub roots: Roots,
+    /// The tasks the page watches.
+    pub tasks: Tasks,
     /// When the session began: each event says how long after (`at`, in milliseconds).
     began: Instant,
     client: OnceCell<Result<Arc<Client>, String>>,
@@ -142,6 +148,8 @@ impl Session {
             reach,
             benchmarking: AtomicBool::new(false),
             subscriptions: Subscriptions::default(),
+            roots: Roots::default(),
+            tasks: Tasks::default(),
             began: Instant::now(),
             client: OnceCell::new(),
             events: broadcast::channel(LIVE).0,
@@ -199,10 +207,17 @@ impl Session {
         })
     }
 
-    /// The handlers that bring the server's elicitations and sampling requests to the page.
+    /// The handlers that bring the server's elicitations and sampling requests to the page,
+    /// and answer `roots/list` with the roots the page offers (their changes told).
     pub fn handlers(self: &Arc<Self>) -> ClientHandlers {
-        let (for_elicit, for_sample) = (Arc::downgrade(self), Arc::downgrade(self));
+        let (for_elicit, for_sample, for_roots) =
+            (Arc::downgrade(self), Arc::downgrade(self), Arc::downgrade(self));
         ClientHandlers::default()
+            .on_roots(move || {
+                let roots = for_roots.upgrade().map(|session| session.roots.list()).unwrap_or_default();
+                std::future::ready(roots)
+            })
+            .roots_list_changed()
             .on_elicit(move |request| {
                 let session = for_elicit.clone();
                 async move {

@@ -109,6 +109,25 @@ pub async fn browse(url: &str) -> (Guard, tempfile::TempDir, Page) {
     (browser, profile, page)
 }
 
+/// The inspector over `serve everything` in `era` (`modern` or `legacy`), shown in headless
+/// Chromium once the server's tools are: what to keep alive, and the page.
+pub struct Everything {
+    pub page: Page,
+    _inspector: Guard,
+    _browser: Guard,
+    _profile: tempfile::TempDir,
+}
+
+/// [`Everything`] in `era`.
+pub async fn everything_in(era: &str) -> Everything {
+    let mut target = vec!["--era".to_owned(), era.to_owned(), "--".to_owned()];
+    target.extend([bin(), "serve", "everything"].map(str::to_owned));
+    let (_inspector, url) = inspector_of(&target);
+    let (_browser, _profile, mut page) = browse(&url).await;
+    page.until("the server's tools", "document.body.dataset.ready === 'true'").await;
+    Everything { page, _inspector, _browser, _profile }
+}
+
 /// One DevTools connection to a page.
 pub struct Page {
     socket: tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>,

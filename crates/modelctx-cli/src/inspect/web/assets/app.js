@@ -8,6 +8,10 @@ const token = query.get('token') || '';
 const $ = (selector) => document.querySelector(selector);
 // The server this page shows, once chosen (start()).
 let server = null;
+// What the other scripts of the page add: a handler per kind of event they show, and a step
+// of start() each, given the session and the server's capabilities once connected.
+const eventHandlers = {};
+const startSteps = [];
 
 // Elements, made without innerHTML: nothing a server sends is ever parsed as markup.
 function el(tag, attributes = {}, ...children) {
@@ -164,13 +168,21 @@ function showAnswer(target, answer, render) {
   target.append(...render(answer.result));
 }
 
-function toolResult(result) {
-  const nodes = (result.content || []).map(contentBlock);
-  if (result.structuredContent !== undefined) {
-    nodes.push(el('div', { class: 'block' }, el('div', { class: 'kind', text: 'structuredContent' }), el('pre', { text: json(result.structuredContent) })));
+// A tool's result: its content, and beside it its structured content, said to conform to
+// `outputSchema` when the tool has one (the client refuses a result that does not).
+function toolResult(result, outputSchema = currentTool?.outputSchema) {
+  const text = el('div', { class: 'column' }, (result.content || []).map(contentBlock));
+  const nodes = [text];
+  if (result.structuredContent !== undefined && result.structuredContent !== null) {
+    const verdict = outputSchema && !result.isError
+      ? el('p', { class: 'ok', 'data-output-check': 'conforms', text: '✓ conforms to the tool\'s outputSchema (checked by the client)' })
+      : el('p', { class: 'muted', text: 'the tool declares no outputSchema' });
+    nodes.push(el('div', { class: 'column' }, el('div', { class: 'block' },
+      el('div', { class: 'kind', text: 'structuredContent' }), verdict, el('pre', { text: json(result.structuredContent) }))));
   }
-  if (result.isError) nodes.unshift(el('p', { class: 'error', text: 'The tool reported an error (isError).' }));
-  return nodes;
+  const shown = [el('div', { class: 'columns' }, nodes)];
+  if (result.isError) shown.unshift(el('p', { class: 'error', text: 'The tool reported an error (isError).' }));
+  return shown;
 }
 
 function listOf(container, items, describe, choose) {
@@ -201,19 +213,30 @@ function chooseTool(tool) {
   $('#tool-name').textContent = tool.title ? `${tool.title} (${tool.name})` : tool.name;
   $('#tool-description').textContent = tool.description || '';
   readTool = fieldsOf(tool.inputSchema, $('#tool-fields'));
+  $('#tool-output-schema-box').hidden = !tool.outputSchema;
+  $('#tool-output-schema').textContent = tool.outputSchema ? json(tool.outputSchema) : '';
+  const tasks = tool.taskSupport && tool.taskSupport !== 'forbidden';
+  $('#tool-start-task').hidden = !tasks;
+  $('#tool-task-support').textContent = tasks ? `as a task: ${tool.taskSupport}` : '';
   $('#tool-result').replaceChildren();
+}
+
+// The tool's arguments as its form gives them; shows why not and gives null when they are not
+// JSON where they must be.
+function toolArguments() {
+  try {
+    return readTool();
+  } catch (error) {
+    showAnswer($('#tool-result'), { error: `arguments: ${error.message}` });
+    return null;
+  }
 }
 
 $('#tool-form').addEventListener('submit', async (event) => {
   event.preventDefault();
   if (!currentTool) return;
-  let args;
-  try {
-    args = readTool();
-  } catch (error) {
-    showAnswer($('#tool-result'), { error: `arguments: ${error.message}` });
-    return;
-  }
+  const args = toolArguments();
+  if (args === null) return;
   const progress = $('#tool-progress');
   progress.hidden = false;
   progress.removeAttribute('value');
@@ -648,6 +671,8 @@ function onEvent(event) {
     onResourceUpdated(event);
   } else if (event.kind.startsWith('bench')) {
     onBench(event);
+  } else if (eventHandlers[event.kind]) {
+    eventHandlers[event.kind](event);
   }
 }
 
@@ -907,7 +932,9 @@ async function start() {
     const prompts = await api('prompts');
     if (!prompts.error) listOf($('#prompt-list'), prompts.result, (p) => [p.name, p.description, p.name], choosePrompt);
   }
+  for (const step of startSteps) await step(session, capabilities);
   document.body.dataset.ready = 'true';
 }
 
-start();
+// After every script of the page has added its handlers and steps.
+document.addEventListener('DOMContentLoaded', start);
