@@ -10,8 +10,8 @@ use std::sync::Arc;
 use clap::Args;
 use futures::future::BoxFuture;
 use modelctx::auth::{
-    Assertion, AuthError, CredentialStore, FetchLimits, Fetcher, FileStore, Grant, LoopbackBrowser, OAuth,
-    OAuthOptions, Secret, SigningKey, StaticClient, UserAgent,
+    Assertion, AuthError, CredentialStore, FetchLimits, FetchObserver, Fetcher, FileStore, Grant,
+    LoopbackBrowser, OAuth, OAuthOptions, Secret, SigningKey, StaticClient, UserAgent,
 };
 use modelctx::client::HttpAuth;
 use modelctx::client::egress::{Egress, is_public};
@@ -226,22 +226,34 @@ async fn login(args: &LoginArgs) -> Result<String, Failure> {
             ..StaticClient::default()
         });
     })?;
+    logged_in(&args.url, &oauth).await
+}
+
+/// Logs in to the server at `url` by `grant`, every HTTP exchange told to `observer` (the web
+/// inspector shows them as steps), the tokens kept as `modelctx login` keeps them: what to tell
+/// the person.
+pub(crate) async fn log_in_from(url: &str, grant: Grant, observer: FetchObserver) -> Result<String, Failure> {
+    let oauth = oauth(url, grant, |options| options.observer = Some(observer))?;
+    logged_in(url, &oauth).await
+}
+
+/// Runs `oauth`'s login for the server at `url`: what to tell the person.
+async fn logged_in(url: &str, oauth: &OAuth) -> Result<String, Failure> {
     match oauth.login().await {
         Ok(true) => {
             let scopes = oauth.scopes().await.unwrap_or_default();
             let path = credentials_path()?;
             Ok(if scopes.is_empty() {
-                format!("Logged in to {}; the tokens are kept in {}", args.url, path.display())
+                format!("Logged in to {url}; the tokens are kept in {}", path.display())
             } else {
                 format!(
-                    "Logged in to {} with {}; the tokens are kept in {}",
-                    args.url,
+                    "Logged in to {url} with {}; the tokens are kept in {}",
                     scopes.join(" "),
                     path.display()
                 )
             })
         }
-        Ok(false) => Ok(format!("{} asks for no authorization", args.url)),
+        Ok(false) => Ok(format!("{url} asks for no authorization")),
         Err(e) => Err(Failure::Refused(e.to_string())),
     }
 }

@@ -2,13 +2,15 @@
 //! Protocol, as `inspector_web`): structured output shown beside the text and checked against
 //! the tool's output schema, tasks started, watched, cancelled and listed, roots added and
 //! removed (the change told to a 2025-11-25 server) and skills loaded and read, in either era
-//! against `serve everything`; and the same page against a server of the official TypeScript
+//! against `serve everything`; a tool's app (MCP Apps) framed and bridged; and the same page against a server of the official TypeScript
 //! SDK that speaks only 2025-11-25 (npm's `@modelcontextprotocol/server-everything`, run by
 //! `scripts/interop.sh`, which installs it).
 
 use std::path::PathBuf;
 
-use crate::support::browser::{Page, browse, everything_in, inspector_of};
+use crate::oauth::protected;
+use crate::support::authorization_server::AuthorizationServer;
+use crate::support::browser::{Page, browse, everything_in, inspector_of, inspector_with};
 
 /// `document.querySelector(selector)` clicked, after the tab `tab` is shown.
 fn click(tab: &str, selector: &str) -> String {
@@ -216,4 +218,184 @@ async fn a_server_of_the_typescript_sdk_that_speaks_only_2025_11_25() {
     page.screenshot("sdk-server-url-elicitation.png").await;
     page.eval("document.querySelector('#elicitation-accept').click(); true").await;
     page.until("the tool's answer", "document.querySelector('#tool-result').textContent.length > 0").await;
+}
+
+/// Every text of the page and of its frames (an app's frame is another origin, which the
+/// page's own script cannot read; the DevTools protocol can).
+async fn all_text(page: &mut Page) -> String {
+    fn texts(node: &serde_json::Value, out: &mut String) {
+        if node["nodeType"] == 3 {
+            out.push_str(node["nodeValue"].as_str().unwrap_or_default());
+            out.push('\n');
+        }
+        for key in ["children", "contentDocument"] {
+            match &node[key] {
+                serde_json::Value::Array(children) => children.iter().for_each(|child| texts(child, out)),
+                child @ serde_json::Value::Object(_) => texts(child, out),
+                _ => {}
+            }
+        }
+    }
+    let document = page.command("DOM.getDocument", serde_json::json!({"depth": -1, "pierce": true})).await;
+    let mut out = String::new();
+    texts(&document["root"], &mut out);
+    out
+}
+
+/// Presses `key` (its DevTools key name and code) in whatever has the focus.
+async fn press(page: &mut Page, key: &str, code: u32) {
+    for kind in ["keyDown", "keyUp"] {
+        let mut event =
+            serde_json::json!({"type": kind, "key": key, "code": key, "windowsVirtualKeyCode": code});
+        if key == "Enter" && kind == "keyDown" {
+            event["text"] = "\r".into();
+        }
+        page.command("Input.dispatchKeyEvent", event).await;
+    }
+}
+
+/// A tool with an app (MCP Apps): `clock` is called from its form and its `ui://` app is framed
+/// under the result, sandboxed, under the policy its `_meta.ui.csp` allows; the page answers
+/// the app's messages as its host — the tool's result handed to it, which it shows — and when
+/// the app's button asks for `clock_refresh` (a tool only the app may call), the page calls it
+/// on the server and answers the app. Every message between page and app is in the log. The
+/// app's document is served once, in a frame only, under `sandbox allow-scripts`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_app_is_framed_sandboxed_and_its_tool_calls_go_through_the_page() {
+    let mut everything = everything_in("modern").await;
+    let page = &mut everything.page;
+    page.eval(&click("tools", "#tool-list li[data-name=\"clock\"]")).await;
+    page.eval("document.querySelector('#tool-call').click(); true").await;
+    page.until("the app's frame", "document.querySelector('#app-frame') !== null").await;
+    let policy = page.eval("document.querySelector('#app-policy').textContent").await;
+    assert!(policy.as_str().unwrap().starts_with("default-src 'none'"), "{policy}");
+    assert_eq!(
+        page.eval("document.querySelector('#app-frame').getAttribute('sandbox')").await,
+        "allow-scripts"
+    );
+    let bridged = |direction: &str, text: &str| {
+        format!(
+            "[...document.querySelectorAll('#messages tbody tr')].some(r =>
+                r.children[1].textContent === {direction:?} && r.textContent.includes({text:?}))"
+        )
+    };
+    page.until("the result handed to the app", &bridged("page → app", "ui/notifications/tool-result")).await;
+    let deadline = std::time::Instant::now() + crate::support::browser::WAIT;
+    while !all_text(page).await.contains("seconds since the Unix epoch") {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the app never showed the time: {}",
+            all_text(page).await
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    page.screenshot("app-clock.png").await;
+
+    // The app's button, pressed from the keyboard inside its frame.
+    page.eval("document.querySelector('#app-frame').focus(); true").await;
+    press(page, "Tab", 9).await;
+    press(page, "Enter", 13).await;
+    page.until("the app's call", &bridged("app → page", "clock_refresh")).await;
+    let relayed = "[...document.querySelectorAll('#messages tbody tr')].some(r =>
+        r.children[1].textContent === 'sent' && r.textContent.includes('\"name\": \"clock_refresh\"'))";
+    page.until("the call sent to the server", relayed).await;
+    page.until("the answer handed back", &bridged("page → app", "seconds since the Unix epoch")).await;
+
+    // The document itself: once, in a frame only, sandboxed by its policy.
+    let (base, token) = everything.url.split_once("/?token=").unwrap();
+    let http = reqwest::Client::new();
+    let opened: serde_json::Value = http
+        .post(format!("{base}/api/servers/1/apps/open"))
+        .header("x-inspector-token", token)
+        .header("origin", base)
+        .header("content-type", "application/json")
+        .body(serde_json::json!({"uri": "ui://everything/clock.html"}).to_string())
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .map(|text| serde_json::from_str(&text).unwrap())
+        .unwrap();
+    let view = format!("{base}{}", opened["result"]["view"].as_str().unwrap());
+    let fetch = |dest: &'static str| http.get(&view).header("sec-fetch-dest", dest).send();
+    assert_eq!(fetch("document").await.unwrap().status(), 403, "not as a page of its own");
+    let framed = fetch("iframe").await.unwrap();
+    assert_eq!(framed.status(), 200);
+    let policy = framed.headers()["content-security-policy"].to_str().unwrap().to_owned();
+    assert!(policy.starts_with("default-src 'none'") && policy.contains("sandbox allow-scripts"), "{policy}");
+    assert!(framed.text().await.unwrap().contains("clock_refresh"));
+    assert_eq!(fetch("iframe").await.unwrap().status(), 404, "served once");
+}
+
+/// OAuth in the page against a server that asks for it (`serve everything --auth-issuer`, the
+/// tests' authorization server): "Log in" shows each step — the server's challenge, its
+/// protected resource metadata, the authorization server's metadata, the registration — then
+/// the consent page, opened in a new tab, which the authorization server sends back to the
+/// inspector; the tokens are kept in the credentials file, every secret in the steps masked,
+/// and the connection made next uses them.
+#[test]
+fn an_oauth_login_step_by_step_then_a_connection_that_uses_its_tokens() {
+    // The authorization server runs on a runtime of its own, started and dropped outside this
+    // test's.
+    let authorization = AuthorizationServer::start();
+    let server = protected(&authorization);
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    runtime.block_on(log_in_and_connect(&authorization, &server.url()));
+}
+
+async fn log_in_and_connect(authorization: &AuthorizationServer, server: &str) {
+    let home = tempfile::tempdir().unwrap();
+    let credentials = home.path().join("credentials.json");
+    let (_inspector, url) = inspector_with(&[], &[("MODELCTX_CREDENTIALS", &credentials)]);
+    let (_browser, _profile, mut page) = browse(&url).await;
+    page.until("the connect tab", "document.body.dataset.ready === 'no-server'").await;
+    page.eval(&format!(
+        "document.querySelector('input[name=connect-kind][value=url]').click();
+         document.querySelector('#connect-url').value = {:?};
+         document.querySelector('#connect-login').click(); true",
+        server
+    ))
+    .await;
+    page.until("the consent link", "!document.querySelector('#oauth-consent').hidden").await;
+    for step in [
+        "challenge",
+        "protected resource metadata",
+        "authorization server metadata",
+        "registration",
+        "consent",
+    ] {
+        let shown = format!("document.querySelector('#oauth-steps li[data-step=\"{step}\"]') !== null");
+        assert_eq!(page.eval(&shown).await, true, "the {step} step");
+    }
+    let consent = page.eval("document.querySelector('#oauth-consent-link').href").await;
+    assert!(
+        consent.as_str().unwrap().starts_with(&format!("{}/authorize?", authorization.issuer)),
+        "{consent}"
+    );
+    page.eval("document.querySelector('#oauth-box').scrollIntoView(); true").await;
+    page.screenshot("oauth-consent.png").await;
+
+    // The person opens the consent page in a new tab; the server approves and sends it back.
+    page.command("Target.createTarget", serde_json::json!({"url": consent})).await;
+    page.until("logged in", &shows("#oauth-outcome", "Logged in to")).await;
+    assert!(page.eval("document.querySelector('#oauth-steps li[data-step=tokens]') !== null").await == true);
+    let text = page.eval("document.querySelector('#oauth-box').innerText + [...document.querySelectorAll('#oauth-box pre')].map(p => p.textContent).join(' ')").await;
+    let text = text.as_str().unwrap();
+    assert!(text.contains("masked"), "{text}");
+    let leaked: Vec<String> =
+        authorization.secrets().into_iter().filter(|secret| text.contains(secret.as_str())).collect();
+    assert!(leaked.is_empty(), "secrets shown: {leaked:?}");
+    assert!(
+        std::fs::read_to_string(&credentials).unwrap().contains("refresh_token"),
+        "kept as modelctx login keeps them"
+    );
+    page.eval("document.querySelector('#oauth-box').scrollIntoView(); true").await;
+    page.screenshot("oauth-logged-in.png").await;
+
+    page.eval("document.querySelector('#connect-form').requestSubmit(); true").await;
+    page.until("the server's tools", "document.body.dataset.ready === 'true'").await;
+    page.eval(&click("tools", "#tool-list li[data-name=\"echo\"]")).await;
+    page.eval("document.querySelector('#tool-fields [name=message]').value = 'authorized'; document.querySelector('#tool-call').click(); true").await;
+    page.until("the call's answer", &shows("#tool-result", "authorized")).await;
 }

@@ -3,6 +3,7 @@
 //! the same way before anything is sent (server-side request forgery, RFC 9728 §7.7,
 //! the MCP security considerations).
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -67,6 +68,41 @@ impl Fetched {
     }
 }
 
+/// One HTTP exchange of authorization, as a [`FetchObserver`] is told of it: the challenge of
+/// the MCP server, each metadata document, the registration, each token request's answer.
+/// Its body may hold secrets (tokens, a client secret): an observer that shows it masks them.
+#[derive(Debug)]
+pub struct Exchange<'a> {
+    /// The request's method.
+    pub method: &'a Method,
+    /// Where it went.
+    pub url: &'a Url,
+    /// The answer's status.
+    pub status: StatusCode,
+    /// The answer's headers.
+    pub headers: &'a HeaderMap,
+    /// The answer's body (within [`FetchLimits::max_bytes`]).
+    pub body: &'a [u8],
+}
+
+/// Told of every exchange a [`Fetcher`] makes, once it is answered (a tool that shows the
+/// steps of authorization, such as an inspector).
+#[derive(Clone)]
+pub struct FetchObserver(Arc<dyn Fn(&Exchange<'_>) + Send + Sync>);
+
+impl FetchObserver {
+    /// An observer calling `observe` with each exchange.
+    pub fn new(observe: impl Fn(&Exchange<'_>) + Send + Sync + 'static) -> Self {
+        Self(Arc::new(observe))
+    }
+}
+
+impl std::fmt::Debug for FetchObserver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FetchObserver")
+    }
+}
+
 /// Sends authorization's HTTP requests within [`FetchLimits`]. It follows no redirect: a
 /// metadata document that moved is not there, and an authorization server's redirect is
 /// read, not followed.
@@ -74,6 +110,7 @@ impl Fetched {
 pub struct Fetcher {
     client: reqwest::Client,
     limits: FetchLimits,
+    observer: Option<FetchObserver>,
 }
 
 impl Fetcher {
@@ -87,7 +124,12 @@ impl Fetcher {
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| AuthError::Config(format!("the HTTP client could not be built: {e}")))?;
-        Ok(Self { client, limits })
+        Ok(Self { client, limits, observer: None })
+    }
+
+    /// The same fetcher, telling `observer` of each exchange.
+    pub fn observed(self, observer: Option<FetchObserver>) -> Self {
+        Self { observer, ..self }
     }
 
     /// Whether `url` may be requested at all: `https`, or `http` to a loopback host when
@@ -153,7 +195,9 @@ impl Fetcher {
     async fn send(&self, request: reqwest::RequestBuilder, url: &Url) -> Result<Fetched, AuthError> {
         self.check(url)?;
         let failed = |e: reqwest::Error| AuthError::Http(format!("{url}: {}", without_url(e)));
-        let response = request.send().await.map_err(failed)?;
+        let request = request.build().map_err(failed)?;
+        let method = request.method().clone();
+        let response = self.client.execute(request).await.map_err(failed)?;
         let status = response.status();
         let headers = response.headers().clone();
         let mut body = Vec::new();
@@ -167,6 +211,9 @@ impl Fetcher {
                 )));
             }
             body.extend_from_slice(&chunk);
+        }
+        if let Some(observer) = &self.observer {
+            (observer.0)(&Exchange { method: &method, url, status, headers: &headers, body: &body });
         }
         Ok(Fetched { status, headers, body })
     }

@@ -66,7 +66,7 @@ use std::fmt;
 pub use agent::{Headless, LoopbackBrowser, UserAgent};
 pub use challenge::Challenge;
 pub use dpop::DpopKey;
-pub use fetch::{FetchLimits, Fetched, Fetcher};
+pub use fetch::{Exchange, FetchLimits, FetchObserver, Fetched, Fetcher};
 pub use keyset::Keys;
 pub use metadata::{ResourceMetadata, ServerMetadata};
 pub use oauth::OAuth;

@@ -66,7 +66,7 @@ impl OAuth {
     pub fn new(server: &str, options: OAuthOptions) -> Result<Self, AuthError> {
         let server =
             Url::parse(server).map_err(|e| AuthError::Config(format!("the server URL {server:?}: {e}")))?;
-        let fetcher = Fetcher::new(options.fetch)?;
+        let fetcher = Fetcher::new(options.fetch)?.observed(options.observer.clone());
         Ok(Self { key: canonical_resource(&server), server, options, fetcher, state: Mutex::default() })
     }
 

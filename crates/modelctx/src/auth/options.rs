@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::fetch::FetchLimits;
+use super::fetch::{FetchLimits, FetchObserver};
 use super::store::{CredentialStore, MemoryStore, Secret};
 use super::{AuthError, UserAgent};
 
@@ -134,6 +134,9 @@ pub struct OAuthOptions {
     pub max_step_ups: usize,
     /// How long before expiry a token is refreshed. Default 60 s.
     pub refresh_margin: Duration,
+    /// Told of every HTTP exchange of authorization (challenge, documents, registration,
+    /// tokens), to show its steps. Default none.
+    pub observer: Option<FetchObserver>,
 }
 
 impl OAuthOptions {
@@ -152,6 +155,7 @@ impl OAuthOptions {
             offline_access: true,
             max_step_ups: 2,
             refresh_margin: Duration::from_secs(60),
+            observer: None,
         }
     }
 

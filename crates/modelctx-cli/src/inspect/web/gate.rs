@@ -8,7 +8,10 @@
 //! itself: the token in the `X-Inspector-Token` header, which another origin's page cannot add
 //! without a CORS preflight the inspector never grants, and the page's own `Origin` (`403`
 //! otherwise). Bodies are JSON, which a form of another site cannot send (`415`, said by the
-//! handlers' `Json`). The page's two static assets need only the right `Host`.
+//! handlers' `Json`). The page's static assets need only the right `Host`; an app's document
+//! (`/app-view/{id}`) needs its one-time random id instead of the token, and loads only in a
+//! frame (`Sec-Fetch-Dest: iframe`); an authorization server's redirect back
+//! (`/oauth/callback`, from its own site) needs the `state` of a login that waits for it.
 
 use std::net::SocketAddr;
 
@@ -16,6 +19,12 @@ use axum::extract::Request;
 use axum::http::{Method, StatusCode, header};
 
 use crate::run_token::same;
+
+/// Where an authorization server sends the person back after consent (`oauth.rs`).
+pub const OAUTH_CALLBACK: &str = "/oauth/callback";
+
+/// Where the page frames apps' documents from (`apps.rs`).
+pub const APP_VIEWS: &str = "/app-view/";
 
 /// The checks, for one inspector's address and token.
 pub struct Gate {
@@ -34,6 +43,11 @@ impl Gate {
         Self { token, hosts }
     }
 
+    /// The address the inspector answers at (`host:port`).
+    pub fn address(&self) -> &str {
+        &self.hosts[0]
+    }
+
     /// The token the page's URL carries.
     pub fn token(&self) -> &str {
         &self.token
@@ -50,11 +64,31 @@ impl Gate {
                 format!("this inspector answers at http://{}/ only, not at Host {host:?}\n", self.hosts[0]),
             ));
         }
+        if request.uri().path() == OAUTH_CALLBACK {
+            // The authorization server's redirect, from its own site: the flow's one-time
+            // `state` is the proof (`oauth.rs`), and it changes nothing but that flow.
+            if request.method() != Method::GET {
+                return Err((StatusCode::METHOD_NOT_ALLOWED, "an authorization response is a GET\n".into()));
+            }
+            return Ok(());
+        }
         let site = headers.get("sec-fetch-site").and_then(|value| value.to_str().ok());
         if site.is_some_and(|site| !matches!(site, "same-origin" | "none")) {
             return Err((StatusCode::FORBIDDEN, "a page of another site may not use the inspector\n".into()));
         }
         if super::is_asset(request.uri().path()) {
+            return Ok(());
+        }
+        if request.uri().path().starts_with(APP_VIEWS) {
+            // An app's document, framed by the page: its one-time id is the proof, and only a
+            // frame may load it (an app opened as a page could be mistaken for this one).
+            let dest = headers.get("sec-fetch-dest").and_then(|value| value.to_str().ok());
+            if request.method() != Method::GET || dest.is_some_and(|dest| dest != "iframe") {
+                return Err((
+                    StatusCode::FORBIDDEN,
+                    "an app's document is shown in the inspector's frame only\n".into(),
+                ));
+            }
             return Ok(());
         }
         let in_header = headers.get("x-inspector-token").and_then(|value| value.to_str().ok());
@@ -146,5 +180,23 @@ mod tests {
             Some(403)
         );
         assert_eq!(status(request("DELETE", "/api/servers/1", &[host, origin, token])), None);
+        let framed = ("sec-fetch-dest", "iframe");
+        assert_eq!(
+            status(request("GET", "/app-view/abc", &[host, framed, ("sec-fetch-site", "same-origin")])),
+            None
+        );
+        assert_eq!(
+            status(request("GET", "/app-view/abc", &[host, ("sec-fetch-dest", "document")])),
+            Some(403)
+        );
+        assert_eq!(
+            status(request("GET", "/app-view/abc", &[host, framed, ("sec-fetch-site", "cross-site")])),
+            Some(403)
+        );
+        assert_eq!(status(request("POST", "/app-view/abc", &[host, framed])), Some(403));
+        let from_the_server = ("sec-fetch-site", "cross-site");
+        assert_eq!(status(request("GET", "/oauth/callback?code=c&state=s", &[host, from_the_server])), None);
+        assert_eq!(status(request("POST", "/oauth/callback", &[host, from_the_server])), Some(405));
+        assert_eq!(status(request("GET", "/oauth/callback", &[("host", "evil.example:4000")])), Some(421));
     }
 }

@@ -2,8 +2,9 @@
 //! assets are compiled in; nothing runs Node), to look at servers: connected from the page (a
 //! command, a URL or a config file's server, in either era; several at once) or named on the
 //! command line; their discover or initialize results, tools called from forms made of their
-//! input schemas, resources and prompts, elicitations and sampling requests answered in the
-//! page, and every JSON-RPC message of each session as it happens.
+//! input schemas (a tool's app framed and bridged), OAuth logins step by step, tasks, roots, skills, resources and
+//! prompts, elicitations and sampling requests answered in the page, and every JSON-RPC
+//! message of each session as it happens.
 //!
 //! The page and its API are bound to loopback only and open only with the random token in
 //! the URL printed on the first line of standard output (the MCP Inspector's own
@@ -12,8 +13,10 @@
 //! requests, so neither cross-site requests nor DNS rebinding spawn anything.
 
 mod api;
+mod apps;
 mod bench;
 mod gate;
+mod oauth;
 mod roots;
 mod servers;
 mod session;
@@ -56,17 +59,23 @@ struct Inspector {
     servers: Servers,
     /// Who may use them.
     gate: Gate,
+    /// Apps' documents waiting to be framed.
+    views: apps::Views,
+    /// The logins running.
+    logins: oauth::Logins,
 }
 
 const INDEX: &str = include_str!("assets/index.html");
 const SCRIPT: &str = "text/javascript; charset=utf-8";
 /// The page's scripts and style sheet: the path each is loaded from, its text and its type.
 /// They hold no secret and are served without the token (the page that loads them has it).
-const ASSETS: [(&str, &str, &str); 5] = [
+const ASSETS: [(&str, &str, &str); 7] = [
     ("/app.js", include_str!("assets/app.js"), SCRIPT),
     ("/tasks.js", include_str!("assets/tasks.js"), SCRIPT),
     ("/roots.js", include_str!("assets/roots.js"), SCRIPT),
     ("/skills.js", include_str!("assets/skills.js"), SCRIPT),
+    ("/apps.js", include_str!("assets/apps.js"), SCRIPT),
+    ("/oauth.js", include_str!("assets/oauth.js"), SCRIPT),
     ("/style.css", include_str!("assets/style.css"), "text/css; charset=utf-8"),
 ];
 
@@ -103,7 +112,12 @@ async fn serve(args: &InspectArgs) -> std::io::Result<()> {
     let gate = Gate::new(random_token()?, address);
     // The first line of standard output, for a person to open and for scripts to read.
     println!("http://{address}/?token={}", gate.token());
-    let inspector = Arc::new(Inspector { servers: Servers::default(), gate });
+    let inspector = Arc::new(Inspector {
+        servers: Servers::default(),
+        gate,
+        views: apps::Views::default(),
+        logins: oauth::Logins::default(),
+    });
     let target = &args.target;
     if target.url.is_some() || target.config.is_some() || !target.command.is_empty() {
         inspector.servers.open(target.clone());
@@ -139,16 +153,21 @@ fn router(inspector: Arc<Inspector>) -> Router {
         .route("/skills", get(skills::list))
         .route("/skills/load", post(skills::load))
         .route("/skills/file", post(skills::file))
+        .route("/apps/open", post(apps::open))
         .route("/events", get(api::events))
         .route("/bench", post(api::bench));
     let api = Router::new()
         .route("/servers", get(api::servers).post(api::open))
         .route("/config", post(api::config))
+        .route("/login", post(oauth::start))
+        .route("/login/{flow}", get(oauth::finish))
         .nest("/servers/{server}", server);
     let page = ASSETS.into_iter().fold(Router::new().route("/", get(index)), |page, (path, body, kind)| {
         page.route(path, get(move || asset(body, kind)))
     });
-    page.nest("/api", api)
+    page.route(&format!("{}{{id}}", gate::APP_VIEWS), get(apps::view))
+        .route(gate::OAUTH_CALLBACK, get(oauth::callback))
+        .nest("/api", api)
         .layer(middleware::from_fn_with_state(Arc::clone(&inspector), guard))
         .with_state(inspector)
 }
@@ -161,11 +180,11 @@ async fn guard(State(inspector): State<Arc<Inspector>>, request: Request, next: 
     let mut response = next.run(request).await;
     let headers = response.headers_mut();
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
-    headers.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static("default-src 'self'; img-src 'self' data:; media-src 'self' data:"),
-    );
+    // An app's document comes with its own policy and framing (`apps::view`).
+    headers.entry(header::X_FRAME_OPTIONS).or_insert(HeaderValue::from_static("DENY"));
+    headers.entry(header::CONTENT_SECURITY_POLICY).or_insert(HeaderValue::from_static(
+        "default-src 'self'; img-src 'self' data:; media-src 'self' data:",
+    ));
     headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
     response
 }

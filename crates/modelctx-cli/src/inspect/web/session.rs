@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use modelctx::client::{Client, ClientHandlers, WireDirection, WireTap};
+use modelctx::protocol::apps;
 use modelctx::protocol::model::ElicitRequest;
 use modelctx::protocol::types::{ElicitAction, Role};
 use modelctx::protocol::v2026::{CreateMessageRequestParams, ElicitResult};
@@ -208,7 +209,8 @@ impl Session {
     }
 
     /// The handlers that bring the server's elicitations and sampling requests to the page,
-    /// and answer `roots/list` with the roots the page offers (their changes told).
+    /// answer `roots/list` with the roots the page offers (their changes told), and declare
+    /// that the page renders apps (MCP Apps).
     pub fn handlers(self: &Arc<Self>) -> ClientHandlers {
         let (for_elicit, for_sample, for_roots) =
             (Arc::downgrade(self), Arc::downgrade(self), Arc::downgrade(self));
@@ -218,6 +220,7 @@ impl Session {
                 std::future::ready(roots)
             })
             .roots_list_changed()
+            .extension(apps::EXTENSION_ID, apps::client_settings())
             .on_elicit(move |request| {
                 let session = for_elicit.clone();
                 async move {

@@ -35,9 +35,15 @@ pub fn inspector(root: &std::path::Path) -> (Guard, String) {
 
 /// `modelctx inspect --web 127.0.0.1:0 TARGET…`, and the URL it printed.
 pub fn inspector_of(target: &[String]) -> (Guard, String) {
+    inspector_with(target, &[])
+}
+
+/// [`inspector_of`] with the environment variables `env` set.
+pub fn inspector_with(target: &[String], env: &[(&str, &std::path::Path)]) -> (Guard, String) {
     let mut child = Command::new(bin())
         .args(["inspect", "--web", "127.0.0.1:0"])
         .args(target)
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
@@ -113,6 +119,8 @@ pub async fn browse(url: &str) -> (Guard, tempfile::TempDir, Page) {
 /// Chromium once the server's tools are: what to keep alive, and the page.
 pub struct Everything {
     pub page: Page,
+    /// The URL the inspector printed, with its token.
+    pub url: String,
     _inspector: Guard,
     _browser: Guard,
     _profile: tempfile::TempDir,
@@ -125,7 +133,7 @@ pub async fn everything_in(era: &str) -> Everything {
     let (_inspector, url) = inspector_of(&target);
     let (_browser, _profile, mut page) = browse(&url).await;
     page.until("the server's tools", "document.body.dataset.ready === 'true'").await;
-    Everything { page, _inspector, _browser, _profile }
+    Everything { page, url, _inspector, _browser, _profile }
 }
 
 /// One DevTools connection to a page.

@@ -12,6 +12,10 @@ let server = null;
 // of start() each, given the session and the server's capabilities once connected.
 const eventHandlers = {};
 const startSteps = [];
+// And what each does once a tool called from the Tools tab answered: (tool, arguments, result).
+const afterCall = [];
+// The server's tools as last listed.
+let listedTools = [];
 
 // Elements, made without innerHTML: nothing a server sends is ever parsed as markup.
 function el(tag, attributes = {}, ...children) {
@@ -241,9 +245,11 @@ $('#tool-form').addEventListener('submit', async (event) => {
   progress.hidden = false;
   progress.removeAttribute('value');
   $('#tool-result').replaceChildren(el('p', { class: 'muted', text: 'calling…' }));
-  const answer = await api('tools/call', { name: currentTool.name, arguments: args });
+  const tool = currentTool;
+  const answer = await api('tools/call', { name: tool.name, arguments: args });
   progress.hidden = true;
   showAnswer($('#tool-result'), answer, toolResult);
+  if (!answer.error) for (const step of afterCall) await step(tool, args, answer.result);
 });
 
 // --- completion while typing (completion/complete) --------------------------------------------
@@ -635,20 +641,26 @@ function annotation(event, message) {
   return notes;
 }
 
+// A row of the message log: `event.direction` (`sent`, `received`, or between the page and an
+// app), its message, and what `notes` say of it.
+function logMessage(event, notes = []) {
+  messages += 1;
+  $('#message-count').textContent = String(messages);
+  const message = event.message || {};
+  const what = message.method || (message.id !== undefined ? `↩ ${message.id}` : '');
+  const row = el('tr', { class: notes.some((note) => note.startsWith('round ')) ? 'round' : null },
+    el('td', { text: String(messages) }), el('td', { class: event.direction, text: event.direction }),
+    el('td', { text: what }),
+    el('td', {}, notes.length ? el('div', { class: 'notes', text: notes.join(' · ') }) : null, el('pre', { text: json(message), tabindex: 0 })),
+    el('td', {}, ...againButtons(event, message)));
+  row.hidden = !matchesFilter(row);
+  $('#messages tbody').append(row);
+}
+
 function onEvent(event) {
   if (event.kind === 'message') {
-    messages += 1;
-    $('#message-count').textContent = String(messages);
     const message = event.message || {};
-    const what = message.method || (message.id !== undefined ? `↩ ${message.id}` : '');
-    const notes = annotation(event, message);
-    const row = el('tr', { class: notes.some((note) => note.startsWith('round ')) ? 'round' : null },
-      el('td', { text: String(messages) }), el('td', { class: event.direction, text: event.direction }),
-      el('td', { text: what }),
-      el('td', {}, notes.length ? el('div', { class: 'notes', text: notes.join(' · ') }) : null, el('pre', { text: json(message), tabindex: 0 })),
-      el('td', {}, ...againButtons(event, message)));
-    row.hidden = !matchesFilter(row);
-    $('#messages tbody').append(row);
+    logMessage(event, annotation(event, message));
     timeMessage(event, message);
   } else if (event.kind === 'notification') {
     notifications += 1;
@@ -919,7 +931,10 @@ async function start() {
   if (capabilities.tools) {
     const tools = await api('tools');
     if (tools.error) $('#tool-list').replaceChildren(el('li', { class: 'error', text: tools.error }));
-    else listOf($('#tool-list'), tools.result, (t) => [t.name, t.description, t.name], chooseTool);
+    else {
+      listedTools = tools.result;
+      listOf($('#tool-list'), tools.result, (t) => [t.name, t.description, t.name], chooseTool);
+    }
   }
   if (capabilities.resources) {
     const listed = await api('resources');
