@@ -471,20 +471,3 @@ pub async fn events(Served(session): Served) -> Sse<impl Stream<Item = Result<Ev
         futures::stream::iter(history).chain(live).map(|event| Ok(Event::default().data(event.to_string())));
     Sse::new(events).keep_alive(KeepAlive::default())
 }
-
-/// Turns the connection's notifications into events.
-pub fn forward_notifications(session: &Arc<Session>, client: &Arc<Client>) {
-    let mut notes = client.notifications();
-    let session = Arc::downgrade(session);
-    tokio::spawn(async move {
-        loop {
-            let note = match notes.recv().await {
-                Ok(note) => note,
-                Err(RecvError::Lagged(_)) => continue,
-                Err(RecvError::Closed) => return,
-            };
-            let Some(session) = session.upgrade() else { return };
-            session.emit(json!({"kind": "notification", "method": note.method, "params": note.params}));
-        }
-    });
-}

@@ -11,7 +11,6 @@ use std::sync::{Arc, Mutex, PoisonError};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::api::forward_notifications;
 use super::session::Session;
 use crate::inspect::Target;
 use crate::inspect::target::EraArg;
@@ -19,10 +18,17 @@ use crate::inspect::target::EraArg;
 /// Servers open at once, at most: each may be a child process.
 pub const MAX_SERVERS: usize = 8;
 
-/// The open servers and the number the next one gets.
+/// The open servers.
 #[derive(Default)]
 pub struct Servers {
-    open: Mutex<(BTreeMap<u64, Arc<Session>>, u64)>,
+    open: Mutex<Open>,
+}
+
+/// The sessions by number, and the last number given.
+#[derive(Default)]
+struct Open {
+    sessions: BTreeMap<u64, Arc<Session>>,
+    last: u64,
 }
 
 impl Servers {
@@ -32,13 +38,13 @@ impl Servers {
         let session = Session::new(target.clone());
         let id = {
             let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
-            let (sessions, last) = &mut *open;
-            if sessions.len() >= MAX_SERVERS {
+            if open.sessions.len() >= MAX_SERVERS {
                 return None;
             }
-            *last += 1;
-            sessions.insert(*last, Arc::clone(&session));
-            *last
+            open.last += 1;
+            let id = open.last;
+            open.sessions.insert(id, Arc::clone(&session));
+            id
         };
         tokio::spawn(async move {
             let handlers = session.handlers();
@@ -52,7 +58,7 @@ impl Servers {
                 target.connect_tapped(handlers, Some(tap)).await.map_err(|e| e.to_string())
             });
             if let Ok(client) = connected.await {
-                forward_notifications(&session, client);
+                session.forward_notifications(client);
             }
         });
         Some(id)
@@ -60,19 +66,19 @@ impl Servers {
 
     /// The server numbered `id`, while open.
     pub fn get(&self, id: u64) -> Option<Arc<Session>> {
-        self.open.lock().unwrap_or_else(PoisonError::into_inner).0.get(&id).cloned()
+        self.open.lock().unwrap_or_else(PoisonError::into_inner).sessions.get(&id).cloned()
     }
 
     /// Closes the server numbered `id` (its connection ends with the last request using it);
     /// `false` when none is open under it.
     pub fn close(&self, id: u64) -> bool {
-        self.open.lock().unwrap_or_else(PoisonError::into_inner).0.remove(&id).is_some()
+        self.open.lock().unwrap_or_else(PoisonError::into_inner).sessions.remove(&id).is_some()
     }
 
     /// Each open server: its number, what it is and how its connection stands.
     pub fn list(&self) -> Vec<Value> {
         let open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
-        open.0
+        open.sessions
             .iter()
             .map(|(id, session)| {
                 let state = match session.client() {

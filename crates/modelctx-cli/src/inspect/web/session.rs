@@ -20,6 +20,7 @@ use super::subscriptions::Subscriptions;
 use super::tasks::Tasks;
 use crate::inspect::{Target, sampling};
 use serde_json::{Value, json};
+use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::{OnceCell, broadcast, oneshot};
 
 /// Events kept for a page that connects after they happened.
@@ -206,6 +207,23 @@ impl Session {
             let message = serde_json::from_str(message).unwrap_or_else(|_| Value::String(message.to_owned()));
             session.emit(json!({"kind": "message", "direction": direction, "message": message}));
         })
+    }
+
+    /// Turns the connection's notifications into events, while the session lasts.
+    pub fn forward_notifications(self: &Arc<Self>, client: &Client) {
+        let mut notes = client.notifications();
+        let session = Arc::downgrade(self);
+        tokio::spawn(async move {
+            loop {
+                let note = match notes.recv().await {
+                    Ok(note) => note,
+                    Err(RecvError::Lagged(_)) => continue,
+                    Err(RecvError::Closed) => return,
+                };
+                let Some(session) = session.upgrade() else { return };
+                session.emit(json!({"kind": "notification", "method": note.method, "params": note.params}));
+            }
+        });
     }
 
     /// The handlers that bring the server's elicitations and sampling requests to the page,
