@@ -166,11 +166,17 @@ pub(crate) struct Exchange {
     inner: Arc<ExchangeInner>,
 }
 
+/// The cancellation token of each request running, by id.
+type InFlight = HashMap<RequestId, CancellationToken, foldhash::fast::RandomState>;
+
 struct ExchangeInner {
     lifecycle: Arc<Lifecycle>,
     /// Whether ids are entered in `in_flight` (and a duplicate refused).
     track_ids: bool,
-    in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
+    /// The requests running, by id: entered and removed once per request, so hashed with
+    /// `foldhash` (seeded per process) rather than SipHash; at most the admission's bound of ids,
+    /// so ids a peer chose to collide cost it only its own requests' time.
+    in_flight: Mutex<InFlight>,
     /// The server's own requests awaiting the client's answer, by id.
     answers: PendingAnswers,
     next_outgoing_id: Arc<AtomicU64>,
@@ -232,7 +238,7 @@ impl Exchange {
                 abort: lifecycle.abort.child_token(),
                 lifecycle: lifecycle.clone(),
                 track_ids,
-                in_flight: Mutex::new(HashMap::new()),
+                in_flight: Mutex::new(InFlight::default()),
                 answers: PendingAnswers::default(),
                 next_outgoing_id: Arc::new(AtomicU64::new(first_outgoing_id(&lifecycle.server))),
                 subscriptions: AtomicUsize::new(0),
@@ -242,7 +248,7 @@ impl Exchange {
         }
     }
 
-    fn in_flight(&self) -> MutexGuard<'_, HashMap<RequestId, CancellationToken>> {
+    fn in_flight(&self) -> MutexGuard<'_, InFlight> {
         self.inner.in_flight.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
