@@ -17,6 +17,11 @@
 #   scripts/instructions.sh --record   measure and write bench/instructions.json
 #   scripts/instructions.sh --build    only build the server (scripts/test.sh runs it early, in
 #                                      the background)
+#   scripts/instructions.sh --profile [stdio|http]
+#                                      where one request's instructions go: the functions that
+#                                      cost the most per request, inclusive and exclusive (the
+#                                      difference of the two runs, as the count), from stdio by
+#                                      default
 #
 # The optimized server is built in a target directory of its own (target/instructions), so
 # that its build never waits for another cargo command's lock on target/.
@@ -37,6 +42,11 @@ CARGO_TARGET_DIR=$BENCH_TARGET cargo build --profile optimized --locked -p model
     --no-default-features --features bench-binary --bin modelctx-bench
 SERVER=$BENCH_TARGET/optimized/modelctx-bench
 [[ ${1:-} != --build ]] || exit 0
+profile=
+if [[ ${1:-} == --profile ]]; then
+    profile=${2:-stdio}
+    [[ $profile == stdio || $profile == http ]] || { echo "instructions: --profile takes stdio or http" >&2; exit 2; }
+fi
 scripts/build.sh
 MODELCTX=$PWD/target/debug/modelctx
 work=$(mktemp -d)
@@ -45,7 +55,9 @@ trap 'rm -rf "$work"' EXIT
 # count CASE N: the instructions the server executed answering N requests (and starting up)
 count() {
     local case=$1 n=$2 log=$work/$1-$2.log
-    local server=(valgrind --tool=callgrind --callgrind-out-file=/dev/null --log-file="$log" "$SERVER")
+    local out=/dev/null
+    [[ -z $profile ]] || out=$work/$1-$2.out
+    local server=(valgrind --tool=callgrind --callgrind-out-file="$out" --log-file="$log" "$SERVER")
     local transport=()
     if [[ $case == http ]]; then
         server+=(--http 127.0.0.1:0)
@@ -57,6 +69,39 @@ count() {
     for _ in $(seq 100); do grep -q 'Collected' "$log" 2>/dev/null && break; sleep 0.1; done
     grep 'Collected' "$log" | awk '{print $NF}'
 }
+
+# per_request: each function's instructions per request (the N2 run's less the N1 run's),
+# inclusive then exclusive, the largest first.
+per_request() {
+    python3 - "$work/$profile-$N1.out" "$work/$profile-$N2.out" "$((N2 - N1))" <<'PY'
+import re, subprocess, sys
+low, high, requests = sys.argv[1], sys.argv[2], int(sys.argv[3])
+def costs(path, inclusive):
+    flags = ["--inclusive=yes"] if inclusive else []
+    text = subprocess.run(["callgrind_annotate", "--threshold=100", *flags, path],
+                          capture_output=True, text=True, check=True).stdout
+    found = {}
+    for line in text.splitlines():
+        match = re.match(r"\s*([\d,]+)\s+\(\s*[\d.]+%\)\s+(.*?)(\s+\[.*\])?$", line)
+        if match:
+            name = match.group(2)
+            found[name] = found.get(name, 0) + int(match.group(1).replace(",", ""))
+    return found
+for inclusive in (True, False):
+    before, after = costs(low, inclusive), costs(high, inclusive)
+    rows = sorted(((after.get(k, 0) - before.get(k, 0)) / requests, k) for k in before.keys() | after.keys())
+    print("instructions: per request,", "inclusive" if inclusive else "exclusive")
+    for cost, name in reversed(rows[-45:]):
+        print(f"{cost:9.0f}  {name[:150]}")
+PY
+}
+
+if [[ -n $profile ]]; then
+    count "$profile" "$N1" >/dev/null
+    count "$profile" "$N2" >/dev/null
+    per_request
+    exit 0
+fi
 
 declare -A measured
 for case in stdio http; do
