@@ -56,7 +56,7 @@ trap 'rm -rf "$work"' EXIT
 count() {
     local case=$1 n=$2 log=$work/$1-$2.log
     local out=/dev/null
-    [[ -z $profile ]] || out=$work/$1-$2.out
+    [[ -z $profile ]] || out=$work/$case-$n.out
     local server=(valgrind --tool=callgrind --callgrind-out-file="$out" --log-file="$log" "$SERVER")
     local transport=()
     if [[ $case == http ]]; then
