@@ -120,10 +120,10 @@ pub fn parse_message_with(bytes: &[u8], limits: &ParseLimits) -> Result<Message,
 /// skipped with `memchr` rather than looked at byte by byte.
 fn exceeds_depth(bytes: &[u8], max_depth: usize) -> Option<usize> {
     // Each level of nesting opens with a bracket: a message with no more brackets than the
-    // limit (inside strings or not) is within it, found by a count the compiler vectorises.
-    if bytes.iter().filter(|&&b| b == b'{' || b == b'[').count() <= max_depth {
-        return None;
-    }
+    // limit (inside strings or not) is within it. `memchr` finds them a vector at a time
+    // (a large text is mostly strings, where they are rare) and stops at the one past the
+    // limit; a byte-by-byte count cost five instructions a byte.
+    memchr::memchr2_iter(b'{', b'[', bytes).nth(max_depth)?;
     let mut depth = 0usize;
     let mut offset = 0;
     while let Some(&b) = bytes.get(offset) {

@@ -36,11 +36,37 @@ impl From<Notification> for Outgoing {
     }
 }
 
+/// Room for what a response adds around its serialised result: `jsonrpc`, the id, the
+/// members' names, and a transport's framing.
+const ENVELOPE_ROOM: usize = 128;
+
 impl Outgoing {
     /// One line of JSON.
     #[cfg(feature = "http-server")]
     pub(crate) fn to_json(&self) -> String {
         serde_json::to_string(self).expect("an outgoing message always serialises")
+    }
+
+    /// Appends its JSON to `buffer`, with room made first for what is already serialised in
+    /// it (a result, a prepared member): a large answer is copied once, not grown into.
+    pub(crate) fn write_json(&self, buffer: &mut Vec<u8>) {
+        let serialised = match self {
+            Self::Message(_) => 0,
+            Self::Prepared(prepared) => prepared.result.value.get().len(),
+            Self::Serialized { result, .. } => result.get().len(),
+        };
+        buffer.reserve(serialised + ENVELOPE_ROOM);
+        serde_json::to_writer(buffer, self).expect("an outgoing message always serialises");
+    }
+
+    /// Its JSON between `before` and `after` (an SSE event's framing, say), in one buffer.
+    #[cfg(feature = "http-server")]
+    pub(crate) fn framed_json(&self, before: &str, after: &str) -> Vec<u8> {
+        let mut buffer = Vec::new();
+        buffer.extend_from_slice(before.as_bytes());
+        self.write_json(&mut buffer);
+        buffer.extend_from_slice(after.as_bytes());
+        buffer
     }
 
     /// As the peer reads it: a prepared answer is a plain response.

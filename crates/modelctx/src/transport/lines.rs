@@ -106,7 +106,7 @@ async fn write_messages<W: AsyncWrite + Unpin>(
         };
         let Some(message) = message else { break };
         line.clear();
-        serde_json::to_writer(&mut line, &message).map_err(std::io::Error::other)?;
+        message.write_json(&mut line);
         line.push(b'\n');
         writer.write_all(&line).await?;
         if inbox.is_empty() {

@@ -138,7 +138,7 @@ pub(crate) fn json_response(status: u16, message: &Outgoing) -> Response<McpBody
     Response::builder()
         .status(status)
         .header(header::CONTENT_TYPE, "application/json")
-        .body(Full::new(Bytes::from(message.to_json())).boxed_unsync())
+        .body(Full::new(Bytes::from(message.framed_json("", ""))).boxed_unsync())
         .expect("a valid response")
 }
 
@@ -154,7 +154,7 @@ pub(crate) fn empty(status: StatusCode) -> Response<McpBody> {
 
 /// One SSE event carrying a message.
 pub(crate) fn sse_event(message: &Outgoing) -> Bytes {
-    Bytes::from(format!("event: message\ndata: {}\n\n", message.to_json()))
+    Bytes::from(message.framed_json("event: message\ndata: ", "\n\n"))
 }
 
 /// An SSE response: `first` frames, then every message from `messages` until it closes.
