@@ -1,5 +1,8 @@
 //! What a request returns, before it is written.
 
+use std::fmt::Debug;
+use std::sync::Arc;
+
 use modelctx_protocol::JsonObject;
 use modelctx_protocol::jsonrpc::{Message, PreparedResponse, PreparedResult, RequestId, Response};
 use serde::Serialize;
@@ -10,8 +13,9 @@ use super::outgoing::Outgoing;
 /// The result of a request in its era's wire shape, as a layer sees it on the way back.
 ///
 /// Large listings stay the JSON text the server keeps of them until they are written, and the
-/// results of the method tables are serialised once, straight from their typed value;
-/// [`Answer::into_object`] parses either back when a layer needs to look inside.
+/// results of the method tables stay their typed value until then, serialised once, straight
+/// into the writer's buffer; [`Answer::into_object`] builds the object when a layer needs to
+/// look inside.
 #[derive(Debug)]
 pub struct Answer(Repr);
 
@@ -21,8 +25,20 @@ enum Repr {
     Object(JsonObject),
     /// A result with one member kept as JSON text (a `tools/list` page).
     Prepared(PreparedResult),
-    /// A whole result as JSON text.
-    Serialized(Box<RawValue>),
+    /// A typed result, not yet serialised.
+    Typed(Box<dyn WriteJson>),
+}
+
+/// A typed result that is written as JSON when its answer is.
+pub(crate) trait WriteJson: Send + Sync + Debug {
+    /// Appends its JSON to `buffer`.
+    fn write_json(&self, buffer: &mut Vec<u8>);
+}
+
+impl<T: Serialize + Send + Sync + Debug> WriteJson for T {
+    fn write_json(&self, buffer: &mut Vec<u8>) {
+        serde_json::to_writer(buffer, self).expect("results serialise");
+    }
 }
 
 impl From<JsonObject> for Answer {
@@ -37,36 +53,46 @@ impl Answer {
         Self(Repr::Prepared(result))
     }
 
-    /// A typed result serialised once, with no `Value` tree between it and the wire.
-    pub(crate) fn serialized(result: &impl Serialize) -> Self {
-        Self(Repr::Serialized(serde_json::value::to_raw_value(result).expect("results serialise")))
+    /// A typed result, serialised once when it is written, with no `Value` tree between it
+    /// and the wire.
+    pub(crate) fn typed(result: impl Serialize + Send + Sync + Debug + 'static) -> Self {
+        Self(Repr::Typed(Box::new(result)))
     }
 
-    /// A 2026-07-28 result built without `_meta`, serialised once with `_meta` holding the
-    /// server's `serverInfo`, which is already JSON: the server writes it once, not per result.
-    pub(crate) fn modern(result: &impl Serialize, server_info: &RawValue) -> Self {
-        #[derive(Serialize)]
-        struct WithMeta<'a, T> {
+    /// A 2026-07-28 result built without `_meta`, written with `_meta` holding the server's
+    /// `serverInfo`, which is already JSON: the server writes it once, not per result.
+    pub(crate) fn modern(
+        result: impl Serialize + Send + Sync + Debug + 'static,
+        server_info: Arc<RawValue>,
+    ) -> Self {
+        #[derive(Debug, Serialize)]
+        struct WithMeta<T> {
             #[serde(flatten)]
-            result: &'a T,
+            result: T,
             #[serde(rename = "_meta")]
-            meta: ServerInfoMeta<'a>,
+            meta: ServerInfoMeta,
         }
-        #[derive(Serialize)]
-        struct ServerInfoMeta<'a> {
-            #[serde(rename = "io.modelcontextprotocol/serverInfo")]
-            server_info: &'a RawValue,
+        #[derive(Debug, Serialize)]
+        struct ServerInfoMeta {
+            #[serde(rename = "io.modelcontextprotocol/serverInfo", serialize_with = "raw")]
+            server_info: Arc<RawValue>,
         }
-        Self::serialized(&WithMeta { result, meta: ServerInfoMeta { server_info } })
+        fn raw<S: serde::Serializer>(json: &Arc<RawValue>, serializer: S) -> Result<S::Ok, S::Error> {
+            json.serialize(serializer)
+        }
+        Self::typed(WithMeta { result, meta: ServerInfoMeta { server_info } })
     }
 
-    /// The result as one object (a prepared member or a serialised result parsed back).
+    /// The result as one object (a prepared member, or a typed result, serialised and read
+    /// back).
     pub fn into_object(self) -> JsonObject {
         match self.0 {
             Repr::Object(result) => result,
             Repr::Prepared(prepared) => prepared.into_object(),
-            Repr::Serialized(result) => {
-                serde_json::from_str(result.get()).expect("results serialise to objects")
+            Repr::Typed(result) => {
+                let mut json = Vec::new();
+                result.write_json(&mut json);
+                serde_json::from_slice(&json).expect("results serialise to objects")
             }
         }
     }
@@ -76,7 +102,7 @@ impl Answer {
         match self.0 {
             Repr::Object(result) => Outgoing::Message(Message::Response(Response { id, result })),
             Repr::Prepared(result) => Outgoing::Prepared(PreparedResponse { id, result }),
-            Repr::Serialized(result) => Outgoing::Serialized { id, result },
+            Repr::Typed(result) => Outgoing::Typed { id, result },
         }
     }
 }
@@ -97,9 +123,9 @@ mod tests {
             is_error: Some(false),
             meta: None,
         };
-        let json = serde_json::value::to_raw_value(&info).unwrap();
-        let spliced = Answer::modern(&result().into_modern(None), &json);
-        let built = Answer::serialized(&result().into_modern(Some(info)));
+        let json = Arc::from(serde_json::value::to_raw_value(&info).unwrap());
+        let spliced = Answer::modern(result().into_modern(None), json);
+        let built = Answer::typed(result().into_modern(Some(info)));
         assert_eq!(spliced.into_object(), built.into_object());
     }
 }

@@ -347,11 +347,11 @@ impl Server {
         let (ttl_ms, cache_scope) = (Some(cache.ttl_ms), Some(cache.scope));
         let hinted = |hints: CacheDefaults| (Some(hints.ttl_ms), Some(hints.scope));
         // Every result carries `serverInfo` in `_meta`: JSON the server wrote once.
-        let server_info = &*self.inner.info_json;
+        let server_info = &self.inner.info_json;
         let complete = v2026::ResultType::Complete;
         Ok(match (method, ctx.era()) {
             (Method::Discover, Era::Modern) => Answer::modern(
-                &v2026::DiscoverResult {
+                v2026::DiscoverResult {
                     result_type: complete,
                     supported_versions: self.versions().all().iter().map(ToString::to_string).collect(),
                     capabilities: self.capabilities().into(),
@@ -360,7 +360,7 @@ impl Server {
                     cache_scope,
                     meta: None,
                 },
-                server_info,
+                server_info.clone(),
             ),
             (Method::ListTools, Era::Modern) => {
                 let params = params_of::<v2026::ListTools>(params)?;
@@ -398,10 +398,10 @@ impl Server {
                 let call = self.call_tool(ctx.clone(), &params.name, params.arguments);
                 match self.in_round(&ctx, method, digest, call).await? {
                     Asked::Done(result) if result.meta.is_none() => {
-                        Answer::modern(&result.into_modern(None), server_info)
+                        Answer::modern(result.into_modern(None), server_info.clone())
                     }
-                    Asked::Done(result) => Answer::serialized(&result.into_modern(Some(self.info().clone()))),
-                    Asked::InputRequired(required) => Answer::serialized(&*required),
+                    Asked::Done(result) => Answer::typed(result.into_modern(Some(self.info().clone()))),
+                    Asked::InputRequired(required) => Answer::typed(required),
                 }
             }
             (Method::CallTool, Era::Legacy) => {
@@ -411,14 +411,14 @@ impl Server {
                 }
                 let result = self.call_tool(ctx, &params.name, params.arguments).await?;
                 let result = v2025::CallToolResult::try_from(result).map_err(ErrorObject::internal)?;
-                Answer::serialized(&result)
+                Answer::typed(result)
             }
             (Method::ListResources, Era::Modern) => {
                 let params = params_of::<v2026::ListResources>(params)?;
                 let (resources, next_cursor, hints) = self.list_resources(params.cursor.as_deref())?;
                 let (ttl_ms, cache_scope) = hinted(hints);
                 Answer::modern(
-                    &v2026::ListResourcesResult {
+                    v2026::ListResourcesResult {
                         result_type: complete,
                         resources,
                         next_cursor,
@@ -426,14 +426,14 @@ impl Server {
                         cache_scope,
                         meta: None,
                     },
-                    server_info,
+                    server_info.clone(),
                 )
             }
             (Method::ListResources, Era::Legacy) => {
                 let params = params_of::<v2025::ListResources>(params)?;
                 let (resources, next_cursor, _) =
                     self.list_resources(params.and_then(|p| p.cursor).as_deref())?;
-                Answer::serialized(&v2025::ListResourcesResult { resources, next_cursor, meta: None })
+                Answer::typed(v2025::ListResourcesResult { resources, next_cursor, meta: None })
             }
             (Method::ListResourceTemplates, Era::Modern) => {
                 let params = params_of::<v2026::ListResourceTemplates>(params)?;
@@ -441,7 +441,7 @@ impl Server {
                     self.list_templates(params.cursor.as_deref())?;
                 let (ttl_ms, cache_scope) = hinted(hints);
                 Answer::modern(
-                    &v2026::ListResourceTemplatesResult {
+                    v2026::ListResourceTemplatesResult {
                         result_type: complete,
                         resource_templates,
                         next_cursor,
@@ -449,14 +449,14 @@ impl Server {
                         cache_scope,
                         meta: None,
                     },
-                    server_info,
+                    server_info.clone(),
                 )
             }
             (Method::ListResourceTemplates, Era::Legacy) => {
                 let params = params_of::<v2025::ListResourceTemplates>(params)?;
                 let (resource_templates, next_cursor, _) =
                     self.list_templates(params.and_then(|p| p.cursor).as_deref())?;
-                Answer::serialized(&v2025::ListResourceTemplatesResult {
+                Answer::typed(v2025::ListResourceTemplatesResult {
                     resource_templates,
                     next_cursor,
                     meta: None,
@@ -470,30 +470,30 @@ impl Server {
                     Asked::Done((contents, defined)) => {
                         let cache = ctx.cache(defined);
                         Answer::modern(
-                            &v2026::ReadResourceResult {
+                            v2026::ReadResourceResult {
                                 result_type: complete,
                                 contents,
                                 ttl_ms: Some(cache.ttl_ms),
                                 cache_scope: Some(cache.scope),
                                 meta: None,
                             },
-                            server_info,
+                            server_info.clone(),
                         )
                     }
-                    Asked::InputRequired(required) => Answer::serialized(&*required),
+                    Asked::InputRequired(required) => Answer::typed(required),
                 }
             }
             (Method::ReadResource, Era::Legacy) => {
                 let params = params_of::<v2025::ReadResource>(params)?;
                 let (contents, _) = self.read_resource(ctx, &params.uri).await?;
-                Answer::serialized(&v2025::ReadResourceResult { contents, meta: None })
+                Answer::typed(v2025::ReadResourceResult { contents, meta: None })
             }
             (Method::ListPrompts, Era::Modern) => {
                 let params = params_of::<v2026::ListPrompts>(params)?;
                 let (prompts, next_cursor, hints) = self.list_prompts(params.cursor.as_deref())?;
                 let (ttl_ms, cache_scope) = hinted(hints);
                 Answer::modern(
-                    &v2026::ListPromptsResult {
+                    v2026::ListPromptsResult {
                         result_type: complete,
                         prompts,
                         next_cursor,
@@ -501,14 +501,14 @@ impl Server {
                         cache_scope,
                         meta: None,
                     },
-                    server_info,
+                    server_info.clone(),
                 )
             }
             (Method::ListPrompts, Era::Legacy) => {
                 let params = params_of::<v2025::ListPrompts>(params)?;
                 let (prompts, next_cursor, _) =
                     self.list_prompts(params.and_then(|p| p.cursor).as_deref())?;
-                Answer::serialized(&v2025::ListPromptsResult { prompts, next_cursor, meta: None })
+                Answer::typed(v2025::ListPromptsResult { prompts, next_cursor, meta: None })
             }
             (Method::GetPrompt, Era::Modern) => {
                 let digest = answerable(&ctx).then(|| state_digest(params.as_ref(), ctx.principal()));
@@ -516,31 +516,31 @@ impl Server {
                 let get = self.get_prompt(ctx.clone(), &params.name, params.arguments);
                 match self.in_round(&ctx, method, digest, get).await? {
                     Asked::Done((description, messages)) => Answer::modern(
-                        &v2026::GetPromptResult { result_type: complete, description, messages, meta: None },
-                        server_info,
+                        v2026::GetPromptResult { result_type: complete, description, messages, meta: None },
+                        server_info.clone(),
                     ),
-                    Asked::InputRequired(required) => Answer::serialized(&*required),
+                    Asked::InputRequired(required) => Answer::typed(required),
                 }
             }
             (Method::GetPrompt, Era::Legacy) => {
                 let params = params_of::<v2025::GetPrompt>(params)?;
                 let (description, messages) = self.get_prompt(ctx, &params.name, params.arguments).await?;
-                Answer::serialized(&v2025::GetPromptResult { description, messages, meta: None })
+                Answer::typed(v2025::GetPromptResult { description, messages, meta: None })
             }
             (Method::Complete, Era::Modern) => {
                 let params = params_of::<v2026::Complete>(params)?;
                 let completion =
                     self.complete(ctx, params.reference, params.argument, params.context).await?;
                 Answer::modern(
-                    &v2026::CompleteResult { result_type: complete, completion, meta: None },
-                    server_info,
+                    v2026::CompleteResult { result_type: complete, completion, meta: None },
+                    server_info.clone(),
                 )
             }
             (Method::Complete, Era::Legacy) => {
                 let params = params_of::<v2025::Complete>(params)?;
                 let completion =
                     self.complete(ctx, params.reference, params.argument, params.context).await?;
-                Answer::serialized(&v2025::CompleteResult { completion, meta: None })
+                Answer::typed(v2025::CompleteResult { completion, meta: None })
             }
             (Method::SubscriptionsListen, Era::Modern) => {
                 Answer::from(self.listen(&ctx, params_of::<v2026::SubscriptionsListen>(params)?).await?)

@@ -129,7 +129,7 @@ pub struct Server {
 struct Inner {
     info: Implementation,
     /// `info` as JSON, serialised once for the `_meta` of every 2026-07-28 result.
-    info_json: Box<serde_json::value::RawValue>,
+    info_json: Arc<serde_json::value::RawValue>,
     instructions: Option<String>,
     versions: ServerVersions,
     options: ServerOptions,
@@ -740,7 +740,9 @@ impl ServerBuilder {
         Ok(Server {
             inner: Arc::new(Inner {
                 tasks,
-                info_json: serde_json::value::to_raw_value(&self.info).expect("an Implementation serialises"),
+                info_json: serde_json::value::to_raw_value(&self.info)
+                    .expect("an Implementation serialises")
+                    .into(),
                 info: self.info,
                 instructions: self.instructions,
                 versions: self.versions,

@@ -1,12 +1,12 @@
-//! What a server writes to its peer: a message, or an answer kept in whole or in part as JSON
-//! text (a `tools/call` result, a `tools/list` page), which only a writer needs to know about.
+//! What a server writes to its peer: a message, an answer whose result is still its typed
+//! value (a `tools/call` result), or one with a member kept as JSON text (a `tools/list`
+//! page), which only a writer needs to know about.
 
 #[cfg(feature = "testing")]
 use modelctx_protocol::jsonrpc::Response;
 use modelctx_protocol::jsonrpc::{JSONRPC_VERSION, Message, Notification, PreparedResponse, RequestId};
-use serde::ser::SerializeMap as _;
-use serde::{Serialize, Serializer};
-use serde_json::value::RawValue;
+
+use super::answer::WriteJson;
 
 /// One message on its way out of the server.
 #[derive(Debug)]
@@ -15,12 +15,12 @@ pub(crate) enum Outgoing {
     Message(Message),
     /// An answer with a prepared member.
     Prepared(PreparedResponse),
-    /// An answer whose whole result is JSON text.
-    Serialized {
+    /// An answer whose result is a typed value, serialised as it is written.
+    Typed {
         /// The id of the request being answered.
         id: RequestId,
-        /// The result, serialised.
-        result: Box<RawValue>,
+        /// The result.
+        result: Box<dyn WriteJson>,
     },
 }
 
@@ -36,33 +36,48 @@ impl From<Notification> for Outgoing {
     }
 }
 
-/// Room for what a response adds around its serialised result: `jsonrpc`, the id, the
-/// members' names, and a transport's framing.
+/// Room for what a response adds around a serialised member: `jsonrpc`, the id, the members'
+/// names, and a transport's framing.
 const ENVELOPE_ROOM: usize = 128;
 
 impl Outgoing {
     /// One line of JSON.
     #[cfg(feature = "http-server")]
     pub(crate) fn to_json(&self) -> String {
-        serde_json::to_string(self).expect("an outgoing message always serialises")
+        let mut json = Vec::new();
+        self.write_json(&mut json);
+        String::from_utf8(json).expect("JSON is UTF-8")
     }
 
-    /// Appends its JSON to `buffer`, with room made first for what is already serialised in
-    /// it (a result, a prepared member): a large answer is copied once, not grown into.
+    /// Appends its JSON to `buffer`: a typed result serialised straight into it, and room made
+    /// first for a member already serialised (a `tools/list` page), so that it is copied once,
+    /// not grown into.
     pub(crate) fn write_json(&self, buffer: &mut Vec<u8>) {
-        let serialised = match self {
-            Self::Message(_) => 0,
-            Self::Prepared(prepared) => prepared.result.value.get().len(),
-            Self::Serialized { result, .. } => result.get().len(),
+        let written = match self {
+            Self::Message(message) => serde_json::to_writer(buffer, message),
+            Self::Prepared(prepared) => {
+                buffer.reserve(prepared.result.value.get().len() + ENVELOPE_ROOM);
+                serde_json::to_writer(buffer, prepared)
+            }
+            Self::Typed { id, result } => {
+                buffer.extend_from_slice(b"{\"jsonrpc\":\"");
+                buffer.extend_from_slice(JSONRPC_VERSION.as_bytes());
+                buffer.extend_from_slice(b"\",\"id\":");
+                serde_json::to_writer(&mut *buffer, id).expect("an id serialises");
+                buffer.extend_from_slice(b",\"result\":");
+                result.write_json(buffer);
+                buffer.push(b'}');
+                Ok(())
+            }
         };
-        buffer.reserve(serialised + ENVELOPE_ROOM);
-        serde_json::to_writer(buffer, self).expect("an outgoing message always serialises");
+        written.expect("an outgoing message always serialises");
     }
 
     /// Its JSON between `before` and `after` (an SSE event's framing, say), in one buffer.
     #[cfg(feature = "http-server")]
     pub(crate) fn framed_json(&self, before: &str, after: &str) -> Vec<u8> {
-        let mut buffer = Vec::new();
+        // Room for a small answer at once; a large one grows into more.
+        let mut buffer = Vec::with_capacity(4 * ENVELOPE_ROOM);
         buffer.extend_from_slice(before.as_bytes());
         self.write_json(&mut buffer);
         buffer.extend_from_slice(after.as_bytes());
@@ -75,25 +90,13 @@ impl Outgoing {
         match self {
             Self::Message(message) => message,
             Self::Prepared(prepared) => Message::Response(prepared.into_response()),
-            Self::Serialized { id, result } => Message::Response(Response {
-                id,
-                result: serde_json::from_str(result.get()).expect("results serialise to objects"),
-            }),
-        }
-    }
-}
-
-impl Serialize for Outgoing {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Self::Message(message) => message.serialize(serializer),
-            Self::Prepared(prepared) => prepared.serialize(serializer),
-            Self::Serialized { id, result } => {
-                let mut map = serializer.serialize_map(Some(3))?;
-                map.serialize_entry("jsonrpc", JSONRPC_VERSION)?;
-                map.serialize_entry("id", id)?;
-                map.serialize_entry("result", result)?;
-                map.end()
+            Self::Typed { id, result } => {
+                let mut json = Vec::new();
+                result.write_json(&mut json);
+                Message::Response(Response {
+                    id,
+                    result: serde_json::from_slice(&json).expect("results serialise to objects"),
+                })
             }
         }
     }
