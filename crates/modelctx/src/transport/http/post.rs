@@ -283,7 +283,10 @@ fn logged_stream(
         // Answered in its first poll, with nothing sent before: one JSON answer, which no
         // broken stream can interrupt midway, needs no log to resume from.
         Started::Answered(outcome) if messages.is_empty() => {
-            tokio::spawn(to_standalone_after_answer(messages, session));
+            // Its context is gone with it, unless the handler kept a copy for work that goes on.
+            if !messages.is_closed() {
+                tokio::spawn(to_standalone_after_answer(messages, session));
+            }
             return json_answer(id, outcome, Era::Legacy);
         }
         started => started,
