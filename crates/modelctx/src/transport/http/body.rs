@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use futures::StreamExt;
-use http::{Response, StatusCode, header};
+use http::{HeaderName, HeaderValue, Response, StatusCode, header};
 use http_body::Frame;
 use http_body_util::{BodyExt, Empty, Full, StreamBody};
 use modelctx_protocol::jsonrpc::{ErrorObject, ErrorResponse, Message, RequestId};
@@ -133,13 +133,22 @@ impl BodyReader {
     }
 }
 
+/// `Content-Type` of a JSON answer: a value made once (one spelled as text is checked and
+/// copied at every response).
+const APPLICATION_JSON: HeaderValue = HeaderValue::from_static("application/json");
+/// `Content-Type` of an SSE stream.
+const EVENT_STREAM: HeaderValue = HeaderValue::from_static("text/event-stream");
+/// `Cache-Control` of an SSE stream.
+const NO_CACHE: HeaderValue = HeaderValue::from_static("no-cache");
+/// Tells a proxy (nginx's `X-Accel-Buffering`) not to buffer an SSE stream.
+const ACCEL_BUFFERING: HeaderName = HeaderName::from_static("x-accel-buffering");
+
 /// A JSON response with `status`.
 pub(crate) fn json_response(status: u16, message: &Outgoing) -> Response<McpBody> {
-    Response::builder()
-        .status(status)
-        .header(header::CONTENT_TYPE, "application/json")
-        .body(Full::new(Bytes::from(message.framed_json("", ""))).boxed_unsync())
-        .expect("a valid response")
+    let mut response = Response::new(Full::new(Bytes::from(message.framed_json("", ""))).boxed_unsync());
+    *response.status_mut() = StatusCode::from_u16(status).expect("a valid status");
+    response.headers_mut().insert(header::CONTENT_TYPE, APPLICATION_JSON);
+    response
 }
 
 /// A JSON-RPC error response with `status`.
@@ -194,11 +203,10 @@ pub(super) fn sse_frames(
 /// An SSE response carrying `frames` (never buffered by proxies).
 pub(crate) fn sse_body(frames: impl futures::Stream<Item = Bytes> + Send + 'static) -> Response<McpBody> {
     let frames = frames.map(|bytes| Ok::<_, Infallible>(Frame::data(bytes)));
-    Response::builder()
-        .status(StatusCode::OK)
-        .header(header::CONTENT_TYPE, "text/event-stream")
-        .header(header::CACHE_CONTROL, "no-cache")
-        .header("x-accel-buffering", "no")
-        .body(StreamBody::new(frames).boxed_unsync())
-        .expect("a valid response")
+    let mut response = Response::new(StreamBody::new(frames).boxed_unsync());
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, EVENT_STREAM);
+    headers.insert(header::CACHE_CONTROL, NO_CACHE);
+    headers.insert(ACCEL_BUFFERING, HeaderValue::from_static("no"));
+    response
 }
