@@ -31,13 +31,14 @@ enum Repr {
 
 /// A typed result that is written as JSON when its answer is.
 pub(crate) trait WriteJson: Send + Sync + Debug {
-    /// Appends its JSON to `buffer`.
-    fn write_json(&self, buffer: &mut Vec<u8>);
+    /// Appends its JSON to `buffer`; an error (a map whose keys are not strings, a failing
+    /// `Serialize`) may leave part of it written.
+    fn write_json(&self, buffer: &mut Vec<u8>) -> serde_json::Result<()>;
 }
 
 impl<T: Serialize + Send + Sync + Debug> WriteJson for T {
-    fn write_json(&self, buffer: &mut Vec<u8>) {
-        serde_json::to_writer(buffer, self).expect("results serialise");
+    fn write_json(&self, buffer: &mut Vec<u8>) -> serde_json::Result<()> {
+        serde_json::to_writer(buffer, self)
     }
 }
 
@@ -91,7 +92,7 @@ impl Answer {
             Repr::Prepared(prepared) => prepared.into_object(),
             Repr::Typed(result) => {
                 let mut json = Vec::new();
-                result.write_json(&mut json);
+                result.write_json(&mut json).expect("results serialise");
                 serde_json::from_slice(&json).expect("results serialise to objects")
             }
         }

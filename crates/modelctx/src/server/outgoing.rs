@@ -4,7 +4,9 @@
 
 #[cfg(feature = "testing")]
 use modelctx_protocol::jsonrpc::Response;
-use modelctx_protocol::jsonrpc::{JSONRPC_VERSION, Message, Notification, PreparedResponse, RequestId};
+use modelctx_protocol::jsonrpc::{
+    ErrorObject, ErrorResponse, JSONRPC_VERSION, Message, Notification, PreparedResponse, RequestId,
+};
 
 use super::answer::WriteJson;
 
@@ -60,14 +62,30 @@ impl Outgoing {
                 serde_json::to_writer(buffer, prepared)
             }
             Self::Typed { id, result } => {
+                let start = buffer.len();
                 buffer.extend_from_slice(b"{\"jsonrpc\":\"");
                 buffer.extend_from_slice(JSONRPC_VERSION.as_bytes());
                 buffer.extend_from_slice(b"\",\"id\":");
                 serde_json::to_writer(&mut *buffer, id).expect("an id serialises");
                 buffer.extend_from_slice(b",\"result\":");
-                result.write_json(buffer);
-                buffer.push(b'}');
-                Ok(())
+                match result.write_json(buffer) {
+                    Ok(()) => {
+                        buffer.push(b'}');
+                        Ok(())
+                    }
+                    // What was written of it is taken back: the request is answered with why.
+                    Err(error) => {
+                        buffer.truncate(start);
+                        tracing::error!(%id, %error, "a result could not be written as JSON");
+                        let error = ErrorObject::internal(format!(
+                            "the result could not be written as JSON: {error}"
+                        ));
+                        serde_json::to_writer(
+                            buffer,
+                            &Message::Error(ErrorResponse { id: Some(id.clone()), error }),
+                        )
+                    }
+                }
             }
         };
         written.expect("an outgoing message always serialises");
@@ -92,12 +110,48 @@ impl Outgoing {
             Self::Prepared(prepared) => Message::Response(prepared.into_response()),
             Self::Typed { id, result } => {
                 let mut json = Vec::new();
-                result.write_json(&mut json);
+                result.write_json(&mut json).expect("results serialise");
                 Message::Response(Response {
                     id,
                     result: serde_json::from_slice(&json).expect("results serialise to objects"),
                 })
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use modelctx_protocol::jsonrpc::RequestId;
+    use serde_json::{Value, json};
+
+    use crate::server::Answer;
+
+    /// The line `answer` is written as, after what the buffer already held.
+    fn written(answer: Answer) -> Value {
+        let mut line = b"held ".to_vec();
+        answer.into_response(RequestId::Number(7)).write_json(&mut line);
+        assert!(line.starts_with(b"held "), "what the buffer held is kept");
+        serde_json::from_slice(&line[5..]).expect("one JSON message")
+    }
+
+    #[test]
+    fn a_typed_result_is_written_as_the_response_to_its_request() {
+        let result = BTreeMap::from([("n", 1)]);
+        assert_eq!(written(Answer::typed(result)), json!({"jsonrpc": "2.0", "id": 7, "result": {"n": 1}}));
+    }
+
+    #[test]
+    fn a_result_that_cannot_be_written_answers_its_request_with_why() {
+        // JSON object keys are strings: a map keyed by pairs cannot be written.
+        let result = BTreeMap::from([((1, 2), 3)]);
+        let message = written(Answer::typed(result));
+        assert_eq!(message["id"], 7);
+        assert_eq!(message["error"]["code"], -32603);
+        let why = message["error"]["message"].as_str().unwrap();
+        assert!(why.contains("the result could not be written as JSON: key must be a string"), "{why}");
+        assert!(message.get("result").is_none());
     }
 }
