@@ -197,19 +197,29 @@ impl Page {
     /// evaluated: that counts as "not yet", and the last thrown error is reported if the wait
     /// runs out.
     pub async fn until(&mut self, what: &str, expression: &str) {
+        if let Err(seen) = self.within(WAIT, expression).await {
+            panic!("the page never showed {what}; last seen: {seen}");
+        }
+    }
+
+    /// Waits up to `wait` for `expression` to be true, as [`Page::until`] does; what it last
+    /// evaluated to when it never was.
+    pub async fn within(&mut self, wait: Duration, expression: &str) -> Result<(), Value> {
         let probe = format!(
             "(() => {{ try {{ return ({expression}) === true; }} catch (e) {{ return String(e); }} }})()"
         );
-        let deadline = Instant::now() + WAIT;
+        let deadline = Instant::now() + wait;
         loop {
             let evaluated = self
                 .try_command("Runtime.evaluate", json!({"expression": probe, "returnByValue": true}))
                 .await;
             let seen = evaluated.map_or_else(|error| error, |result| result["result"]["value"].clone());
             if seen == json!(true) {
-                return;
+                return Ok(());
             }
-            assert!(Instant::now() < deadline, "the page never showed {what}; last seen: {seen}");
+            if Instant::now() >= deadline {
+                return Err(seen);
+            }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }
