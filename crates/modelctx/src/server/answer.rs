@@ -34,6 +34,13 @@ pub(crate) trait WriteJson: Send + Sync + Debug {
     /// Appends its JSON to `buffer`; an error (a map whose keys are not strings, a failing
     /// `Serialize`) may leave part of it written.
     fn write_json(&self, buffer: &mut Vec<u8>) -> serde_json::Result<()>;
+
+    /// The result as one object: written, and read back.
+    fn to_object(&self) -> JsonObject {
+        let mut json = Vec::new();
+        self.write_json(&mut json).expect("results serialise");
+        serde_json::from_slice(&json).expect("results serialise to objects")
+    }
 }
 
 impl<T: Serialize + Send + Sync + Debug> WriteJson for T {
@@ -90,11 +97,7 @@ impl Answer {
         match self.0 {
             Repr::Object(result) => result,
             Repr::Prepared(prepared) => prepared.into_object(),
-            Repr::Typed(result) => {
-                let mut json = Vec::new();
-                result.write_json(&mut json).expect("results serialise");
-                serde_json::from_slice(&json).expect("results serialise to objects")
-            }
+            Repr::Typed(result) => result.to_object(),
         }
     }
 

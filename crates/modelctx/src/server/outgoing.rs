@@ -108,14 +108,7 @@ impl Outgoing {
         match self {
             Self::Message(message) => message,
             Self::Prepared(prepared) => Message::Response(prepared.into_response()),
-            Self::Typed { id, result } => {
-                let mut json = Vec::new();
-                result.write_json(&mut json).expect("results serialise");
-                Message::Response(Response {
-                    id,
-                    result: serde_json::from_slice(&json).expect("results serialise to objects"),
-                })
-            }
+            Self::Typed { id, result } => Message::Response(Response { id, result: result.to_object() }),
         }
     }
 }

@@ -140,8 +140,10 @@ const APPLICATION_JSON: HeaderValue = HeaderValue::from_static("application/json
 const EVENT_STREAM: HeaderValue = HeaderValue::from_static("text/event-stream");
 /// `Cache-Control` of an SSE stream.
 const NO_CACHE: HeaderValue = HeaderValue::from_static("no-cache");
-/// Tells a proxy (nginx's `X-Accel-Buffering`) not to buffer an SSE stream.
+/// Asks a proxy (nginx's `X-Accel-Buffering`) whether to buffer an SSE stream.
 const ACCEL_BUFFERING: HeaderName = HeaderName::from_static("x-accel-buffering");
+/// The value of [`ACCEL_BUFFERING`] that turns buffering off.
+const NO: HeaderValue = HeaderValue::from_static("no");
 
 /// A JSON response with `status`.
 pub(crate) fn json_response(status: u16, message: &Outgoing) -> Response<McpBody> {
@@ -207,6 +209,6 @@ pub(crate) fn sse_body(frames: impl futures::Stream<Item = Bytes> + Send + 'stat
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, EVENT_STREAM);
     headers.insert(header::CACHE_CONTROL, NO_CACHE);
-    headers.insert(ACCEL_BUFFERING, HeaderValue::from_static("no"));
+    headers.insert(ACCEL_BUFFERING, NO);
     response
 }
