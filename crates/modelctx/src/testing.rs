@@ -25,7 +25,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use modelctx_protocol::jsonrpc::{ErrorObject, Message, ParseLimits, RequestId};
+use modelctx_protocol::jsonrpc::{ErrorObject, Message, RequestId};
 use modelctx_protocol::{JsonObject, Method, ProtocolVersion, meta};
 use serde_json::{Value, json};
 use tokio::sync::{Mutex as AsyncMutex, mpsc, oneshot};
@@ -45,7 +45,8 @@ type Pending = Arc<Mutex<HashMap<RequestId, oneshot::Sender<Outcome>>>>;
 /// A client connected to a server in the same process.
 pub struct TestClient {
     input: mpsc::UnboundedSender<Inbound>,
-    limits: ParseLimits,
+    /// The server, whose limits and typed reading its lines are read with.
+    server: Server,
     pending: Pending,
     next_id: AtomicI64,
     notifications: AsyncMutex<mpsc::UnboundedReceiver<Message>>,
@@ -85,11 +86,10 @@ impl PendingRequest {
 impl TestClient {
     /// Connects to `server`. The connection ends when the client is dropped.
     pub fn start(server: Server) -> Self {
-        let limits = server.options().limits.parse;
         let (input, mut inbound) = mpsc::unbounded_channel();
         let (outbox, mut output) = mpsc::channel(OUTBOX);
         let messages = futures::stream::poll_fn(move |cx| inbound.poll_recv(cx));
-        tokio::spawn(serve_endpoint(server, messages, outbox, std::future::pending()));
+        tokio::spawn(serve_endpoint(server.clone(), messages, outbox, std::future::pending()));
         let pending = Pending::default();
         let (notify_tx, notify_rx) = mpsc::unbounded_channel();
         let (unmatched_tx, unmatched_rx) = mpsc::unbounded_channel();
@@ -111,7 +111,7 @@ impl TestClient {
         });
         Self {
             input,
-            limits,
+            server,
             pending,
             next_id: AtomicI64::new(1),
             notifications: AsyncMutex::new(notify_rx),
@@ -122,7 +122,7 @@ impl TestClient {
     /// Writes one raw line (anything, even invalid JSON, or several lines) to the server, read
     /// as stdio reads it.
     pub async fn send_line(&self, line: &str) {
-        for message in lines::decode(&format!("{line}\n"), &self.limits) {
+        for message in lines::decode(&format!("{line}\n"), &self.server) {
             let _ = self.input.send(message);
         }
     }

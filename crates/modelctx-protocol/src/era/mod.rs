@@ -12,10 +12,13 @@
 mod checks;
 pub mod client;
 mod http;
+mod request_meta;
 mod stdio;
 mod versions;
 
 pub use http::{HttpMethod, HttpRequestFacts, StreamRoute, route_http_stream};
+pub use request_meta::RequestMeta;
+pub(crate) use request_meta::{MetaSeed, Others};
 pub use versions::ServerVersions;
 
 use crate::jsonrpc::{ErrorObject, Message, RequestId};

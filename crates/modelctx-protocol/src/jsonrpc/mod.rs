@@ -5,6 +5,7 @@ mod error;
 mod id;
 mod message;
 mod parse;
+mod tool_call;
 mod typed;
 
 pub use error::{ErrorCode, ErrorObject};
@@ -14,6 +15,7 @@ pub use message::{
     Response,
 };
 pub use parse::{ParseFailure, ParseLimits, parse_message, parse_message_with};
+pub use tool_call::{ToolCall, read_tool_call};
 pub use typed::{
     AnyMethodRequest, JsonRpcErrorResponse, JsonRpcNotification, JsonRpcRequest, JsonRpcResultResponse,
     JsonRpcVersion, MethodAndParams, MethodCall, MethodName, MethodTag, NotificationMethod, Params,

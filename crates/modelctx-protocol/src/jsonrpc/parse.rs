@@ -83,6 +83,16 @@ pub fn parse_message(bytes: &[u8]) -> Result<Message, ParseFailure> {
 
 /// Parses one message under `limits`.
 pub fn parse_message_with(bytes: &[u8], limits: &ParseLimits) -> Result<Message, ParseFailure> {
+    let text = checked_text(bytes, limits)?;
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let raw = RawEnvelope::deserialize(&mut deserializer)
+        .and_then(|raw| deserializer.end().map(|()| raw))
+        .map_err(|e| ParseFailure::new(None, ErrorObject::parse_error(e)))?;
+    raw.classify()
+}
+
+/// `bytes` as text, once within `limits`: their size, UTF-8, and the depth of their nesting.
+pub(super) fn checked_text<'a>(bytes: &'a [u8], limits: &ParseLimits) -> Result<&'a str, ParseFailure> {
     if bytes.len() > limits.max_message_bytes {
         return Err(ParseFailure::new(
             None,
@@ -108,11 +118,7 @@ pub fn parse_message_with(bytes: &[u8], limits: &ParseLimits) -> Result<Message,
             )),
         ));
     }
-    let mut deserializer = serde_json::Deserializer::from_str(text);
-    let raw = RawEnvelope::deserialize(&mut deserializer)
-        .and_then(|raw| deserializer.end().map(|()| raw))
-        .map_err(|e| ParseFailure::new(None, ErrorObject::parse_error(e)))?;
-    raw.classify()
+    Ok(text)
 }
 
 /// Returns the byte offset where nesting first exceeds `max_depth`, scanning once. Most of a

@@ -5,13 +5,14 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use modelctx_protocol::apps::Visibility;
-use modelctx_protocol::jsonrpc::{ErrorObject, PreparedResult, Request};
+use modelctx_protocol::era::RequestMeta;
+use modelctx_protocol::jsonrpc::{ErrorObject, PreparedResult, Request, RequestId};
 use modelctx_protocol::model::{self, CallToolResult, ServerCapabilities};
 use modelctx_protocol::types::{
     CompletionReference, ListChangedCapability, Prompt, PromptMessage, Resource, ResourceTemplate,
     ResourcesCapability, TextOrBlob,
 };
-use modelctx_protocol::{Era, JsonObject, Method, ProtocolVersion, meta, v2025, v2026};
+use modelctx_protocol::{Era, JsonObject, Method, meta, v2025, v2026};
 use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -33,7 +34,7 @@ use super::{CacheDefaults, CompletionRequest, Principal, Server};
 /// neither is deserialised a second time.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct ToolCall {
+struct ToolCallParams {
     name: String,
     #[serde(default)]
     arguments: Option<JsonObject>,
@@ -41,26 +42,6 @@ struct ToolCall {
     /// round takes the answers from the params themselves.
     #[serde(default, rename = "inputResponses")]
     _input_responses: Option<v2026::InputResponses>,
-}
-
-/// What the request's context takes of a 2026-07-28 request's `_meta`
-/// (`RequestMetaObject`), read in one pass: the protocol version was read by the router, and
-/// the other keys stay in the params for whoever wants them (a `flatten` catch-all would buffer
-/// every key into an intermediate tree first).
-#[derive(Deserialize)]
-struct MetaFacts {
-    #[serde(rename = "progressToken", default)]
-    progress_token: Option<modelctx_protocol::jsonrpc::ProgressToken>,
-    /// Required, and checked by the router: present here so that `_meta` without it is
-    /// refused with the same message wherever it is read.
-    #[serde(rename = "io.modelcontextprotocol/protocolVersion")]
-    _protocol_version: serde::de::IgnoredAny,
-    #[serde(rename = "io.modelcontextprotocol/clientInfo", default)]
-    client_info: Option<modelctx_protocol::types::Implementation>,
-    #[serde(rename = "io.modelcontextprotocol/clientCapabilities")]
-    client_capabilities: v2026::ClientCapabilities,
-    #[serde(rename = "io.modelcontextprotocol/logLevel", default)]
-    log_level: Option<modelctx_protocol::types::LoggingLevel>,
 }
 
 /// Which page: the era, whether the client shows apps, and the cursor.
@@ -106,7 +87,7 @@ impl ToolPages {
 /// Whether the client declared a capability a handler's question needs (elicitation,
 /// sampling, roots). Without one every question fails with `-32021`, so no round can end in
 /// `input_required` and the params digest that seals `requestState` is not taken.
-fn answerable(ctx: &RequestContext) -> bool {
+pub(crate) fn answerable(ctx: &RequestContext) -> bool {
     let capabilities = ctx.client_capabilities();
     capabilities.elicitation.is_some() || capabilities.sampling.is_some() || capabilities.roots.is_some()
 }
@@ -181,7 +162,6 @@ impl Server {
     pub(crate) fn modern_context(
         &self,
         request: &Request,
-        version: ProtocolVersion,
         caller: Caller<'_>,
         tokens: Tokens,
         sink: NotificationSink,
@@ -189,11 +169,29 @@ impl Server {
         // Read in place: the `_meta` tree is not copied to be read.
         let meta = request.params.as_ref().and_then(|p| p.get("_meta")).unwrap_or(&Value::Null);
         let meta =
-            MetaFacts::deserialize(meta).map_err(|e| ErrorObject::invalid_params(format!("_meta: {e}")))?;
+            RequestMeta::from_json(meta).map_err(|e| ErrorObject::invalid_params(format!("_meta: {e}")))?;
+        let input = if may_ask(&request.method) {
+            InputChannel::Modern(Arc::new(self.open_round(request, caller.principal.as_deref())?))
+        } else {
+            InputChannel::None
+        };
+        Ok(self.context_of_meta(request.id.clone(), meta, input, caller, tokens, sink))
+    }
+
+    /// The context of modern request `id` whose `_meta` says `meta`.
+    pub(crate) fn context_of_meta(
+        &self,
+        id: RequestId,
+        meta: RequestMeta,
+        input: InputChannel,
+        caller: Caller<'_>,
+        tokens: Tokens,
+        sink: NotificationSink,
+    ) -> RequestContext {
         let facts = RequestFacts {
-            id: request.id.clone(),
+            id,
             era: Era::Modern,
-            version,
+            version: meta.protocol_version,
             capabilities: meta.client_capabilities.into(),
             client_info: meta.client_info,
             progress_token: meta.progress_token,
@@ -202,12 +200,7 @@ impl Server {
             principal: caller.principal,
             network_transport: caller.network_transport,
         };
-        let input = if may_ask(&request.method) {
-            InputChannel::Modern(Arc::new(self.open_round(request, facts.principal.as_deref())?))
-        } else {
-            InputChannel::None
-        };
-        Ok(RequestContext::new(facts, input, tokens, sink, self.clone()))
+        RequestContext::new(facts, input, tokens, sink, self.clone())
     }
 
     /// The answers a retried modern request brings: those sealed in `requestState` by earlier
@@ -389,20 +382,8 @@ impl Server {
             }
             (Method::CallTool, Era::Modern) => {
                 let digest = answerable(&ctx).then(|| state_digest(params.as_ref(), ctx.principal()));
-                let params: ToolCall = parse_params(params)?;
-                if let Some(answer) =
-                    self.call_as_task(&ctx, digest.clone(), &params.name, params.arguments.as_ref()).await?
-                {
-                    return Ok(Answer::from(answer));
-                }
-                let call = self.call_tool(ctx.clone(), &params.name, params.arguments);
-                match self.in_round(&ctx, method, digest, call).await? {
-                    Asked::Done(result) if result.meta.is_none() => {
-                        Answer::modern(result.into_modern(None), server_info.clone())
-                    }
-                    Asked::Done(result) => Answer::typed(result.into_modern(Some(self.info().clone()))),
-                    Asked::InputRequired(required) => Answer::typed(required),
-                }
+                let params: ToolCallParams = parse_params(params)?;
+                return self.modern_tool_call(ctx, &params.name, params.arguments, digest).await;
             }
             (Method::CallTool, Era::Legacy) => {
                 let params = params_of::<v2025::CallTool>(params)?;
@@ -604,6 +585,29 @@ impl Server {
         // Stored while the registry is read-locked, so a change cannot slip in between.
         self.inner.tool_pages.put(key, (json.clone(), next.clone(), hints));
         Ok((json, next, hints))
+    }
+
+    /// Answers a 2026-07-28 `tools/call` of tool `name` with `arguments`: as a task when the
+    /// tool runs as one, else its result, or the questions it asks (`digest` seals the
+    /// answers so far, when the client can answer).
+    pub(crate) async fn modern_tool_call(
+        &self,
+        ctx: RequestContext,
+        name: &str,
+        arguments: Option<JsonObject>,
+        digest: Option<String>,
+    ) -> Result<Answer, ErrorObject> {
+        if let Some(answer) = self.call_as_task(&ctx, digest.clone(), name, arguments.as_ref()).await? {
+            return Ok(Answer::from(answer));
+        }
+        let call = self.call_tool(ctx.clone(), name, arguments);
+        Ok(match self.in_round(&ctx, &Method::CallTool, digest, call).await? {
+            Asked::Done(result) if result.meta.is_none() => {
+                Answer::modern(result.into_modern(None), self.inner.info_json.clone())
+            }
+            Asked::Done(result) => Answer::typed(result.into_modern(Some(self.info().clone()))),
+            Asked::InputRequired(required) => Answer::typed(required),
+        })
     }
 
     pub(crate) async fn call_tool(

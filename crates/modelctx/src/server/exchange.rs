@@ -20,7 +20,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use modelctx_protocol::jsonrpc::{ErrorCode, ErrorObject, Message, Request, RequestId};
+use modelctx_protocol::jsonrpc::{ErrorCode, ErrorObject, Message, RequestId};
 use modelctx_protocol::{JsonObject, Method};
 use serde::Deserialize;
 use tokio::sync::{Notify, Semaphore, SemaphorePermit, mpsc};
@@ -30,7 +30,6 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tracing::Instrument;
 
-#[cfg(feature = "http-server")]
 use super::RequestContext;
 use super::answer::Answer;
 use super::input::{LegacyPeer, PendingAnswers};
@@ -38,6 +37,7 @@ use super::middleware::McpRequest;
 use super::outgoing::Outgoing;
 use super::telemetry;
 use super::{Limits, Server, Tokens};
+use crate::telemetry::Subject;
 
 /// How a request ended: its answer, or `None` when it was cancelled (and gets no response).
 pub(crate) type Outcome = Option<Result<Answer, ErrorObject>>;
@@ -257,24 +257,23 @@ impl Exchange {
         &self.inner.lifecycle
     }
 
-    /// Lets `request` (`bytes` long), arrived now, in or refuses it at once: a duplicate id, a
+    /// Lets request `id` of `method` (`bytes` long), arrived now, in or refuses it at once: a duplicate id, a
     /// full queue (`max_in_flight + max_queued` requests, or `max_admitted_bytes`, already
     /// admitted), or too many subscriptions.
-    pub(crate) fn admit(&self, request: &Request, bytes: usize) -> Result<Admission, Refusal> {
+    pub(crate) fn admit(&self, id: &RequestId, method: &Method, bytes: usize) -> Result<Admission, Refusal> {
         let lifecycle = &self.inner.lifecycle;
         let limits = &lifecycle.limits;
         let mut in_flight = self.inner.track_ids.then(|| self.in_flight());
         if let Some(table) = &in_flight
-            && table.contains_key(&request.id)
+            && table.contains_key(id)
         {
             return Err(Refusal::DuplicateId(ErrorObject::invalid_request(format!(
-                "id {} is already used by a request in flight",
-                request.id
+                "id {id} is already used by a request in flight"
             ))));
         }
         // A subscription mostly waits: it holds no permit and has no time limit, and it is
         // bounded by [`Limits::max_subscriptions`] instead of the queue.
-        let subscription = long_lived(&request.method);
+        let subscription = long_lived(method);
         let (counter, bound) = if subscription {
             (&self.inner.subscriptions, limits.max_subscriptions)
         } else {
@@ -309,11 +308,11 @@ impl Exchange {
         }
         let token = self.inner.abort.child_token();
         if let Some(table) = &mut in_flight {
-            table.insert(request.id.clone(), token.clone());
+            table.insert(id.clone(), token.clone());
         }
         Ok(Admission {
             exchange: self.clone(),
-            id: in_flight.map(|_| request.id.clone()),
+            id: in_flight.map(|_| id.clone()),
             subscription,
             bytes,
             token,
@@ -321,11 +320,11 @@ impl Exchange {
         })
     }
 
-    /// Whether `request` (`bytes` long) would be refused now for a full queue
+    /// Whether a request of `method` (`bytes` long) would be refused now for a full queue
     /// (`max_in_flight + max_queued` requests, or `max_admitted_bytes`, admitted). A
     /// subscription takes no place in the queue: never.
-    pub(crate) fn is_full_for(&self, request: &Request, bytes: usize) -> bool {
-        !long_lived(&request.method) && self.inner.lifecycle.is_full_for(bytes)
+    pub(crate) fn is_full_for(&self, method: &Method, bytes: usize) -> bool {
+        !long_lived(method) && self.inner.lifecycle.is_full_for(bytes)
     }
 
     /// Waits until the queue has room for a request of `bytes` (at once when it has).
@@ -481,6 +480,49 @@ impl Started {
     }
 }
 
+/// What an admitted request asks of the server, with its context.
+pub(crate) enum Job {
+    /// A request with its params as JSON: through the server's layers to the method table.
+    Request(McpRequest),
+    /// A `tools/call` read typed: to the method table's `tools/call` (its server has no layer
+    /// that reads params).
+    ToolCall { ctx: RequestContext, name: String, arguments: Option<JsonObject> },
+}
+
+impl Job {
+    /// The request's context.
+    pub(crate) fn ctx(&self) -> &RequestContext {
+        match self {
+            Self::Request(request) => &request.ctx,
+            Self::ToolCall { ctx, .. } => ctx,
+        }
+    }
+
+    /// The request's method.
+    pub(crate) fn method(&self) -> &Method {
+        match self {
+            Self::Request(request) => &request.method,
+            Self::ToolCall { .. } => &Method::CallTool,
+        }
+    }
+
+    /// The request's params as JSON, if it has them so.
+    fn params(&self) -> Option<&JsonObject> {
+        match self {
+            Self::Request(request) => request.params.as_ref(),
+            Self::ToolCall { .. } => None,
+        }
+    }
+
+    /// What the request is about, for its telemetry.
+    fn subject(&self) -> Subject<'_> {
+        match self {
+            Self::Request(request) => Subject::of(&request.method, request.params.as_ref()),
+            Self::ToolCall { name, .. } => Subject { tool: Some(name), prompt: None, uri: None },
+        }
+    }
+}
+
 /// A request let in: its place in the in-flight table and the queue until it is dropped.
 pub(crate) struct Admission {
     exchange: Exchange,
@@ -521,12 +563,11 @@ impl Admission {
     /// Starts [`Admission::run`] with [`Exchange::finish_or_spawn`]: answered at once when it
     /// waits on nothing, else running in a task of the request's peer.
     #[cfg(feature = "http-server")]
-    pub(crate) fn start(self, ctx: RequestContext, request: Request) -> Started {
+    pub(crate) fn start(self, job: Job) -> Started {
         let exchange = self.exchange.clone();
-        let Request { method, params, .. } = request;
         // Boxed: the request's future is large, and tokio moves a task's future several times
         // (into the task cell, through its stages); a box moves as a pointer.
-        match exchange.finish_or_spawn(Box::pin(self.run(McpRequest { method, params, ctx }))) {
+        match exchange.finish_or_spawn(Box::pin(self.run(job))) {
             Ok(outcome) => Started::Answered(outcome),
             Err(task) => Started::Running(task),
         }
@@ -535,14 +576,14 @@ impl Admission {
     /// Runs the request to its end through the server's layers — by default the lifecycle's
     /// own first: a turn (a subscription takes none), the arrival deadline, the panic guard
     /// (`server::middleware::lifecycle`). `None` when the request was cancelled.
-    pub(crate) async fn run(self, request: McpRequest) -> Outcome {
+    pub(crate) async fn run(self, job: Job) -> Outcome {
         let server = self.exchange.lifecycle().server().clone();
-        let ctx = request.ctx.clone();
-        let telemetry = telemetry::start(&ctx, &request.method, request.params.as_ref());
+        let ctx = job.ctx().clone();
+        let telemetry = telemetry::start(&ctx, job.method(), || job.subject(), job.params());
         let finished = tokio::select! {
             biased;
             () = self.token.cancelled() => None,
-            answered = server.serve(request).instrument(telemetry.span().clone()) => Some(answered),
+            answered = server.serve_job(job).instrument(telemetry.span().clone()) => Some(answered),
         };
         // Cancelled, even as it finished: no response — unless its deadline cancelled it, and
         // it is answered with that.

@@ -63,6 +63,7 @@ pub mod tasks;
 pub mod telemetry;
 mod tool;
 mod tool_result;
+mod typed_call;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -20,17 +20,19 @@ use crate::telemetry::{Failure, Measure, OperationTelemetry, Side, Subject, oper
 /// The `tracing` target of request spans.
 pub const TARGET: &str = "modelctx::server::request";
 
-/// Starts the telemetry of a request as it is admitted: nothing at all (not even a look at
-/// the params) when neither spans nor metrics are taken.
-pub(crate) fn start(
+/// Starts the telemetry of a request as it is admitted, about `subject`; `params` may carry
+/// the caller's trace context. Nothing at all (not even a look at the subject) when neither
+/// spans nor metrics are taken.
+pub(crate) fn start<'a>(
     ctx: &RequestContext,
     method: &Method,
+    subject: impl FnOnce() -> Subject<'a>,
     params: Option<&JsonObject>,
 ) -> OperationTelemetry {
     if !tracing::enabled!(target: TARGET, tracing::Level::DEBUG) && !Measure::wanted() {
         return OperationTelemetry::off();
     }
-    let subject = Subject::of(method, params);
+    let subject = subject();
     OperationTelemetry::new(
         request_span(ctx, method, &subject, params),
         Measure::start(Side::Server, method.as_str(), subject.tool, ctx.protocol_version()),

@@ -24,14 +24,13 @@ use futures::stream::FuturesUnordered;
 use futures::{Stream, StreamExt};
 use modelctx_protocol::JsonObject;
 use modelctx_protocol::era::{PeerState, Refused, Transport};
-use modelctx_protocol::jsonrpc::{ErrorObject, ErrorResponse, Message, ParseFailure, Request, RequestId};
+use modelctx_protocol::jsonrpc::{ErrorObject, ErrorResponse, Message, ParseFailure, RequestId, ToolCall};
 use tokio::runtime::RuntimeFlavor;
 use tokio::sync::{broadcast, mpsc};
 
 use super::desk::{self, Action, Call, Desk, Ticket};
 use crate::server::dispatch::Caller;
 use crate::server::exchange::{Exchange, Lifecycle, cancelled_request, response};
-use crate::server::middleware::McpRequest;
 use crate::server::outgoing::Outgoing;
 use crate::server::{LegacySession, Server, ServerEvent};
 
@@ -39,9 +38,17 @@ use crate::server::{LegacySession, Server, ServerEvent};
 /// and its size as it arrived.
 pub(crate) struct Inbound {
     /// The message, or why it could not be read.
-    pub(crate) message: Result<Message, ParseFailure>,
+    pub(crate) message: Result<Incoming, ParseFailure>,
     /// Its bytes as they arrived (what [`crate::server::Limits::max_admitted_bytes`] counts).
     pub(crate) bytes: usize,
+}
+
+/// A message read: as JSON, or a `tools/call` read typed ([`Server::typed_call`]).
+pub(crate) enum Incoming {
+    /// A message as JSON.
+    Message(Message),
+    /// A 2026-07-28 `tools/call` of the common shape.
+    ToolCall(Box<ToolCall>),
 }
 
 /// Messages the reader handles before it lets the writer (and the requests' tasks) run. A
@@ -205,7 +212,8 @@ impl Connection {
 
     async fn on_message(&mut self, Inbound { message, bytes }: Inbound) {
         let message = match message {
-            Ok(message) => message,
+            Ok(Incoming::Message(message)) => message,
+            Ok(Incoming::ToolCall(call)) => return self.on_call(desk::typed_call(call, bytes)).await,
             Err(ParseFailure { id, error }) => {
                 return self.send(Message::Error(ErrorResponse { id, error })).await;
             }
@@ -223,12 +231,7 @@ impl Connection {
                     self.reply(request.id, result).await;
                 }
             }
-            Action::Call(call)
-                if !self.held.is_empty() || self.exchange.is_full_for(&call.request, call.bytes) =>
-            {
-                self.held.push_back(call);
-            }
-            Action::Call(call) => self.call(call).await,
+            Action::Call(call) => self.on_call(call).await,
             Action::Note(method) => {
                 desk::note(&self.server, &method, self.session_id.as_deref());
                 if let Some(session) = &mut self.session {
@@ -246,10 +249,19 @@ impl Connection {
         }
     }
 
+    /// Runs `call`, or holds it while the queue is full or others are held before it.
+    async fn on_call(&mut self, call: Call) {
+        if !self.held.is_empty() || self.exchange.is_full_for(call.request.method(), call.bytes) {
+            self.held.push_back(call);
+        } else {
+            self.call(call).await;
+        }
+    }
+
     /// Lets held requests in, oldest first, while the queue has room.
     async fn let_in_held(&mut self) {
         while let Some(call) = self.held.front() {
-            if self.exchange.is_full_for(&call.request, call.bytes) {
+            if self.exchange.is_full_for(call.request.method(), call.bytes) {
                 return;
             }
             let call = self.held.pop_front().expect("a held request");
@@ -260,7 +272,7 @@ impl Connection {
     /// Forgets the held request a cancellation names (it gets no response, CANCEL-05); `false`
     /// when none is held.
     fn cancel_held(&mut self, id: &RequestId) -> bool {
-        let Some(position) = self.held.iter().position(|call| call.request.id == *id) else { return false };
+        let Some(position) = self.held.iter().position(|call| call.request.id() == id) else { return false };
         self.held.remove(position);
         tracing::debug!(%id, "a held request was cancelled before it was let in");
         true
@@ -281,16 +293,15 @@ impl Connection {
             sink: self.outbox.clone(),
             release: None,
         };
-        let Ticket { admission, ctx, request } = match desk::check_in(&self.server, call, desk) {
+        let Ticket { admission, id, job } = match desk::check_in(&self.server, call, desk) {
             Ok(ticket) => ticket,
             Err(refused) => return self.refuse(refused).await,
         };
         let outbox = self.outbox.clone();
         // Boxed, for the reason `Admission::start` gives.
         let task = Box::pin(async move {
-            let Request { id, method, params } = request;
             // STDIO-08 / CANCEL-05: a cancelled request gets no response.
-            if let Some(outcome) = admission.run(McpRequest { method, params, ctx }).await {
+            if let Some(outcome) = admission.run(job).await {
                 let _ = outbox.send(response(id, outcome)).await;
             }
         });

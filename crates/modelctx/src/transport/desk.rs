@@ -20,15 +20,16 @@
 //!   instance that runs it.
 
 use modelctx_protocol::era::{self, PeerState, Refused, Route, Transport};
-use modelctx_protocol::jsonrpc::{ErrorObject, Message, Request, RequestId};
+use modelctx_protocol::jsonrpc::{ErrorObject, Message, Request, RequestId, ToolCall};
 use modelctx_protocol::{JsonObject, Method, ProtocolVersion};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::server::dispatch::Caller;
-use crate::server::exchange::{Admission, Exchange};
+use crate::server::exchange::{Admission, Exchange, Job};
+use crate::server::middleware::McpRequest;
 use crate::server::outgoing::Outgoing;
-use crate::server::{LegacySession, RequestContext, Server};
+use crate::server::{LegacySession, Server};
 
 /// What one message asks of the transport it came on.
 pub(crate) enum Action {
@@ -55,9 +56,52 @@ pub(crate) enum Action {
     Deliver { id: RequestId, outcome: Result<JsonObject, ErrorObject> },
 }
 
+/// A request as the transport read it: its params as JSON, or a `tools/call` read typed
+/// from its bytes ([`crate::server::Server::typed_call`]).
+pub(crate) enum Requested {
+    /// Params as JSON, for the server's layers and the method table.
+    Json(Request),
+    /// A 2026-07-28 `tools/call` of the common shape, for a server whose layers read no
+    /// params.
+    ToolCall(Box<ToolCall>),
+}
+
+impl Requested {
+    /// The request's id.
+    pub(crate) fn id(&self) -> &RequestId {
+        match self {
+            Self::Json(request) => &request.id,
+            Self::ToolCall(call) => &call.id,
+        }
+    }
+
+    /// The request's method.
+    pub(crate) fn method(&self) -> &Method {
+        match self {
+            Self::Json(request) => &request.method,
+            Self::ToolCall(_) => &Method::CallTool,
+        }
+    }
+
+    /// The tool a `tools/call` names and its arguments; `None` for another method, or a call
+    /// whose `name` is not a string.
+    #[cfg(feature = "http-server")]
+    pub(crate) fn tool_call(&self) -> Option<(&str, Option<&JsonObject>)> {
+        match self {
+            Self::Json(request) if request.method == Method::CallTool => {
+                let params = request.params.as_ref();
+                let name = params.and_then(|p| p.get("name")).and_then(|n| n.as_str())?;
+                Some((name, params.and_then(|p| p.get("arguments")).and_then(|a| a.as_object())))
+            }
+            Self::Json(_) => None,
+            Self::ToolCall(call) => Some((&call.name, call.arguments.as_ref())),
+        }
+    }
+}
+
 /// A request the router accepted, with its era and size.
 pub(crate) struct Call {
-    pub(crate) request: Request,
+    pub(crate) request: Requested,
     /// Its bytes as they arrived.
     pub(crate) bytes: usize,
     /// The version of a 2026-07-28 request; `None` for a request of the legacy session.
@@ -93,7 +137,7 @@ pub(crate) fn receive(
             }
         }
         (Route::Modern(version), Message::Request(request)) => {
-            Action::Call(Call { request, bytes, modern: Some(version) })
+            Action::Call(Call { request: Requested::Json(request), bytes, modern: Some(version) })
         }
         (Route::Modern(_), Message::Notification(_)) if own_stream => {
             Action::Ignore("2026-07-28 over Streamable HTTP: a request is cancelled by closing its stream")
@@ -114,7 +158,9 @@ pub(crate) fn receive(
         (Route::Legacy(_), Message::Request(request)) if LegacySession::serves(&request.method) => {
             Action::Session(request)
         }
-        (Route::Legacy(_), Message::Request(request)) => Action::Call(Call { request, bytes, modern: None }),
+        (Route::Legacy(_), Message::Request(request)) => {
+            Action::Call(Call { request: Requested::Json(request), bytes, modern: None })
+        }
         (Route::Legacy(_), Message::Notification(notification)) => match notification.method {
             Method::Cancelled => Action::Cancel(notification.params),
             method => Action::Note(method),
@@ -130,11 +176,21 @@ pub(crate) fn receive(
     }
 }
 
+/// The call a `tools/call` read typed asks for (`bytes` long): the router's verdict on it is
+/// known — a served 2026-07-28 version in its `_meta` makes it modern, session or not — so it
+/// goes to [`check_in`] as it is.
+pub(crate) fn typed_call(call: Box<ToolCall>, bytes: usize) -> Call {
+    let version = call.meta.protocol_version;
+    Call { request: Requested::ToolCall(call), bytes, modern: Some(version) }
+}
+
 /// A request let in, with its context: ready to run.
 pub(crate) struct Ticket {
     pub(crate) admission: Admission,
-    pub(crate) ctx: RequestContext,
-    pub(crate) request: Request,
+    /// The id its answer names.
+    pub(crate) id: RequestId,
+    /// What it asks of the server, with its context.
+    pub(crate) job: Job,
 }
 
 /// Where a call's messages go and who makes it, as the transport knows.
@@ -157,8 +213,8 @@ pub(crate) struct Desk<'a> {
 /// malformed, or a legacy request came without its session.
 pub(crate) fn check_in(server: &Server, call: Call, desk: Desk<'_>) -> Result<Ticket, Refused> {
     let Call { request, bytes, modern } = call;
-    let refused = |error, status| Refused { id: Some(request.id.clone()), error, status };
-    let admission = match desk.exchange.admit(&request, bytes) {
+    let refused = |error, status| Refused { id: Some(request.id().clone()), error, status };
+    let admission = match desk.exchange.admit(request.id(), request.method(), bytes) {
         Ok(admission) => admission,
         Err(refusal) => {
             let status = refusal.http_status();
@@ -166,19 +222,29 @@ pub(crate) fn check_in(server: &Server, call: Call, desk: Desk<'_>) -> Result<Ti
         }
     };
     let tokens = admission.tokens(desk.release);
-    let ctx = match (modern, desk.session) {
-        (Some(version), _) => server
-            .modern_context(&request, version, desk.caller, tokens, desk.sink)
-            .map_err(|error| refused(error, 400))?,
-        (None, Some(session)) => {
-            let peer = desk.exchange.legacy_peer(desk.sink.clone());
-            server.legacy_context(&request, session, desk.caller, peer, tokens, desk.sink)
+    let (id, job) = match (request, modern, desk.session) {
+        (Requested::ToolCall(call), _, _) => {
+            let ToolCall { id, name, arguments, meta } = *call;
+            let ctx = server.typed_call_context(id.clone(), *meta, desk.caller, tokens, desk.sink);
+            (id, Job::ToolCall { ctx, name, arguments })
         }
-        (None, None) => {
-            return Err(refused(ErrorObject::invalid_request("this message needs a session"), 400));
+        (Requested::Json(request), Some(_), _) => {
+            let ctx = server
+                .modern_context(&request, desk.caller, tokens, desk.sink)
+                .map_err(|error| Refused { id: Some(request.id.clone()), error, status: 400 })?;
+            (request.id, Job::Request(McpRequest { method: request.method, params: request.params, ctx }))
+        }
+        (Requested::Json(request), None, Some(session)) => {
+            let peer = desk.exchange.legacy_peer(desk.sink.clone());
+            let ctx = server.legacy_context(&request, session, desk.caller, peer, tokens, desk.sink);
+            (request.id, Job::Request(McpRequest { method: request.method, params: request.params, ctx }))
+        }
+        (Requested::Json(request), None, None) => {
+            let error = ErrorObject::invalid_request("this message needs a session");
+            return Err(Refused { id: Some(request.id), error, status: 400 });
         }
     };
-    Ok(Ticket { admission, ctx, request })
+    Ok(Ticket { admission, id, job })
 }
 
 /// Tells the server of a legacy session's notification `method`

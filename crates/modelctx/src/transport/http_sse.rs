@@ -36,7 +36,7 @@ use modelctx_protocol::jsonrpc::{ErrorCode, ErrorObject, parse_message_with};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::connection::{Inbound, Wire, serve_messages};
+use super::connection::{Inbound, Incoming, Wire, serve_messages};
 use super::http::body::{BodyReader, empty, error_response, sse_body, sse_event};
 use super::http::sessions::fresh_id;
 use super::http::{HttpOptions, McpBody, guard};
@@ -247,7 +247,7 @@ impl McpSse {
                 return error_response(StatusCode::BAD_REQUEST.as_u16(), failure.id, failure.error);
             }
         };
-        let message = Inbound { message: Ok(message), bytes: bytes.len() };
+        let message = Inbound { message: Ok(Incoming::Message(message)), bytes: bytes.len() };
         match tokio::time::timeout(INBOX_WAIT, input.send(message)).await {
             Ok(Ok(())) => empty(StatusCode::ACCEPTED),
             // The stream closed meanwhile.

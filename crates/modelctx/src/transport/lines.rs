@@ -16,7 +16,7 @@ use tokio_util::codec::Decoder;
 use tokio_util::codec::FramedRead;
 use tokio_util::sync::CancellationToken;
 
-use super::connection::{Inbound, serve_endpoint};
+use super::connection::{Inbound, Incoming, serve_endpoint};
 use super::framing::{Line, Lines};
 use crate::server::Server;
 use crate::server::outgoing::Outgoing;
@@ -38,6 +38,7 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let limits = server.options().limits.parse;
+    let reader_of = server.clone();
     let (outbox, inbox) = mpsc::channel(OUTBOX);
     let served = CancellationToken::new();
     let writer_task = tokio::spawn(write_messages(writer, inbox, served.clone()));
@@ -48,7 +49,7 @@ where
             }
             std::future::ready(line.is_ok())
         })
-        .filter_map(|line| std::future::ready(line.ok().and_then(|line| inbound(line, &limits))));
+        .filter_map(|line| std::future::ready(line.ok().and_then(|line| inbound(line, &limits, &reader_of))));
     serve_endpoint(server, input, outbox, shutdown).await;
     // Every request has its answer queued: the writer writes what is queued and ends, without
     // waiting for the work of tasks, which no client can reach once the connection is over.
@@ -56,24 +57,30 @@ where
     writer_task.await.map_err(std::io::Error::other)?
 }
 
-/// The messages of `text`, one per line, as [`serve_connection`] reads them: what the
-/// in-process test client hands the message core.
+/// The messages of `text`, one per line, as [`serve_connection`] reads them for `server`:
+/// what the in-process test client hands the message core.
 #[cfg(feature = "testing")]
-pub(crate) fn decode(text: &str, limits: &ParseLimits) -> Vec<Inbound> {
+pub(crate) fn decode(text: &str, server: &Server) -> Vec<Inbound> {
+    let limits = server.options().limits.parse;
     let mut buffer = BytesMut::from(text.as_bytes());
-    let mut lines = Lines::new(*limits);
+    let mut lines = Lines::new(limits);
     std::iter::from_fn(|| lines.decode_eof(&mut buffer).ok().flatten())
-        .filter_map(|line| inbound(line, limits))
+        .filter_map(|line| inbound(line, &limits, server))
         .collect()
 }
 
-/// A line as the message core takes it; `None` for a blank line.
-fn inbound(line: Line, limits: &ParseLimits) -> Option<Inbound> {
+/// A line as the message core takes it — a `tools/call` read typed when `server` reads one
+/// so, else as JSON; `None` for a blank line.
+fn inbound(line: Line, limits: &ParseLimits, server: &Server) -> Option<Inbound> {
     match line {
         Line::Bytes(bytes) if bytes.trim_ascii().is_empty() => None,
         // Bytes, not text: a line that is not UTF-8 is a parse error for that line alone.
         Line::Bytes(bytes) => {
-            Some(Inbound { message: parse_message_with(&bytes, limits), bytes: bytes.len() })
+            let message = match server.typed_call(&bytes, limits) {
+                Some(call) => Ok(Incoming::ToolCall(call)),
+                None => parse_message_with(&bytes, limits).map(Incoming::Message),
+            };
+            Some(Inbound { message, bytes: bytes.len() })
         }
         Line::Oversize => Some(Inbound {
             message: Err(ParseFailure {

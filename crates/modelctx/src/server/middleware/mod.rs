@@ -58,6 +58,7 @@ use modelctx_protocol::{JsonObject, Method};
 use tower::util::BoxCloneSyncService;
 use tower::{BoxError, Layer, Service, ServiceExt};
 
+use super::exchange::Job;
 use super::{Answer, RequestContext, Server};
 use crate::telemetry::Subject;
 
@@ -187,6 +188,18 @@ macro_rules! layer_setter {
 }
 pub(crate) use layer_setter;
 
+/// `work` in the lifecycle's own steps, composed directly: no boxed service between the
+/// three, and what they wrap boxed once, so that each step moves a pointer rather than the
+/// whole future.
+async fn in_lifecycle(
+    method: &Method,
+    ctx: &RequestContext,
+    work: impl Future<Output = Result<Answer, ErrorObject>> + Send,
+) -> Result<Answer, ErrorObject> {
+    let served = lifecycle::in_turn(ctx, Box::pin(work));
+    lifecycle::catching_panic(method, lifecycle::within_deadline(ctx, served)).await
+}
+
 /// The innermost service of a definition's layers: the method table.
 pub(crate) fn method_table() -> McpService {
     BoxCloneSyncService::new(tower::service_fn(|request: McpRequest| async move {
@@ -211,11 +224,21 @@ impl Server {
         if !self.inner.lifecycle_layers {
             return self.serve_layers(request).await;
         }
-        // Composed directly: no boxed service between the three steps, and what they wrap
-        // boxed once, so that each step moves a pointer rather than the whole future.
         let (method, ctx) = (request.method.clone(), request.ctx.clone());
-        let served = lifecycle::in_turn(&ctx, Box::pin(self.serve_layers(request)));
-        lifecycle::catching_panic(&method, lifecycle::within_deadline(&ctx, served)).await
+        in_lifecycle(&method, &ctx, self.serve_layers(request)).await
+    }
+
+    /// Serves what an admitted request asks: a request with JSON params as [`Server::serve`]
+    /// does, a `tools/call` read typed through the lifecycle's layers to the method table (its
+    /// server has no other layer: [`Server::typed_call`]).
+    pub(crate) async fn serve_job(&self, job: Job) -> Result<Answer, ErrorObject> {
+        match job {
+            Job::Request(request) => self.serve(request).await,
+            Job::ToolCall { ctx, name, arguments } => {
+                in_lifecycle(&Method::CallTool, &ctx.clone(), self.typed_tool_call(ctx, name, arguments))
+                    .await
+            }
+        }
     }
 
     /// Serves a request through the server's layers, its target's layers and the method table.
@@ -283,7 +306,6 @@ impl Server {
 
 #[cfg(test)]
 mod tests {
-    use modelctx_protocol::ProtocolVersion;
     use modelctx_protocol::jsonrpc::{Request, RequestId};
     use serde_json::json;
 
@@ -315,9 +337,7 @@ mod tests {
         let (sink, _messages) = tokio::sync::mpsc::channel(1);
         let caller =
             crate::server::dispatch::Caller { session_id: None, principal: None, network_transport: "pipe" };
-        let ctx = server
-            .modern_context(&request, ProtocolVersion::V2026_07_28, caller, Tokens::default(), sink)
-            .unwrap();
+        let ctx = server.modern_context(&request, caller, Tokens::default(), sink).unwrap();
         let request = McpRequest { method: request.method, params: request.params, ctx };
         let answer = server.into_service().oneshot(request).await.unwrap().into_object();
         assert_eq!(answer["content"][0]["text"], "echo");

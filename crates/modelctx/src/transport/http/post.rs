@@ -8,7 +8,7 @@ use http::{HeaderMap, HeaderValue, Response, StatusCode};
 use modelctx_protocol::era::{HttpRequestFacts, PeerState, Transport, dispatch_error_status};
 use modelctx_protocol::headers::MCP_SESSION_ID;
 use modelctx_protocol::jsonrpc::{
-    ErrorObject, ErrorResponse, Message, Notification, Request, RequestId, Response as JsonRpcResponse,
+    ErrorObject, ErrorResponse, Message, Notification, RequestId, Response as JsonRpcResponse,
     parse_message_with,
 };
 use modelctx_protocol::{Era, JsonObject, Method};
@@ -30,7 +30,7 @@ use crate::server::dispatch::Caller;
 use crate::server::exchange::{Outcome, Started, response};
 use crate::server::outgoing::Outgoing;
 use crate::server::{Answer, LegacySession, Principal};
-use crate::transport::desk::{self, Action, Call, Desk, Ticket};
+use crate::transport::desk::{self, Action, Call, Desk, Requested, Ticket};
 
 /// Messages a request's handler sends while it runs (progress, logs, server-to-client
 /// requests) before its stream opens.
@@ -172,14 +172,9 @@ async fn in_session(shared: &Shared, session: &Session, action: Action) -> Respo
 
 /// For `tools/call`, the `Mcp-Param-*` headers must mirror the annotated arguments
 /// (HTTP-30, HTTP-33, HTTP-34): a mismatch is `-32020` with 400.
-fn check_param_headers(shared: &Shared, headers: &HeaderMap, request: &Request) -> Result<(), ErrorObject> {
-    if request.method != Method::CallTool {
-        return Ok(());
-    }
-    let params = request.params.as_ref();
-    let Some(name) = params.and_then(|p| p.get("name")).and_then(|n| n.as_str()) else { return Ok(()) };
+fn check_param_headers(shared: &Shared, headers: &HeaderMap, request: &Requested) -> Result<(), ErrorObject> {
+    let Some((name, arguments)) = request.tool_call() else { return Ok(()) };
     let Some(param_headers) = shared.lifecycle.server().param_headers(name) else { return Ok(()) };
-    let arguments = params.and_then(|p| p.get("arguments")).and_then(|a| a.as_object());
     modelctx_protocol::headers::check_param_headers(&param_headers, arguments, |name| header(headers, name))
 }
 
@@ -198,12 +193,12 @@ async fn admit(
     if era == Era::Modern
         && let Err(error) = check_param_headers(shared, headers, &call.request)
     {
-        return error_response(400, Some(call.request.id), error);
+        return error_response(400, Some(call.request.id().clone()), error);
     }
     // A stateless listen (or event stream) takes one of its connection's places for as long as
     // its stream lives.
     let listen = match listens {
-        Some(listens) if era == Era::Modern && crate::server::exchange::long_lived(&call.request.method) => {
+        Some(listens) if era == Era::Modern && crate::server::exchange::long_lived(call.request.method()) => {
             let max = shared.options.max_listens_per_connection;
             match listens.take(max) {
                 Some(held) => Some(held),
@@ -211,7 +206,7 @@ async fn admit(
                     let error = ErrorObject::internal(format!(
                         "server busy: this connection already holds {max} listens; end one first"
                     ));
-                    return error_response(503, Some(call.request.id), error);
+                    return error_response(503, Some(call.request.id().clone()), error);
                 }
             }
         }
@@ -277,9 +272,8 @@ fn logged_stream(
     session: Arc<Session>,
     release: CancellationToken,
 ) -> Response<McpBody> {
-    let Ticket { admission, ctx, request } = ticket;
-    let id = request.id.clone();
-    let started = match admission.start(ctx, request) {
+    let Ticket { admission, id, job } = ticket;
+    let started = match admission.start(job) {
         // Answered in its first poll, with nothing sent before: one JSON answer, which no
         // broken stream can interrupt midway, needs no log to resume from.
         Started::Answered(outcome) if messages.is_empty() => {
@@ -370,9 +364,8 @@ async fn answer(
     era: Era,
     token: CancellationToken,
 ) -> Response<McpBody> {
-    let Ticket { admission, ctx, request } = ticket;
-    let id = request.id.clone();
-    let mut handler = match admission.start(ctx, request) {
+    let Ticket { admission, id, job } = ticket;
+    let mut handler = match admission.start(job) {
         Started::Answered(outcome) => return finished_answer(id, outcome, messages, era, token),
         Started::Running(handler) => handler,
     };

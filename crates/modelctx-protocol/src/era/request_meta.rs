@@ -1,0 +1,216 @@
+//! What a server takes of a 2026-07-28 request's `_meta` (`RequestMetaObject`), read in one
+//! pass: from the params' JSON once the router has checked them, or straight from the bytes
+//! by [`crate::jsonrpc::read_tool_call`].
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::Deserialize;
+use serde::de::value::MapAccessDeserializer;
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde_json::Value;
+
+use crate::jsonrpc::ProgressToken;
+use crate::meta::{CLIENT_CAPABILITIES, CLIENT_INFO, LOG_LEVEL, PROGRESS_TOKEN, PROTOCOL_VERSION};
+use crate::types::{Implementation, LoggingLevel};
+use crate::v2026::ClientCapabilities;
+use crate::version::ProtocolVersion;
+
+/// The facts of a 2026-07-28 request's `_meta`: its version, the client and what it declared
+/// for this request, its log level and progress token.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RequestMeta {
+    /// `io.modelcontextprotocol/protocolVersion` (required).
+    pub protocol_version: ProtocolVersion,
+    /// `io.modelcontextprotocol/clientInfo`.
+    pub client_info: Option<Implementation>,
+    /// `io.modelcontextprotocol/clientCapabilities` (required, an object).
+    pub client_capabilities: ClientCapabilities,
+    /// `io.modelcontextprotocol/logLevel` (deprecated).
+    pub log_level: Option<LoggingLevel>,
+    /// `progressToken`.
+    pub progress_token: Option<ProgressToken>,
+}
+
+impl RequestMeta {
+    /// Reads the facts of `meta`, a request's `_meta` as JSON; its other keys are left for
+    /// whoever wants them.
+    pub fn from_json(meta: &Value) -> Result<Self, serde_json::Error> {
+        MetaSeed { others: Others::Skip }.deserialize(meta)
+    }
+}
+
+/// What a `_meta` key other than those [`RequestMeta`] reads does to the reading.
+#[derive(Clone, Copy)]
+pub(crate) enum Others {
+    /// It is skipped (it stays in the JSON for whoever wants it).
+    Skip,
+    /// It fails the reading: the request is not of the common shape.
+    Refuse,
+}
+
+/// Reads a [`RequestMeta`] from a `_meta` object.
+pub(crate) struct MetaSeed {
+    pub(crate) others: Others,
+}
+
+impl<'de> DeserializeSeed<'de> for MetaSeed {
+    type Value = RequestMeta;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<RequestMeta, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+/// The keys of `_meta` that [`RequestMeta`] reads.
+enum Key {
+    Version,
+    Info,
+    Capabilities,
+    Level,
+    Token,
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Key {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_identifier(KeyVisitor)
+    }
+}
+
+struct KeyVisitor;
+
+impl Visitor<'_> for KeyVisitor {
+    type Value = Key;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a _meta key")
+    }
+
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<Key, E> {
+        Ok(match key {
+            PROTOCOL_VERSION => Key::Version,
+            CLIENT_INFO => Key::Info,
+            CLIENT_CAPABILITIES => Key::Capabilities,
+            LOG_LEVEL => Key::Level,
+            PROGRESS_TOKEN => Key::Token,
+            _ => Key::Other,
+        })
+    }
+}
+
+/// Fills `slot` with the next value of `map`; a key given twice is an error.
+fn fill<'de, A: MapAccess<'de>, T: Deserialize<'de>>(
+    map: &mut A,
+    slot: &mut Option<T>,
+    key: &'static str,
+) -> Result<(), A::Error> {
+    if slot.is_some() {
+        return Err(de::Error::duplicate_field(key));
+    }
+    *slot = Some(map.next_value()?);
+    Ok(())
+}
+
+impl<'de> Visitor<'de> for MetaSeed {
+    type Value = RequestMeta;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the request's _meta object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RequestMeta, A::Error> {
+        let (mut version, mut info, mut capabilities, mut level, mut token) = (None, None, None, None, None);
+        while let Some(key) = map.next_key::<Key>()? {
+            match key {
+                Key::Version => fill(&mut map, &mut version, PROTOCOL_VERSION)?,
+                Key::Info => fill(&mut map, &mut info, CLIENT_INFO)?,
+                Key::Capabilities => {
+                    fill::<_, Object<ClientCapabilities>>(&mut map, &mut capabilities, CLIENT_CAPABILITIES)?
+                }
+                Key::Level => fill(&mut map, &mut level, LOG_LEVEL)?,
+                Key::Token => fill(&mut map, &mut token, PROGRESS_TOKEN)?,
+                Key::Other => match self.others {
+                    Others::Skip => drop(map.next_value::<IgnoredAny>()?),
+                    Others::Refuse => return Err(de::Error::custom("a _meta key not read here")),
+                },
+            }
+        }
+        Ok(RequestMeta {
+            protocol_version: version.ok_or_else(|| de::Error::missing_field(PROTOCOL_VERSION))?,
+            client_info: info,
+            client_capabilities: capabilities.ok_or_else(|| de::Error::missing_field(CLIENT_CAPABILITIES))?.0,
+            log_level: level,
+            progress_token: token,
+        })
+    }
+}
+
+/// A `T` read only from a JSON object (serde reads a struct from an array too).
+struct Object<T>(T);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Object<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(ObjectVisitor(PhantomData))
+    }
+}
+
+struct ObjectVisitor<T>(PhantomData<T>);
+
+impl<'de, T: Deserialize<'de>> Visitor<'de> for ObjectVisitor<T> {
+    type Value = Object<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Object<T>, A::Error> {
+        T::deserialize(MapAccessDeserializer::new(map)).map(Object)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn meta(extra: Value) -> Value {
+        let mut meta = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+            "io.modelcontextprotocol/clientInfo": {"name": "c", "version": "1"},
+            "io.modelcontextprotocol/logLevel": "info",
+            "progressToken": 7
+        });
+        meta.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        meta
+    }
+
+    #[test]
+    fn reads_every_fact_and_leaves_other_keys() {
+        let read = RequestMeta::from_json(&meta(json!({"traceparent": "00-x"}))).unwrap();
+        assert_eq!(read.protocol_version, ProtocolVersion::V2026_07_28);
+        assert_eq!(read.client_info.unwrap().name, "c");
+        assert!(read.client_capabilities.elicitation.is_some());
+        assert_eq!(read.log_level, Some(LoggingLevel::Info));
+        assert_eq!(read.progress_token, Some(ProgressToken::Number(7)));
+    }
+
+    #[test]
+    fn refuses_what_the_router_would() {
+        let missing = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28"});
+        assert!(RequestMeta::from_json(&missing).unwrap_err().to_string().contains("clientCapabilities"));
+        let array = meta(json!({"io.modelcontextprotocol/clientCapabilities": []}));
+        assert!(RequestMeta::from_json(&array).is_err(), "capabilities must be an object");
+        let level = meta(json!({"io.modelcontextprotocol/logLevel": "loud"}));
+        assert!(RequestMeta::from_json(&level).is_err());
+    }
+
+    #[test]
+    fn refusing_other_keys_fails_on_one() {
+        let seed = || MetaSeed { others: Others::Refuse };
+        assert!(seed().deserialize(&meta(json!({}))).is_ok());
+        assert!(seed().deserialize(&meta(json!({"traceparent": "00-x"}))).is_err());
+    }
+}

@@ -1,0 +1,188 @@
+//! The common 2026-07-28 `tools/call`, read from its bytes in one typed pass: no JSON tree
+//! for its envelope, params or `_meta`, only for the tool's arguments.
+//!
+//! Only a request of the common shape is read so — the envelope's four members, params with
+//! `name`, `arguments` (an object, when present) and a `_meta` of the keys
+//! [`RequestMeta`] reads, each once and spelled exactly. Anything else (another method or
+//! member, a duplicate, a value of another type, input [`parse_message_with`] refuses) is
+//! not read here, and [`parse_message_with`] reads and judges it as it does every message.
+
+use serde::Deserialize;
+use std::sync::LazyLock;
+
+use memchr::memmem::Finder;
+use serde::de::{self, DeserializeSeed, Deserializer};
+
+use super::parse::checked_text;
+use super::{JSONRPC_VERSION, ParseLimits, RequestId};
+use crate::JsonObject;
+use crate::era::{MetaSeed, Others, RequestMeta};
+
+#[cfg(doc)]
+use super::parse_message_with;
+
+/// A 2026-07-28 `tools/call` of the common shape, read typed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolCall {
+    /// The request's id.
+    pub id: RequestId,
+    /// The tool to call.
+    pub name: String,
+    /// Its arguments, when the request has them.
+    pub arguments: Option<JsonObject>,
+    /// The facts of its `_meta`, which holds no other key (boxed: they are most of the
+    /// call's size, and the call moves as it goes).
+    pub meta: Box<RequestMeta>,
+}
+
+/// Reads `bytes` as a `tools/call` of the common shape (the module's doc), within `limits`;
+/// `None` for any other message, which [`parse_message_with`] reads instead.
+pub fn read_tool_call(bytes: &[u8], limits: &ParseLimits) -> Option<ToolCall> {
+    // Cheap looks first: most other messages go to the strict reader after a scan or two.
+    static CALL: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(br#""tools/call""#));
+    static VERSION: LazyLock<Finder<'static>> =
+        LazyLock::new(|| Finder::new(br#""io.modelcontextprotocol/protocolVersion""#));
+    if CALL.find(bytes).is_none() || VERSION.find(bytes).is_none() {
+        return None;
+    }
+    let text = checked_text(bytes, limits).ok()?;
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let envelope = Envelope::deserialize(&mut deserializer).ok()?;
+    deserializer.end().ok()?;
+    let Params { name, arguments, meta } = envelope.params;
+    Some(ToolCall { id: envelope.id, name, arguments, meta: meta.0 })
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Envelope {
+    #[serde(rename = "jsonrpc")]
+    _jsonrpc: Exactly<JsonRpc>,
+    id: RequestId,
+    #[serde(rename = "method")]
+    _method: Exactly<CallTool>,
+    params: Params,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Params {
+    name: String,
+    #[serde(default, deserialize_with = "object")]
+    arguments: Option<JsonObject>,
+    #[serde(rename = "_meta")]
+    meta: CommonMeta,
+}
+
+/// `arguments`, present: an object (`null` is not of the common shape).
+fn object<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<JsonObject>, D::Error> {
+    JsonObject::deserialize(deserializer).map(Some)
+}
+
+/// A `_meta` with no key but those [`RequestMeta`] reads.
+struct CommonMeta(Box<RequestMeta>);
+
+impl<'de> Deserialize<'de> for CommonMeta {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        MetaSeed { others: Others::Refuse }.deserialize(deserializer).map(|meta| Self(Box::new(meta)))
+    }
+}
+
+/// A string member that must be exactly `T::TEXT`, unescaped.
+struct Exactly<T>(std::marker::PhantomData<T>);
+
+/// The text an [`Exactly`] member must be.
+trait Text {
+    const TEXT: &'static str;
+}
+
+struct JsonRpc;
+impl Text for JsonRpc {
+    const TEXT: &'static str = JSONRPC_VERSION;
+}
+
+struct CallTool;
+impl Text for CallTool {
+    const TEXT: &'static str = "tools/call";
+}
+
+impl<'de, T: Text> Deserialize<'de> for Exactly<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = <&str>::deserialize(deserializer)?;
+        if text == T::TEXT {
+            Ok(Self(std::marker::PhantomData))
+        } else {
+            Err(de::Error::invalid_value(de::Unexpected::Str(text), &T::TEXT))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::jsonrpc::{Message, parse_message};
+    use crate::version::ProtocolVersion;
+
+    fn call(params: serde_json::Value) -> serde_json::Value {
+        json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params})
+    }
+
+    fn meta() -> serde_json::Value {
+        json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "c", "version": "1"}
+        })
+    }
+
+    fn read(message: &serde_json::Value) -> Option<ToolCall> {
+        read_tool_call(message.to_string().as_bytes(), &ParseLimits::default())
+    }
+
+    #[test]
+    fn reads_the_common_shape_as_the_strict_reader_does() {
+        let message = call(json!({"name": "echo", "arguments": {"message": "hi"}, "_meta": meta()}));
+        let typed = read(&message).expect("the common shape");
+        let Ok(Message::Request(strict)) = parse_message(message.to_string().as_bytes()) else { panic!() };
+        let params = strict.params.unwrap();
+        assert_eq!(typed.id, strict.id);
+        assert_eq!(typed.name, params["name"]);
+        assert_eq!(typed.arguments.as_ref(), params["arguments"].as_object());
+        assert_eq!(*typed.meta, RequestMeta::from_json(&params["_meta"]).unwrap());
+        assert_eq!(typed.meta.protocol_version, ProtocolVersion::V2026_07_28);
+        let bare = read(&call(json!({"name": "echo", "_meta": meta()}))).unwrap();
+        assert_eq!(bare.arguments, None);
+    }
+
+    #[test]
+    fn leaves_anything_else_to_the_strict_reader() {
+        let mut with_trace = meta();
+        with_trace["traceparent"] = json!("00-x");
+        let others = [
+            // another member of params, of `_meta`, of the envelope
+            call(json!({"name": "echo", "_meta": meta(), "requestState": "s"})),
+            call(json!({"name": "echo", "_meta": with_trace})),
+            json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "e", "_meta": meta()}, "x": 1}),
+            // no `_meta`, arguments not an object, an id the strict reader refuses
+            call(json!({"name": "echo", "io.modelcontextprotocol/protocolVersion": 1})),
+            call(json!({"name": "echo", "arguments": null, "_meta": meta()})),
+            json!({"jsonrpc": "2.0", "id": null, "method": "tools/call", "params": {"name": "e", "_meta": meta()}}),
+            json!({"jsonrpc": "1.0", "id": 1, "method": "tools/call", "params": {"name": "e", "_meta": meta()}}),
+            // another method
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta(), "x": "tools/call"}}),
+        ];
+        for message in others {
+            assert_eq!(read(&message), None, "{message}");
+        }
+        let duplicate = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"a","name":"b","_meta":{}}}}}"#,
+            meta()
+        );
+        assert_eq!(read_tool_call(duplicate.as_bytes(), &ParseLimits::default()), None);
+        let deep = call(json!({"name": "echo", "arguments": {"a": [[[[[]]]]]}, "_meta": meta()}));
+        let shallow = ParseLimits { max_depth: 4, ..ParseLimits::default() };
+        assert_eq!(read_tool_call(deep.to_string().as_bytes(), &shallow), None);
+    }
+}

@@ -1,0 +1,69 @@
+//! The common 2026-07-28 `tools/call` read typed ([`read_tool_call`]): served without a JSON
+//! tree of its params, envelope or `_meta` when no layer of the server would read them, to the
+//! same method table as every other call.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use modelctx_protocol::era::RequestMeta;
+use modelctx_protocol::jsonrpc::{ErrorObject, ParseLimits, RequestId, ToolCall, read_tool_call};
+use modelctx_protocol::{Era, JsonObject};
+use serde_json::Value;
+
+use super::Server;
+use super::answer::Answer;
+use super::context::{NotificationSink, RequestContext, Tokens};
+use super::dispatch::{Caller, answerable};
+use super::input::{InputChannel, Round};
+use super::request_state::state_digest;
+
+impl Server {
+    /// `bytes` read as a `tools/call` of the common shape, when this server serves one so —
+    /// its lifecycle's layers on and no other layer (its own or a definition's), whose params
+    /// would be JSON — and serves its version; `None` when it is to be read strictly.
+    pub(crate) fn typed_call(&self, bytes: &[u8], limits: &ParseLimits) -> Option<Box<ToolCall>> {
+        let inner = &self.inner;
+        if !inner.lifecycle_layers || inner.layers.is_some() || inner.layered_targets.load(Ordering::Relaxed)
+        {
+            return None;
+        }
+        let call = read_tool_call(bytes, limits)?;
+        let version = call.meta.protocol_version;
+        (version.era() == Era::Modern && self.versions().supports(version)).then(|| Box::new(call))
+    }
+
+    /// The context of typed call `id` whose `_meta` says `meta`: its round starts with no
+    /// answers (a call that brings some, in `requestState` or `inputResponses`, is not of the
+    /// common shape).
+    pub(crate) fn typed_call_context(
+        &self,
+        id: RequestId,
+        meta: RequestMeta,
+        caller: Caller<'_>,
+        tokens: Tokens,
+        sink: NotificationSink,
+    ) -> RequestContext {
+        let round = Arc::new(Round::new(JsonObject::new(), None));
+        self.context_of_meta(id, meta, InputChannel::Modern(round), caller, tokens, sink)
+    }
+
+    /// Answers a typed call as the method table answers a `tools/call` with these params.
+    pub(crate) async fn typed_tool_call(
+        &self,
+        ctx: RequestContext,
+        name: String,
+        arguments: Option<JsonObject>,
+    ) -> Result<Answer, ErrorObject> {
+        let digest = answerable(&ctx).then(|| {
+            // The params a JSON call's digest is taken over: `_meta` is left out of it.
+            let mut params = JsonObject::new();
+            params.insert("name".to_owned(), Value::String(name.clone()));
+            if let Some(arguments) = &arguments {
+                params.insert("arguments".to_owned(), Value::Object(arguments.clone()));
+            }
+            state_digest(Some(&params), ctx.principal())
+        });
+        // Boxed as the method table is (`Server::answer`).
+        Box::pin(self.modern_tool_call(ctx, &name, arguments, digest)).await
+    }
+}
