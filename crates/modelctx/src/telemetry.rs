@@ -55,6 +55,11 @@ impl<'a> Subject<'a> {
         Self { tool, prompt, uri: param("uri") }
     }
 
+    /// The subject of a `tools/call` of tool `name`.
+    pub(crate) fn of_tool(name: &'a str) -> Self {
+        Self { tool: Some(name), prompt: None, uri: None }
+    }
+
     /// The span name: `{method} {tool or prompt}`, or the method alone.
     pub(crate) fn span_name(&self, method: &str) -> String {
         self.tool.or(self.prompt).map_or_else(|| method.to_owned(), |target| format!("{method} {target}"))

@@ -41,7 +41,7 @@ mod value;
 
 pub use params::{check_param_headers, param_headers_for_call};
 pub use schema::{McpParamHeader, XMcpHeaderError, validate_x_mcp_headers};
-pub use standard::{check_standard_headers, name_header_for, name_source};
+pub use standard::{check_headers_against, check_standard_headers, name_header_for, name_source};
 pub use value::{
     HeaderError, decode_header_value, encode_header_value, header_value_for_argument,
     matches_sentinel_pattern,

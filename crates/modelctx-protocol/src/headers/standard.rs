@@ -46,11 +46,24 @@ pub fn check_standard_headers<'h>(
     lookup: impl Fn(&str) -> Option<&'h str>,
 ) -> Result<(), ErrorObject> {
     let meta = params.and_then(|p| p.get("_meta")).and_then(Value::as_object);
-    if let Some(version) = member(meta, crate::meta::PROTOCOL_VERSION) {
+    let version = member(meta, crate::meta::PROTOCOL_VERSION);
+    let name = name_source(method).and_then(|key| member(params, key));
+    check_headers_against(method, version, name, lookup)
+}
+
+/// [`check_standard_headers`] against what was read of the body: its `_meta` protocol
+/// version and the member `Mcp-Name` mirrors, when it has them.
+pub fn check_headers_against<'h>(
+    method: &Method,
+    version: Option<&str>,
+    name: Option<&str>,
+    lookup: impl Fn(&str) -> Option<&'h str>,
+) -> Result<(), ErrorObject> {
+    if let Some(version) = version {
         expect_equal(MCP_PROTOCOL_VERSION, lookup(MCP_PROTOCOL_VERSION), version)?;
     }
     expect_equal(MCP_METHOD, lookup(MCP_METHOD), method.as_str())?;
-    if let Some(name) = name_source(method).and_then(|key| member(params, key)) {
+    if let Some(name) = name {
         let header = lookup(MCP_NAME).ok_or_else(|| mismatch(MCP_NAME, format_args!("is missing")))?;
         let decoded =
             decode_header_value(header).map_err(|e| mismatch(MCP_NAME, format_args!("is malformed: {e}")))?;

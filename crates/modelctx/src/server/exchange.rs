@@ -518,7 +518,7 @@ impl Job {
     fn subject(&self) -> Subject<'_> {
         match self {
             Self::Request(request) => Subject::of(&request.method, request.params.as_ref()),
-            Self::ToolCall { name, .. } => Subject { tool: Some(name), prompt: None, uri: None },
+            Self::ToolCall { name, .. } => Subject::of_tool(name),
         }
     }
 }

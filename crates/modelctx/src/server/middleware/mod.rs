@@ -269,11 +269,10 @@ impl Server {
         }
     }
 
-    /// The scopes a caller needs for a request of `method` with `params`: those of the tool,
-    /// prompt or resource it is about (none for other methods, or an unknown target).
+    /// The scopes a caller needs for a request of `method` about `subject`: those of the
+    /// tool, prompt or resource it is about (none for other methods, or an unknown target).
     #[cfg(feature = "http-server")]
-    pub(crate) fn required_scopes(&self, method: &Method, params: Option<&JsonObject>) -> Vec<String> {
-        let subject = Subject::of(method, params);
+    pub(crate) fn required_scopes(&self, method: &Method, subject: &Subject<'_>) -> Vec<String> {
         let registry = self.read_registry();
         let guard = match method {
             Method::CallTool => subject.tool.and_then(|name| registry.tools.get(name)).map(|t| &t.layers),

@@ -6,9 +6,9 @@ use std::sync::Arc;
 use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, Response, StatusCode};
 use modelctx_protocol::era::{HttpRequestFacts, PeerState, Transport, dispatch_error_status};
-use modelctx_protocol::headers::MCP_SESSION_ID;
+use modelctx_protocol::headers::{MCP_SESSION_ID, check_headers_against};
 use modelctx_protocol::jsonrpc::{
-    ErrorObject, ErrorResponse, Message, Notification, RequestId, Response as JsonRpcResponse,
+    ErrorObject, ErrorResponse, Message, Notification, RequestId, Response as JsonRpcResponse, ToolCall,
     parse_message_with,
 };
 use modelctx_protocol::{Era, JsonObject, Method};
@@ -30,6 +30,7 @@ use crate::server::dispatch::Caller;
 use crate::server::exchange::{Outcome, Started, response};
 use crate::server::outgoing::Outgoing;
 use crate::server::{Answer, LegacySession, Principal};
+use crate::telemetry::Subject;
 use crate::transport::desk::{self, Action, Call, Desk, Requested, Ticket};
 
 /// Messages a request's handler sends while it runs (progress, logs, server-to-client
@@ -56,11 +57,22 @@ pub(super) async fn handle(
 ) -> Response<McpBody> {
     let headers = &parts.headers;
     let server = shared.lifecycle.server();
-    let message = match parse_message_with(bytes, &server.options().limits.parse) {
+    let limits = &server.options().limits.parse;
+    if let Some(call) = server.typed_call(bytes, limits) {
+        return typed_call(shared, parts, call, bytes.len(), principal).await;
+    }
+    let message = match parse_message_with(bytes, limits) {
         Ok(message) => message,
         Err(failure) => return error_response(StatusCode::BAD_REQUEST.as_u16(), failure.id, failure.error),
     };
-    if let Some(denial) = lacking_scopes(shared, &message, principal.as_deref()) {
+    if let Message::Request(request) = &message
+        && let Some(denial) = lacking_scopes(
+            shared,
+            &request.method,
+            || Subject::of(&request.method, request.params.as_ref()),
+            principal.as_deref(),
+        )
+    {
         return denial.response();
     }
     let session = match shared.sessions.lookup(headers, principal.as_deref()).await {
@@ -96,12 +108,48 @@ pub(super) async fn handle(
     }
 }
 
-/// With an authenticator, the refusal of a request whose target requires scopes the caller
-/// lacks (`403 insufficient_scope`, AUTH-44); `None` when it may go on.
-fn lacking_scopes(shared: &Shared, message: &Message, principal: Option<&Principal>) -> Option<Denial> {
+/// A `tools/call` read typed ([`crate::server::Server::typed_call`]): the checks a modern
+/// request's POST gets before it is admitted — the caller's scopes, the session store, the
+/// standard headers against the body (its `_meta` and the version were read with it) — then
+/// admitted as the router's calls are.
+async fn typed_call(
+    shared: &Arc<Shared>,
+    parts: &http::request::Parts,
+    call: Box<ToolCall>,
+    bytes: usize,
+    principal: Option<Arc<Principal>>,
+) -> Response<McpBody> {
+    let headers = &parts.headers;
+    let subject = || Subject::of_tool(&call.name);
+    if let Some(denial) = lacking_scopes(shared, &Method::CallTool, subject, principal.as_deref()) {
+        return denial.response();
+    }
+    let session = match shared.sessions.lookup(headers, principal.as_deref()).await {
+        Ok(session) => session.ok(),
+        Err(e) => return store_unavailable(Some(call.id.clone()), &e),
+    };
+    let version = call.meta.protocol_version.to_string();
+    let name = Some(call.name.as_str());
+    let checked =
+        check_headers_against(&Method::CallTool, Some(&version), name, |name| header(headers, name));
+    if let Err(error) = checked {
+        return error_response(400, Some(call.id), error);
+    }
+    let listens = parts.extensions.get::<Arc<ConnectionListens>>();
+    admit(shared, headers, desk::typed_call(call, bytes), session, principal, listens).await
+}
+
+/// With an authenticator, the refusal of a request of `method` whose target (its `subject`)
+/// requires scopes the caller lacks (`403 insufficient_scope`, AUTH-44); `None` when it may
+/// go on.
+fn lacking_scopes<'a>(
+    shared: &Shared,
+    method: &Method,
+    subject: impl FnOnce() -> Subject<'a>,
+    principal: Option<&Principal>,
+) -> Option<Denial> {
     let authenticator = shared.options.authenticator.as_ref()?;
-    let Message::Request(request) = message else { return None };
-    let needed = shared.lifecycle.server().required_scopes(&request.method, request.params.as_ref());
+    let needed = shared.lifecycle.server().required_scopes(method, &subject());
     let held = |scope: &String| principal.is_some_and(|p| p.has_scope(scope));
     (!needed.iter().all(held)).then(|| authenticator.insufficient_scope(&needed))
 }
