@@ -56,6 +56,7 @@ impl<'a> Subject<'a> {
     }
 
     /// The subject of a `tools/call` of tool `name`.
+    #[cfg(feature = "server")]
     pub(crate) fn of_tool(name: &'a str) -> Self {
         Self { tool: Some(name), prompt: None, uri: None }
     }
