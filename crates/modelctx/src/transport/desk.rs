@@ -2,7 +2,8 @@
 //!
 //! Sans-IO. [`receive`] takes a parsed message, the facts of the transport it came on and the
 //! legacy session the transport holds for its peer, and returns the one [`Action`] the
-//! transport carries out with its own I/O; [`check_in`] turns an [`Action::Call`] into a
+//! transport carries out with its own I/O (a `tools/call` read typed, whose verdict is known,
+//! is a [`Call`] by [`typed_call`]); [`check_in`] turns an [`Action::Call`] into a
 //! request admitted to the lifecycle with its context, or the refusal to answer; [`note`]
 //! tells the server of a session's notification. The transports are framing over it: `connection` (stdio,
 //! HTTP+SSE, the in-process test client) reads lines or POSTed messages and writes to one
@@ -21,7 +22,7 @@
 
 use modelctx_protocol::era::{self, PeerState, Refused, Route, Transport};
 use modelctx_protocol::jsonrpc::{ErrorObject, Message, Request, RequestId, ToolCall};
-use modelctx_protocol::{JsonObject, Method, ProtocolVersion};
+use modelctx_protocol::{Era, JsonObject, Method};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -104,16 +105,8 @@ pub(crate) struct Call {
     pub(crate) request: Requested,
     /// Its bytes as they arrived.
     pub(crate) bytes: usize,
-    /// The version of a 2026-07-28 request; `None` for a request of the legacy session.
-    pub(crate) modern: Option<ProtocolVersion>,
-}
-
-impl Call {
-    /// The era whose rules the request follows.
-    #[cfg(feature = "http-server")]
-    pub(crate) fn era(&self) -> modelctx_protocol::Era {
-        if self.modern.is_some() { modelctx_protocol::Era::Modern } else { modelctx_protocol::Era::Legacy }
-    }
+    /// The era whose rules it follows: 2026-07-28's, or its legacy session's.
+    pub(crate) era: Era,
 }
 
 /// Decides what `message` (`bytes` long), arrived on `transport`, asks for. `peer` is what the transport
@@ -136,8 +129,8 @@ pub(crate) fn receive(
                 Err(error) => Action::Refuse(Refused { id: Some(request.id), error, status: 200 }),
             }
         }
-        (Route::Modern(version), Message::Request(request)) => {
-            Action::Call(Call { request: Requested::Json(request), bytes, modern: Some(version) })
+        (Route::Modern(_), Message::Request(request)) => {
+            Action::Call(Call { request: Requested::Json(request), bytes, era: Era::Modern })
         }
         (Route::Modern(_), Message::Notification(_)) if own_stream => {
             Action::Ignore("2026-07-28 over Streamable HTTP: a request is cancelled by closing its stream")
@@ -159,7 +152,7 @@ pub(crate) fn receive(
             Action::Session(request)
         }
         (Route::Legacy(_), Message::Request(request)) => {
-            Action::Call(Call { request: Requested::Json(request), bytes, modern: None })
+            Action::Call(Call { request: Requested::Json(request), bytes, era: Era::Legacy })
         }
         (Route::Legacy(_), Message::Notification(notification)) => match notification.method {
             Method::Cancelled => Action::Cancel(notification.params),
@@ -180,8 +173,7 @@ pub(crate) fn receive(
 /// known — a served 2026-07-28 version in its `_meta` makes it modern, session or not — so it
 /// goes to [`check_in`] as it is.
 pub(crate) fn typed_call(call: Box<ToolCall>, bytes: usize) -> Call {
-    let version = call.meta.protocol_version;
-    Call { request: Requested::ToolCall(call), bytes, modern: Some(version) }
+    Call { request: Requested::ToolCall(call), bytes, era: Era::Modern }
 }
 
 /// A request let in, with its context: ready to run.
@@ -212,7 +204,7 @@ pub(crate) struct Desk<'a> {
 /// flight, the queue or the subscriptions are full, the `_meta` of a 2026-07-28 request is
 /// malformed, or a legacy request came without its session.
 pub(crate) fn check_in(server: &Server, call: Call, desk: Desk<'_>) -> Result<Ticket, Refused> {
-    let Call { request, bytes, modern } = call;
+    let Call { request, bytes, era } = call;
     let refused = |error, status| Refused { id: Some(request.id().clone()), error, status };
     let admission = match desk.exchange.admit(request.id(), request.method(), bytes) {
         Ok(admission) => admission,
@@ -222,24 +214,24 @@ pub(crate) fn check_in(server: &Server, call: Call, desk: Desk<'_>) -> Result<Ti
         }
     };
     let tokens = admission.tokens(desk.release);
-    let (id, job) = match (request, modern, desk.session) {
+    let (id, job) = match (request, era, desk.session) {
         (Requested::ToolCall(call), _, _) => {
             let ToolCall { id, name, arguments, meta } = *call;
             let ctx = server.typed_call_context(id.clone(), *meta, desk.caller, tokens, desk.sink);
             (id, Job::ToolCall { ctx, name, arguments })
         }
-        (Requested::Json(request), Some(_), _) => {
+        (Requested::Json(request), Era::Modern, _) => {
             let ctx = server
                 .modern_context(&request, desk.caller, tokens, desk.sink)
                 .map_err(|error| Refused { id: Some(request.id.clone()), error, status: 400 })?;
             (request.id, Job::Request(McpRequest { method: request.method, params: request.params, ctx }))
         }
-        (Requested::Json(request), None, Some(session)) => {
+        (Requested::Json(request), Era::Legacy, Some(session)) => {
             let peer = desk.exchange.legacy_peer(desk.sink.clone());
             let ctx = server.legacy_context(&request, session, desk.caller, peer, tokens, desk.sink);
             (request.id, Job::Request(McpRequest { method: request.method, params: request.params, ctx }))
         }
-        (Requested::Json(request), None, None) => {
+        (Requested::Json(request), Era::Legacy, None) => {
             let error = ErrorObject::invalid_request("this message needs a session");
             return Err(Refused { id: Some(request.id), error, status: 400 });
         }

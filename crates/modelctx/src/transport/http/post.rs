@@ -237,7 +237,7 @@ async fn admit(
     principal: Option<Arc<Principal>>,
     listens: Option<&Arc<ConnectionListens>>,
 ) -> Response<McpBody> {
-    let era = call.era();
+    let era = call.era;
     if era == Era::Modern
         && let Err(error) = check_param_headers(shared, headers, &call.request)
     {
