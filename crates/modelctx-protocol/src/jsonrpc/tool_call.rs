@@ -42,7 +42,8 @@ pub fn read_tool_call(bytes: &[u8], limits: &ParseLimits) -> Option<ToolCall> {
     static CALL: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(br#""tools/call""#));
     static VERSION: LazyLock<Finder<'static>> =
         LazyLock::new(|| Finder::new(br#""io.modelcontextprotocol/protocolVersion""#));
-    if CALL.find(bytes).is_none() || VERSION.find(bytes).is_none() {
+    // The version key first: a legacy message has none, and is sent on after one scan.
+    if VERSION.find(bytes).is_none() || CALL.find(bytes).is_none() {
         return None;
     }
     let text = checked_text(bytes, limits).ok()?;

@@ -53,6 +53,9 @@ pub(crate) use rate_limit::{describe as describe_rate, over_budget};
 /// layers.
 pub use tower;
 
+use std::pin::Pin;
+
+use futures::future::BoxFuture;
 use modelctx_protocol::jsonrpc::ErrorObject;
 use modelctx_protocol::{JsonObject, Method};
 use tower::util::BoxCloneSyncService;
@@ -189,15 +192,15 @@ macro_rules! layer_setter {
 pub(crate) use layer_setter;
 
 /// `work` in the lifecycle's own steps, composed directly: no boxed service between the
-/// three, and what they wrap boxed once, so that each step moves a pointer rather than the
-/// whole future.
-async fn in_lifecycle(
-    method: &Method,
-    ctx: &RequestContext,
-    work: impl Future<Output = Result<Answer, ErrorObject>> + Send,
-) -> Result<Answer, ErrorObject> {
-    let served = lifecycle::in_turn(ctx, Box::pin(work));
-    lifecycle::catching_panic(method, lifecycle::within_deadline(ctx, served)).await
+/// three, and what they wrap boxed (by the caller), so that each step moves a pointer rather
+/// than the whole future.
+fn in_lifecycle<'a>(
+    method: &'a Method,
+    ctx: &'a RequestContext,
+    work: Pin<Box<impl Future<Output = Result<Answer, ErrorObject>> + Send + 'a>>,
+) -> impl Future<Output = Result<Answer, ErrorObject>> + Send + 'a {
+    let served = lifecycle::in_turn(ctx, work);
+    lifecycle::catching_panic(method, lifecycle::within_deadline(ctx, served))
 }
 
 /// The innermost service of a definition's layers: the method table.
@@ -225,19 +228,21 @@ impl Server {
             return self.serve_layers(request).await;
         }
         let (method, ctx) = (request.method.clone(), request.ctx.clone());
-        in_lifecycle(&method, &ctx, self.serve_layers(request)).await
+        in_lifecycle(&method, &ctx, Box::pin(self.serve_layers(request))).await
     }
 
     /// Serves what an admitted request asks: a request with JSON params as [`Server::serve`]
     /// does, a `tools/call` read typed through the lifecycle's layers to the method table (its
-    /// server has no other layer: [`Server::typed_call`]).
-    pub(crate) async fn serve_job(&self, job: Job) -> Result<Answer, ErrorObject> {
+    /// server has no other layer: [`Server::typed_call`]). Boxed: the future is large, and the
+    /// request's own (its telemetry, its cancellation) moves it as it starts; a box moves as a
+    /// pointer.
+    pub(crate) fn serve_job(&self, job: Job) -> BoxFuture<'_, Result<Answer, ErrorObject>> {
         match job {
-            Job::Request(request) => self.serve(request).await,
-            Job::ToolCall { ctx, name, arguments } => {
-                in_lifecycle(&Method::CallTool, &ctx.clone(), self.typed_tool_call(ctx, name, arguments))
-                    .await
-            }
+            Job::Request(request) => Box::pin(self.serve(request)),
+            Job::ToolCall { ctx, name, arguments } => Box::pin(async move {
+                let work = Box::pin(self.typed_tool_call(ctx.clone(), name, arguments));
+                in_lifecycle(&Method::CallTool, &ctx, work).await
+            }),
         }
     }
 
