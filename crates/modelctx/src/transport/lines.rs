@@ -38,7 +38,8 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let limits = server.options().limits.parse;
-    let reader_of = server.clone();
+    // The server the lines are read for: it reads its common calls typed.
+    let read_for = server.clone();
     let (outbox, inbox) = mpsc::channel(OUTBOX);
     let served = CancellationToken::new();
     let writer_task = tokio::spawn(write_messages(writer, inbox, served.clone()));
@@ -49,7 +50,7 @@ where
             }
             std::future::ready(line.is_ok())
         })
-        .filter_map(|line| std::future::ready(line.ok().and_then(|line| inbound(line, &limits, &reader_of))));
+        .filter_map(|line| std::future::ready(line.ok().and_then(|line| inbound(line, &limits, &read_for))));
     serve_endpoint(server, input, outbox, shutdown).await;
     // Every request has its answer queued: the writer writes what is queued and ends, without
     // waiting for the work of tasks, which no client can reach once the connection is over.
