@@ -129,8 +129,23 @@ impl Serialize for ProtocolVersion {
 
 impl<'de> Deserialize<'de> for ProtocolVersion {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
-        text.parse().map_err(serde::de::Error::custom)
+        deserializer.deserialize_str(VersionVisitor)
+    }
+}
+
+/// Reads a version from the text in place (serde's `Cow<str>` always copies it): every
+/// 2026-07-28 request's `_meta` has one.
+struct VersionVisitor;
+
+impl serde::de::Visitor<'_> for VersionVisitor {
+    type Value = ProtocolVersion;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a protocol version of the form YYYY-MM-DD")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<ProtocolVersion, E> {
+        text.parse().map_err(E::custom)
     }
 }
 

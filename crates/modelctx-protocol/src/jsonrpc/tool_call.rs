@@ -7,10 +7,10 @@
 //! member, a duplicate, a value of another type, input [`parse_message_with`] refuses) is
 //! not read here, and [`parse_message_with`] reads and judges it as it does every message.
 
-use serde::Deserialize;
 use std::sync::LazyLock;
 
 use memchr::memmem::Finder;
+use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer};
 
 use super::parse::checked_text;
