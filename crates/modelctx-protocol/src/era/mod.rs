@@ -17,8 +17,7 @@ mod stdio;
 mod versions;
 
 pub use http::{HttpMethod, HttpRequestFacts, StreamRoute, route_http_stream};
-pub use request_meta::RequestMeta;
-pub(crate) use request_meta::{MetaSeed, Others};
+pub use request_meta::{DeclaredClient, MetaMemo, RequestMeta};
 pub use versions::ServerVersions;
 
 use crate::jsonrpc::{ErrorObject, Message, RequestId};

@@ -1,9 +1,11 @@
 //! What a server takes of a 2026-07-28 request's `_meta` (`RequestMetaObject`), read in one
 //! pass: from the params' JSON once the router has checked them, or straight from the bytes
-//! by [`crate::jsonrpc::read_tool_call`].
+//! by [`crate::jsonrpc::read_tool_call`] — through a [`MetaMemo`], which reads a `_meta` its
+//! client sends again only once.
 
 use std::fmt;
 use std::marker::PhantomData;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::Deserialize;
 use serde::de::value::MapAccessDeserializer;
@@ -12,8 +14,9 @@ use serde_json::Value;
 
 use crate::jsonrpc::ProgressToken;
 use crate::meta::{CLIENT_CAPABILITIES, CLIENT_INFO, LOG_LEVEL, PROGRESS_TOKEN, PROTOCOL_VERSION};
+use crate::model::ClientCapabilities;
 use crate::types::{Implementation, LoggingLevel};
-use crate::v2026::ClientCapabilities;
+use crate::v2026;
 use crate::version::ProtocolVersion;
 
 /// The facts of a 2026-07-28 request's `_meta`: its version, the client and what it declared
@@ -22,14 +25,23 @@ use crate::version::ProtocolVersion;
 pub struct RequestMeta {
     /// `io.modelcontextprotocol/protocolVersion` (required).
     pub protocol_version: ProtocolVersion,
-    /// `io.modelcontextprotocol/clientInfo`.
-    pub client_info: Option<Implementation>,
-    /// `io.modelcontextprotocol/clientCapabilities` (required, an object).
-    pub client_capabilities: ClientCapabilities,
+    /// `io.modelcontextprotocol/clientCapabilities` and `clientInfo`, shared by the requests
+    /// read through one [`MetaMemo`] that declared the same.
+    pub client: Arc<DeclaredClient>,
     /// `io.modelcontextprotocol/logLevel` (deprecated).
     pub log_level: Option<LoggingLevel>,
     /// `progressToken`.
     pub progress_token: Option<ProgressToken>,
+}
+
+/// What a client declared of itself for a request.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeclaredClient {
+    /// What it supports (`io.modelcontextprotocol/clientCapabilities` in 2026-07-28, the
+    /// session's `initialize` before).
+    pub capabilities: ClientCapabilities,
+    /// Its software (`io.modelcontextprotocol/clientInfo`), when it said.
+    pub info: Option<Implementation>,
 }
 
 impl RequestMeta {
@@ -40,9 +52,43 @@ impl RequestMeta {
     }
 }
 
+/// The `_meta` last read through it, by its JSON text, with what it says: a client sends the
+/// same `_meta` with each of its calls, and it is read once. It keeps one, of at most
+/// [`MetaMemo::MAX_TEXT`] bytes, and none with a progress token (which differs per request).
+#[derive(Debug, Default)]
+pub struct MetaMemo {
+    last: Mutex<Option<(Box<str>, RequestMeta)>>,
+}
+
+impl MetaMemo {
+    /// The longest `_meta` text kept.
+    pub const MAX_TEXT: usize = 4096;
+
+    /// Reads `text`, a `_meta` object holding only keys [`RequestMeta`] reads (another key,
+    /// a duplicate, a value of the wrong type: `None`), or takes what the same text said last.
+    pub fn read(&self, text: &str) -> Option<RequestMeta> {
+        if let Some((last, meta)) = &*self.last()
+            && **last == *text
+        {
+            return Some(meta.clone());
+        }
+        let meta = MetaSeed { others: Others::Refuse }
+            .deserialize(&mut serde_json::Deserializer::from_str(text))
+            .ok()?;
+        if meta.progress_token.is_none() && text.len() <= Self::MAX_TEXT {
+            *self.last() = Some((text.into(), meta.clone()));
+        }
+        Some(meta)
+    }
+
+    fn last(&self) -> std::sync::MutexGuard<'_, Option<(Box<str>, RequestMeta)>> {
+        self.last.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
 /// What a `_meta` key other than those [`RequestMeta`] reads does to the reading.
 #[derive(Clone, Copy)]
-pub(crate) enum Others {
+enum Others {
     /// It is skipped (it stays in the JSON for whoever wants it).
     Skip,
     /// It fails the reading: the request is not of the common shape.
@@ -50,8 +96,8 @@ pub(crate) enum Others {
 }
 
 /// Reads a [`RequestMeta`] from a `_meta` object.
-pub(crate) struct MetaSeed {
-    pub(crate) others: Others,
+struct MetaSeed {
+    others: Others,
 }
 
 impl<'de> DeserializeSeed<'de> for MetaSeed {
@@ -125,9 +171,11 @@ impl<'de> Visitor<'de> for MetaSeed {
             match key {
                 Key::Version => fill(&mut map, &mut version, PROTOCOL_VERSION)?,
                 Key::Info => fill(&mut map, &mut info, CLIENT_INFO)?,
-                Key::Capabilities => {
-                    fill::<_, Object<ClientCapabilities>>(&mut map, &mut capabilities, CLIENT_CAPABILITIES)?
-                }
+                Key::Capabilities => fill::<_, Object<v2026::ClientCapabilities>>(
+                    &mut map,
+                    &mut capabilities,
+                    CLIENT_CAPABILITIES,
+                )?,
                 Key::Level => fill(&mut map, &mut level, LOG_LEVEL)?,
                 Key::Token => fill(&mut map, &mut token, PROGRESS_TOKEN)?,
                 Key::Other => match self.others {
@@ -136,10 +184,10 @@ impl<'de> Visitor<'de> for MetaSeed {
                 },
             }
         }
+        let capabilities = capabilities.ok_or_else(|| de::Error::missing_field(CLIENT_CAPABILITIES))?.0;
         Ok(RequestMeta {
             protocol_version: version.ok_or_else(|| de::Error::missing_field(PROTOCOL_VERSION))?,
-            client_info: info,
-            client_capabilities: capabilities.ok_or_else(|| de::Error::missing_field(CLIENT_CAPABILITIES))?.0,
+            client: Arc::new(DeclaredClient { capabilities: capabilities.into(), info }),
             log_level: level,
             progress_token: token,
         })
@@ -191,8 +239,8 @@ mod tests {
     fn reads_every_fact_and_leaves_other_keys() {
         let read = RequestMeta::from_json(&meta(json!({"traceparent": "00-x"}))).unwrap();
         assert_eq!(read.protocol_version, ProtocolVersion::V2026_07_28);
-        assert_eq!(read.client_info.unwrap().name, "c");
-        assert!(read.client_capabilities.elicitation.is_some());
+        assert_eq!(read.client.info.as_ref().unwrap().name, "c");
+        assert!(read.client.capabilities.elicitation.is_some());
         assert_eq!(read.log_level, Some(LoggingLevel::Info));
         assert_eq!(read.progress_token, Some(ProgressToken::Number(7)));
     }
@@ -212,5 +260,29 @@ mod tests {
         let seed = || MetaSeed { others: Others::Refuse };
         assert!(seed().deserialize(&meta(json!({}))).is_ok());
         assert!(seed().deserialize(&meta(json!({"traceparent": "00-x"}))).is_err());
+    }
+
+    #[test]
+    fn the_memo_reads_a_text_once_and_only_what_it_would_read_anew() {
+        let memo = MetaMemo::default();
+        let text = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+            "io.modelcontextprotocol/clientInfo": {"name": "c", "version": "1"}
+        })
+        .to_string();
+        let first = memo.read(&text).unwrap();
+        let again = memo.read(&text).unwrap();
+        assert!(Arc::ptr_eq(&first.client, &again.client), "the same text is read once");
+        assert_eq!(first, RequestMeta::from_json(&serde_json::from_str(&text).unwrap()).unwrap());
+        // A progress token differs per request: read, and not kept.
+        let with_token = meta(json!({}));
+        let (a, b) =
+            (memo.read(&with_token.to_string()).unwrap(), memo.read(&with_token.to_string()).unwrap());
+        assert!(!Arc::ptr_eq(&a.client, &b.client));
+        assert_eq!(a.progress_token, Some(ProgressToken::Number(7)));
+        assert!(Arc::ptr_eq(&memo.read(&text).unwrap().client, &first.client), "the kept one stays");
+        assert_eq!(memo.read(&meta(json!({"traceparent": "00-x"})).to_string()), None);
+        assert_eq!(memo.read(r#"{"io.modelcontextprotocol/protocolVersion": 1}"#), None);
     }
 }

@@ -6,17 +6,19 @@
 //! [`RequestMeta`] reads, each once and spelled exactly. Anything else (another method or
 //! member, a duplicate, a value of another type, input [`parse_message_with`] refuses) is
 //! not read here, and [`parse_message_with`] reads and judges it as it does every message.
+//! `_meta` is read through a [`MetaMemo`]: a client's calls repeat it, and it is read once.
 
 use std::sync::LazyLock;
 
 use memchr::memmem::Finder;
 use serde::Deserialize;
-use serde::de::{self, DeserializeSeed, Deserializer};
+use serde::de::{self, Deserializer};
+use serde_json::value::RawValue;
 
 use super::parse::checked_text;
 use super::{JSONRPC_VERSION, ParseLimits, RequestId};
 use crate::JsonObject;
-use crate::era::{MetaSeed, Others, RequestMeta};
+use crate::era::{MetaMemo, RequestMeta};
 
 #[cfg(doc)]
 use super::parse_message_with;
@@ -30,14 +32,14 @@ pub struct ToolCall {
     pub name: String,
     /// Its arguments, when the request has them.
     pub arguments: Option<JsonObject>,
-    /// The facts of its `_meta`, which holds no other key (boxed: they are most of the
-    /// call's size, and the call moves as it goes).
-    pub meta: Box<RequestMeta>,
+    /// The facts of its `_meta`, which holds no other key.
+    pub meta: RequestMeta,
 }
 
-/// Reads `bytes` as a `tools/call` of the common shape (the module's doc), within `limits`;
-/// `None` for any other message, which [`parse_message_with`] reads instead.
-pub fn read_tool_call(bytes: &[u8], limits: &ParseLimits) -> Option<ToolCall> {
+/// Reads `bytes` as a `tools/call` of the common shape (the module's doc), within `limits`,
+/// its `_meta` through `memo`; `None` for any other message, which [`parse_message_with`]
+/// reads instead.
+pub fn read_tool_call(bytes: &[u8], limits: &ParseLimits, memo: &MetaMemo) -> Option<ToolCall> {
     // Cheap looks first: most other messages go to the strict reader after a scan or two.
     static CALL: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(br#""tools/call""#));
     static VERSION: LazyLock<Finder<'static>> =
@@ -51,42 +53,35 @@ pub fn read_tool_call(bytes: &[u8], limits: &ParseLimits) -> Option<ToolCall> {
     let envelope = Envelope::deserialize(&mut deserializer).ok()?;
     deserializer.end().ok()?;
     let Params { name, arguments, meta } = envelope.params;
-    Some(ToolCall { id: envelope.id, name, arguments, meta: meta.0 })
+    Some(ToolCall { id: envelope.id, name, arguments, meta: memo.read(meta.get())? })
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Envelope {
+struct Envelope<'a> {
     #[serde(rename = "jsonrpc")]
     _jsonrpc: Exactly<JsonRpc>,
     id: RequestId,
     #[serde(rename = "method")]
     _method: Exactly<CallTool>,
-    params: Params,
+    #[serde(borrow)]
+    params: Params<'a>,
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Params {
+struct Params<'a> {
     name: String,
     #[serde(default, deserialize_with = "object")]
     arguments: Option<JsonObject>,
-    #[serde(rename = "_meta")]
-    meta: CommonMeta,
+    /// Its text, read by the memo.
+    #[serde(rename = "_meta", borrow)]
+    meta: &'a RawValue,
 }
 
 /// `arguments`, present: an object (`null` is not of the common shape).
 fn object<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<JsonObject>, D::Error> {
     JsonObject::deserialize(deserializer).map(Some)
-}
-
-/// A `_meta` with no key but those [`RequestMeta`] reads.
-struct CommonMeta(Box<RequestMeta>);
-
-impl<'de> Deserialize<'de> for CommonMeta {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        MetaSeed { others: Others::Refuse }.deserialize(deserializer).map(|meta| Self(Box::new(meta)))
-    }
 }
 
 /// A string member that must be exactly `T::TEXT`, unescaped.
@@ -139,7 +134,11 @@ mod tests {
     }
 
     fn read(message: &serde_json::Value) -> Option<ToolCall> {
-        read_tool_call(message.to_string().as_bytes(), &ParseLimits::default())
+        read_at(message.to_string().as_bytes(), &ParseLimits::default())
+    }
+
+    fn read_at(bytes: &[u8], limits: &ParseLimits) -> Option<ToolCall> {
+        read_tool_call(bytes, limits, &MetaMemo::default())
     }
 
     #[test]
@@ -151,7 +150,7 @@ mod tests {
         assert_eq!(typed.id, strict.id);
         assert_eq!(typed.name, params["name"]);
         assert_eq!(typed.arguments.as_ref(), params["arguments"].as_object());
-        assert_eq!(*typed.meta, RequestMeta::from_json(&params["_meta"]).unwrap());
+        assert_eq!(typed.meta, RequestMeta::from_json(&params["_meta"]).unwrap());
         assert_eq!(typed.meta.protocol_version, ProtocolVersion::V2026_07_28);
         let bare = read(&call(json!({"name": "echo", "_meta": meta()}))).unwrap();
         assert_eq!(bare.arguments, None);
@@ -181,9 +180,9 @@ mod tests {
             r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"a","name":"b","_meta":{}}}}}"#,
             meta()
         );
-        assert_eq!(read_tool_call(duplicate.as_bytes(), &ParseLimits::default()), None);
+        assert_eq!(read_at(duplicate.as_bytes(), &ParseLimits::default()), None);
         let deep = call(json!({"name": "echo", "arguments": {"a": [[[[[]]]]]}, "_meta": meta()}));
         let shallow = ParseLimits { max_depth: 4, ..ParseLimits::default() };
-        assert_eq!(read_tool_call(deep.to_string().as_bytes(), &shallow), None);
+        assert_eq!(read_at(deep.to_string().as_bytes(), &shallow), None);
     }
 }

@@ -4,6 +4,7 @@ use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use modelctx_protocol::era::DeclaredClient;
 use modelctx_protocol::jsonrpc::{Message, Notification, ProgressToken, RequestId};
 use modelctx_protocol::meta::RELATED_TASK;
 use modelctx_protocol::model::ClientCapabilities;
@@ -60,8 +61,8 @@ pub(crate) struct RequestFacts {
     pub(crate) id: RequestId,
     pub(crate) era: Era,
     pub(crate) version: ProtocolVersion,
-    pub(crate) capabilities: ClientCapabilities,
-    pub(crate) client_info: Option<Implementation>,
+    /// What the client declared of itself.
+    pub(crate) client: Arc<DeclaredClient>,
     pub(crate) progress_token: Option<ProgressToken>,
     pub(crate) log_level: Option<LoggingLevel>,
     /// The transport's id of the request's session (`Mcp-Session-Id`), if it has one.
@@ -240,7 +241,7 @@ impl RequestContext {
     /// What the client supports, as declared for this request (modern) or at `initialize`
     /// (legacy).
     pub fn client_capabilities(&self) -> &ClientCapabilities {
-        &self.inner.facts.capabilities
+        &self.inner.facts.client.capabilities
     }
 
     /// The id of the request's 2025-11-25 Streamable HTTP session (`Mcp-Session-Id`); `None`
@@ -263,7 +264,7 @@ impl RequestContext {
 
     /// The client software, as it describes itself (for display and logs, not for decisions).
     pub fn client_info(&self) -> Option<&Implementation> {
-        self.inner.facts.client_info.as_ref()
+        self.inner.facts.client.info.as_ref()
     }
 
     /// Tripped when the client cancels the request or the connection shuts down.

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use modelctx_protocol::apps::Visibility;
-use modelctx_protocol::era::RequestMeta;
+use modelctx_protocol::era::{DeclaredClient, RequestMeta};
 use modelctx_protocol::jsonrpc::{ErrorObject, PreparedResult, Request, RequestId};
 use modelctx_protocol::model::{self, CallToolResult, ServerCapabilities};
 use modelctx_protocol::types::{
@@ -192,8 +192,7 @@ impl Server {
             id,
             era: Era::Modern,
             version: meta.protocol_version,
-            capabilities: meta.client_capabilities.into(),
-            client_info: meta.client_info,
+            client: meta.client,
             progress_token: meta.progress_token,
             log_level: meta.log_level,
             session_id: None,
@@ -299,8 +298,10 @@ impl Server {
             id: request.id.clone(),
             era: Era::Legacy,
             version: session.version,
-            capabilities: session.capabilities.clone(),
-            client_info: Some(session.client_info.clone()),
+            client: Arc::new(DeclaredClient {
+                capabilities: session.capabilities.clone(),
+                info: Some(session.client_info.clone()),
+            }),
             progress_token,
             log_level: session.log_level,
             session_id: caller.session_id.map(str::to_owned),

@@ -145,6 +145,8 @@ struct Inner {
     layers: middleware::Layered,
     /// Whether the lifecycle's own layers wrap them (`middleware::lifecycle`).
     lifecycle_layers: bool,
+    /// The `_meta` of the calls read typed, read once per text (`Server::typed_call`).
+    meta_memo: modelctx_protocol::era::MetaMemo,
     /// Whether some tool, prompt or resource has layers of its own.
     layered_targets: AtomicBool,
     /// The tasks of the tasks extension.
@@ -755,6 +757,7 @@ impl ServerBuilder {
                 announcer,
                 layers: self.layers,
                 lifecycle_layers: self.lifecycle_layers,
+                meta_memo: Default::default(),
                 layered_targets,
                 task_tools,
                 extensions,

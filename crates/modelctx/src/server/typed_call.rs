@@ -27,7 +27,7 @@ impl Server {
         {
             return None;
         }
-        let call = read_tool_call(bytes, limits)?;
+        let call = read_tool_call(bytes, limits, &inner.meta_memo)?;
         let version = call.meta.protocol_version;
         (version.era() == Era::Modern && self.versions().supports(version)).then(|| Box::new(call))
     }

@@ -217,7 +217,7 @@ pub(crate) fn check_in(server: &Server, call: Call, desk: Desk<'_>) -> Result<Ti
     let (id, job) = match (request, era, desk.session) {
         (Requested::ToolCall(call), _, _) => {
             let ToolCall { id, name, arguments, meta } = *call;
-            let ctx = server.typed_call_context(id.clone(), *meta, desk.caller, tokens, desk.sink);
+            let ctx = server.typed_call_context(id.clone(), meta, desk.caller, tokens, desk.sink);
             (id, Job::ToolCall { ctx, name, arguments })
         }
         (Requested::Json(request), Era::Modern, _) => {
