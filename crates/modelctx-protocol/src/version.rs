@@ -91,7 +91,36 @@ impl ProtocolVersion {
 
 impl fmt::Display for ProtocolVersion {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:04}-{:02}-{:02}", self.year, self.month, self.day)
+        f.pad(self.text().as_str())
+    }
+}
+
+/// A version's `YYYY-MM-DD` text, written digit by digit ([`ProtocolVersion::text`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct VersionText([u8; 10]);
+
+impl VersionText {
+    /// The text.
+    pub fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.0).expect("digits and dashes")
+    }
+}
+
+impl ProtocolVersion {
+    /// Its `YYYY-MM-DD` text, without the formatting machinery `to_string` goes through
+    /// (a request over HTTP compares its header with it).
+    pub fn text(self) -> VersionText {
+        let mut text = *b"0000-00-00";
+        let mut put = |end: usize, mut value: u16, digits: usize| {
+            for place in (end - digits..end).rev() {
+                text[place] = b"0123456789"[usize::from(value % 10)];
+                value /= 10;
+            }
+        };
+        put(4, self.year, 4);
+        put(7, u16::from(self.month), 2);
+        put(10, u16::from(self.day), 2);
+        VersionText(text)
     }
 }
 
@@ -169,5 +198,10 @@ mod tests {
             assert_eq!(ProtocolVersion::parse(bad), None, "{bad}");
         }
         assert_eq!(ProtocolVersion::V2025_03_26.to_string(), "2025-03-26");
+        for text in ["2026-07-28", "0001-01-09", "9999-12-31"] {
+            let version = ProtocolVersion::parse(text).unwrap();
+            assert_eq!(version.text().as_str(), text);
+            assert_eq!(format!("{version:>12}"), format!("  {text}"), "padded as text is");
+        }
     }
 }

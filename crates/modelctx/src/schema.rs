@@ -43,6 +43,10 @@ impl Validator {
     /// `None` when `value` conforms; otherwise every violation, each naming where it is
     /// (`/a: "x" is not of type "number"`).
     pub(crate) fn explain(&self, value: &Value) -> Option<String> {
+        // Most values conform: checked without gathering errors first.
+        if self.0.is_valid(value) {
+            return None;
+        }
         let problems: Vec<String> = self
             .0
             .iter_errors(value)

@@ -1,7 +1,8 @@
 //! The request headers the server reads, as `HeaderName`s: a lookup by `&str` parses and
 //! lower-cases the name each time, a `HeaderName` is ready to hash.
 
-use http::HeaderName;
+use http::{HeaderMap, HeaderName};
+use modelctx_protocol::headers::{MCP_METHOD, MCP_NAME, MCP_PROTOCOL_VERSION};
 
 /// `MCP-Protocol-Version` (`modelctx_protocol::headers::MCP_PROTOCOL_VERSION`).
 pub(crate) const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
@@ -11,6 +12,18 @@ pub(crate) const METHOD: HeaderName = HeaderName::from_static("mcp-method");
 pub(crate) const NAME: HeaderName = HeaderName::from_static("mcp-name");
 /// `Mcp-Session-Id` (`modelctx_protocol::headers::MCP_SESSION_ID`).
 pub(crate) const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
+
+/// The text of header `name`, spelled as the protocol spells it: a standard one looked up by
+/// its ready name.
+pub(crate) fn by_protocol_name<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+    let value = match name {
+        MCP_PROTOCOL_VERSION => headers.get(PROTOCOL_VERSION),
+        MCP_METHOD => headers.get(METHOD),
+        MCP_NAME => headers.get(NAME),
+        other => headers.get(other),
+    };
+    value.and_then(|value| value.to_str().ok())
+}
 
 #[cfg(test)]
 mod tests {

@@ -128,10 +128,11 @@ async fn typed_call(
         Ok(session) => session.ok(),
         Err(e) => return store_unavailable(Some(call.id.clone()), &e),
     };
-    let version = call.meta.protocol_version.to_string();
+    let version = call.meta.protocol_version.text();
     let name = Some(call.name.as_str());
-    let checked =
-        check_headers_against(&Method::CallTool, Some(&version), name, |name| header(headers, name));
+    let checked = check_headers_against(&Method::CallTool, Some(version.as_str()), name, |name| {
+        names::by_protocol_name(headers, name)
+    });
     if let Err(error) = checked {
         return error_response(400, Some(call.id), error);
     }
