@@ -17,6 +17,7 @@ mod stdio;
 mod versions;
 
 pub use http::{HttpMethod, HttpRequestFacts, StreamRoute, route_http_stream};
+pub(crate) use request_meta::version_key;
 pub use request_meta::{DeclaredClient, MetaMemo, RequestMeta};
 pub use versions::ServerVersions;
 

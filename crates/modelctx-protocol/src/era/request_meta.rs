@@ -5,7 +5,10 @@
 
 use std::fmt;
 use std::marker::PhantomData;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::ops::Range;
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
+
+use memchr::memmem::Finder;
 
 use serde::Deserialize;
 use serde::de::value::MapAccessDeserializer;
@@ -52,12 +55,29 @@ impl RequestMeta {
     }
 }
 
+/// Where the first `"io.modelcontextprotocol/protocolVersion"` (quotes included: a key or a
+/// string value, never inside a string) starts in `bytes`.
+pub(crate) fn version_key(bytes: &[u8]) -> Option<usize> {
+    static VERSION: LazyLock<Finder<'static>> =
+        LazyLock::new(|| Finder::new(format!("\"{PROTOCOL_VERSION}\"").as_bytes()).into_owned());
+    VERSION.find(bytes)
+}
+
 /// The `_meta` last read through it, by its JSON text, with what it says: a client sends the
 /// same `_meta` with each of its calls, and it is read once. It keeps one, of at most
 /// [`MetaMemo::MAX_TEXT`] bytes, and none with a progress token (which differs per request).
 #[derive(Debug, Default)]
 pub struct MetaMemo {
-    last: Mutex<Option<(Box<str>, RequestMeta)>>,
+    last: Mutex<Option<Kept>>,
+}
+
+/// A `_meta` a [`MetaMemo`] keeps.
+#[derive(Debug)]
+struct Kept {
+    text: Box<str>,
+    /// Where [`version_key`] finds the version key in `text`.
+    version_key: usize,
+    meta: RequestMeta,
 }
 
 impl MetaMemo {
@@ -67,21 +87,40 @@ impl MetaMemo {
     /// Reads `text`, a `_meta` object holding only keys [`RequestMeta`] reads (another key,
     /// a duplicate, a value of the wrong type: `None`), or takes what the same text said last.
     pub fn read(&self, text: &str) -> Option<RequestMeta> {
-        if let Some((last, meta)) = &*self.last()
-            && **last == *text
+        if let Some(kept) = &*self.last()
+            && *kept.text == *text
         {
-            return Some(meta.clone());
+            return Some(kept.meta.clone());
         }
         let meta = MetaSeed { others: Others::Refuse }
             .deserialize(&mut serde_json::Deserializer::from_str(text))
             .ok()?;
-        if meta.progress_token.is_none() && text.len() <= Self::MAX_TEXT {
-            *self.last() = Some((text.into(), meta.clone()));
+        if meta.progress_token.is_none()
+            && text.len() <= Self::MAX_TEXT
+            && let Some(version_key) = version_key(text.as_bytes())
+        {
+            *self.last() = Some(Kept { text: text.into(), version_key, meta: meta.clone() });
         }
         Some(meta)
     }
 
-    fn last(&self) -> std::sync::MutexGuard<'_, Option<(Box<str>, RequestMeta)>> {
+    /// Where in `message`, whose first version key is at `version_key`, the kept text is the
+    /// value of a `_meta` key, with what it says: the text there is the kept one byte for
+    /// byte, after a `"_meta"` key (not a string's end: a quote in a string is escaped).
+    /// Whether that `_meta` is the params' own is for the reader to tell.
+    pub(crate) fn find_in(&self, message: &[u8], version_key: usize) -> Option<(Range<usize>, RequestMeta)> {
+        let last = self.last();
+        let kept = last.as_ref()?;
+        let start = version_key.checked_sub(kept.version_key)?;
+        let region = start..start + kept.text.len();
+        if message.get(region.clone())? != kept.text.as_bytes() {
+            return None;
+        }
+        let key = message[..start].trim_ascii_end().strip_suffix(b":")?.trim_ascii_end();
+        key.ends_with(b"\"_meta\"").then(|| (region, kept.meta.clone()))
+    }
+
+    fn last(&self) -> std::sync::MutexGuard<'_, Option<Kept>> {
         self.last.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }

@@ -6,8 +6,11 @@
 //! [`RequestMeta`] reads, each once and spelled exactly. Anything else (another method or
 //! member, a duplicate, a value of another type, input [`parse_message_with`] refuses) is
 //! not read here, and [`parse_message_with`] reads and judges it as it does every message.
-//! `_meta` is read through a [`MetaMemo`]: a client's calls repeat it, and it is read once.
+//! `_meta` is read through a [`MetaMemo`]: a client's calls repeat it, and it is read once;
+//! where the message holds the text the memo keeps, the rest is read without it (the text
+//! spliced out for a `0`), not even skipped over.
 
+use std::ops::Range;
 use std::sync::LazyLock;
 
 use memchr::memmem::Finder;
@@ -18,7 +21,7 @@ use serde_json::value::RawValue;
 use super::parse::checked_text;
 use super::{JSONRPC_VERSION, ParseLimits, RequestId};
 use crate::JsonObject;
-use crate::era::{MetaMemo, RequestMeta};
+use crate::era::{MetaMemo, RequestMeta, version_key};
 
 #[cfg(doc)]
 use super::parse_message_with;
@@ -42,41 +45,75 @@ pub struct ToolCall {
 pub fn read_tool_call(bytes: &[u8], limits: &ParseLimits, memo: &MetaMemo) -> Option<ToolCall> {
     // Cheap looks first: most other messages go to the strict reader after a scan or two.
     static CALL: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(br#""tools/call""#));
-    static VERSION: LazyLock<Finder<'static>> =
-        LazyLock::new(|| Finder::new(br#""io.modelcontextprotocol/protocolVersion""#));
     // The version key first: a legacy message has none, and is sent on after one scan.
-    if VERSION.find(bytes).is_none() || CALL.find(bytes).is_none() {
+    let version_key = version_key(bytes)?;
+    CALL.find(bytes)?;
+    let text = checked_text(bytes, limits).ok()?;
+    if let Some((kept, meta)) = memo.find_in(bytes, version_key)
+        && let Some(call) = read_without(text, kept, meta)
+    {
+        return Some(call);
+    }
+    let (id, Params { name, arguments, meta }) = read_envelope::<&RawValue>(text)?;
+    Some(ToolCall { id, name, arguments, meta: memo.read(meta.get())? })
+}
+
+/// Reads `text` with the `_meta` text at `kept` spliced out for a `0`, as a call whose `_meta`
+/// says `meta`. `None` when the call is not of the common shape, or when the message has
+/// another `"_meta"` than the one before `kept` (which could be the params', the spliced `0`
+/// being elsewhere): with only that one, the params' `_meta` the reader requires is it.
+fn read_without(text: &str, kept: Range<usize>, meta: RequestMeta) -> Option<ToolCall> {
+    static META: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(br#""_meta""#));
+    let (before, after) = (text.get(..kept.start)?, text.get(kept.end..)?);
+    let mut spliced = String::with_capacity(before.len() + 1 + after.len());
+    spliced.extend([before, "0", after]);
+    if META.find_iter(spliced.as_bytes()).nth(1).is_some() {
         return None;
     }
-    let text = checked_text(bytes, limits).ok()?;
+    let (id, Params { name, arguments, meta: Spliced }) = read_envelope::<Spliced>(&spliced)?;
+    Some(ToolCall { id, name, arguments, meta })
+}
+
+/// The id and params of `text`, a `tools/call` of the common shape whose `_meta` reads as `M`.
+fn read_envelope<'a, M: Deserialize<'a>>(text: &'a str) -> Option<(RequestId, Params<M>)> {
     let mut deserializer = serde_json::Deserializer::from_str(text);
-    let envelope = Envelope::deserialize(&mut deserializer).ok()?;
+    let envelope = Envelope::<M>::deserialize(&mut deserializer).ok()?;
     deserializer.end().ok()?;
-    let Params { name, arguments, meta } = envelope.params;
-    Some(ToolCall { id: envelope.id, name, arguments, meta: memo.read(meta.get())? })
+    Some((envelope.id, envelope.params))
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Envelope<'a> {
+struct Envelope<M> {
     #[serde(rename = "jsonrpc")]
     _jsonrpc: Exactly<JsonRpc>,
     id: RequestId,
     #[serde(rename = "method")]
     _method: Exactly<CallTool>,
-    #[serde(borrow)]
-    params: Params<'a>,
+    params: Params<M>,
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Params<'a> {
+struct Params<M> {
     name: String,
     #[serde(default, deserialize_with = "object")]
     arguments: Option<JsonObject>,
-    /// Its text, read by the memo.
-    #[serde(rename = "_meta", borrow)]
-    meta: &'a RawValue,
+    /// Its text, for the memo to read; or the `0` spliced in for the text it keeps.
+    #[serde(rename = "_meta")]
+    meta: M,
+}
+
+/// The `0` [`read_without`] splices in for a `_meta` the memo keeps.
+struct Spliced;
+
+impl<'de> Deserialize<'de> for Spliced {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        match u8::deserialize(deserializer)? {
+            0 => Ok(Self),
+            other => Err(de::Error::invalid_value(de::Unexpected::Unsigned(other.into()), &"the spliced 0")),
+        }
+    }
 }
 
 /// `arguments`, present: an object (`null` is not of the common shape).
@@ -117,6 +154,8 @@ impl<'de, T: Text> Deserialize<'de> for Exactly<T> {
 mod tests {
     use serde_json::json;
 
+    use std::sync::Arc;
+
     use super::*;
     use crate::jsonrpc::{Message, parse_message};
     use crate::version::ProtocolVersion;
@@ -154,6 +193,34 @@ mod tests {
         assert_eq!(typed.meta.protocol_version, ProtocolVersion::V2026_07_28);
         let bare = read(&call(json!({"name": "echo", "_meta": meta()}))).unwrap();
         assert_eq!(bare.arguments, None);
+    }
+
+    #[test]
+    fn a_kept_meta_is_spliced_out_only_where_it_is_the_params_own() {
+        let memo = MetaMemo::default();
+        let read = |message: &str| read_tool_call(message.as_bytes(), &ParseLimits::default(), &memo);
+        let meta = meta().to_string();
+        let plain = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"e","arguments":{{"a":1}},"_meta":{meta}}}}}"#
+        );
+        let first = read(&plain).expect("read, and its _meta kept");
+        let again = read(&plain.replace(r#""id":1"#, r#""id":2"#)).expect("read with the kept _meta");
+        assert!(Arc::ptr_eq(&first.meta.client, &again.meta.client), "the kept _meta spliced out");
+        assert_eq!((again.id, &again.arguments), (RequestId::Number(2), &first.arguments));
+        let spaced = read(&plain.replace(r#""_meta":"#, r#""_meta" : "#)).expect("spaced");
+        assert!(Arc::ptr_eq(&spaced.meta.client, &first.meta.client));
+        // The same text as an argument's `_meta`: left in the arguments, whatever the params'.
+        let nested = |params_meta: &str| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"e","arguments":{{"_meta":{meta}}},"_meta":{params_meta}}}}}"#
+            )
+        };
+        let both = read(&nested(&meta)).expect("read");
+        assert_eq!(
+            both.arguments.unwrap()["_meta"],
+            serde_json::from_str::<serde_json::Value>(&meta).unwrap()
+        );
+        assert_eq!(read(&nested("0")), None, "a _meta of 0 is not a _meta");
     }
 
     #[test]
