@@ -580,10 +580,17 @@ impl Admission {
         let server = self.exchange.lifecycle().server().clone();
         let ctx = job.ctx().clone();
         let telemetry = telemetry::start(&ctx, job.method(), || job.subject(), job.params());
-        let finished = tokio::select! {
-            biased;
-            () = self.token.cancelled() => None,
-            answered = server.serve_job(job).instrument(telemetry.span().clone()) => Some(answered),
+        // The work is polled first, and the cancellation only once it waits: a request that
+        // waits on nothing registers no waker with its token. One cancelled before it began
+        // does not begin.
+        let finished = if self.token.is_cancelled() {
+            None
+        } else {
+            tokio::select! {
+                biased;
+                answered = server.serve_job(job).instrument(telemetry.span().clone()) => Some(answered),
+                () = self.token.cancelled() => None,
+            }
         };
         // Cancelled, even as it finished: no response — unless its deadline cancelled it, and
         // it is answered with that.

@@ -106,11 +106,14 @@ async fn write_messages<W: AsyncWrite + Unpin>(
     let mut writer = BufWriter::new(writer);
     // One buffer for every line: a message is serialised into it once, newline included.
     let mut line = Vec::with_capacity(1024);
+    // Made once: a new one each time would join, then leave, the token's waiters per message.
+    let served = served.cancelled_owned();
+    tokio::pin!(served);
     loop {
         let message = tokio::select! {
             biased;
             message = inbox.recv() => message,
-            () = served.cancelled() => None,
+            () = &mut served => None,
         };
         let Some(message) = message else { break };
         line.clear();
