@@ -37,6 +37,7 @@ pub struct TextContent {
     #[serde(rename = "type")]
     pub kind: TextType,
     /// The text.
+    #[serde(serialize_with = "super::long_text::serialize")]
     pub text: String,
     /// Display hints.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -126,6 +127,7 @@ pub struct TextResourceContents {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mime_type: Option<String>,
     /// The text.
+    #[serde(serialize_with = "super::long_text::serialize")]
     pub text: String,
     /// Extra metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]

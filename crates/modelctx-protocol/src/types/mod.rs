@@ -8,6 +8,7 @@ mod common;
 mod completion;
 mod content;
 mod elicitation;
+mod long_text;
 mod notifications;
 mod prompts;
 mod resources;
