@@ -21,7 +21,7 @@ use super::answer::Answer;
 use super::cache_hints::page_hints;
 use super::completion::completion;
 use super::context::{NotificationSink, RequestContext, RequestFacts, Tokens};
-use super::input::{InputChannel, LegacyPeer, Round, RoundEnd, UntilAsked};
+use super::input::{InputChannel, LegacyPeer, Round, RoundEnd, until_asked};
 use super::pagination::page;
 use super::params::{params_of, parse_params, to_object};
 use super::request_state::state_digest;
@@ -252,7 +252,7 @@ impl Server {
                 ));
             }
         }
-        let end = UntilAsked::new(operation, &round).await;
+        let end = until_asked(operation, &round).await;
         if let Some(failure) = round.failure.lock().expect("round lock").take() {
             return Err(failure);
         }

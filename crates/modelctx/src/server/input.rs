@@ -16,10 +16,9 @@
 
 use std::collections::HashMap;
 use std::future::Future;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
+use std::task::Poll;
 use std::time::Duration;
 
 use modelctx_protocol::jsonrpc::{ErrorObject, Message, Request, RequestId};
@@ -204,28 +203,14 @@ pub(crate) enum RoundEnd<T> {
     Asked,
 }
 
-/// Polls `future` until it finishes, or until it is waiting with unanswered questions.
-pub(crate) struct UntilAsked<'r, F> {
-    future: Pin<Box<F>>,
-    round: &'r Round,
-}
-
-impl<'r, F: Future> UntilAsked<'r, F> {
-    pub(crate) fn new(future: F, round: &'r Round) -> Self {
-        Self { future: Box::pin(future), round }
-    }
-}
-
-impl<F: Future> Future for UntilAsked<'_, F> {
-    type Output = RoundEnd<F::Output>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        match self.future.as_mut().poll(cx) {
-            Poll::Ready(output) => Poll::Ready(RoundEnd::Done(output)),
-            Poll::Pending if !self.round.asked.lock().expect("round lock").is_empty() => {
-                Poll::Ready(RoundEnd::Asked)
-            }
-            Poll::Pending => Poll::Pending,
-        }
-    }
+/// Polls `future` until it finishes, or until it is waiting with unanswered questions of
+/// `round`. Pinned where it is, in this function's own state: no box of its own.
+pub(crate) async fn until_asked<F: Future>(future: F, round: &Round) -> RoundEnd<F::Output> {
+    let mut future = std::pin::pin!(future);
+    std::future::poll_fn(|cx| match future.as_mut().poll(cx) {
+        Poll::Ready(output) => Poll::Ready(RoundEnd::Done(output)),
+        Poll::Pending if !round.asked.lock().expect("round lock").is_empty() => Poll::Ready(RoundEnd::Asked),
+        Poll::Pending => Poll::Pending,
+    })
+    .await
 }
