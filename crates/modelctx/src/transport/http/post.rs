@@ -262,8 +262,11 @@ async fn admit(
         _ => None,
     };
     let (sink, messages) = mpsc::channel(STREAM_BUFFER);
-    let release = CancellationToken::new();
     let legacy = session.as_ref().filter(|_| era == Era::Legacy);
+    // Only a logged stream can be released (and resumed); elsewhere `release_stream` does
+    // nothing, and the request gets no token for it.
+    let logged = legacy.filter(|_| accepts_sse(headers));
+    let release = logged.map(|_| CancellationToken::new());
     let checked_in = {
         // A legacy request's context is read under its session's lock, not copied.
         let state = legacy.map(|session| session.state());
@@ -276,7 +279,7 @@ async fn admit(
                 network_transport: "tcp",
             },
             sink,
-            release: Some(release.clone()),
+            release: release.clone(),
         };
         desk::check_in(shared.lifecycle.server(), call, desk)
     };
@@ -284,11 +287,9 @@ async fn admit(
         Ok(ticket) => ticket,
         Err(refused) => return error_response(refused.status, refused.id, refused.error),
     };
-    match legacy {
-        Some(session) if accepts_sse(headers) => {
-            logged_stream(shared, ticket, messages, session.clone(), release)
-        }
-        _ => {
+    match logged.zip(release) {
+        Some((session, release)) => logged_stream(shared, ticket, messages, session.clone(), release),
+        None => {
             let answer = run(ticket, messages, era).await;
             match listen {
                 Some(held) => {
