@@ -96,7 +96,7 @@ impl fmt::Display for ProtocolVersion {
 }
 
 /// A version's `YYYY-MM-DD` text, written digit by digit ([`ProtocolVersion::text`]).
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct VersionText([u8; 10]);
 
 impl VersionText {

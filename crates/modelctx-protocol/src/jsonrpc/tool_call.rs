@@ -65,11 +65,12 @@ pub fn read_tool_call(bytes: &[u8], limits: &ParseLimits, memo: &MetaMemo) -> Op
 fn read_without(text: &str, kept: Range<usize>, meta: RequestMeta) -> Option<ToolCall> {
     static META: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(br#""_meta""#));
     let (before, after) = (text.get(..kept.start)?, text.get(kept.end..)?);
-    let mut spliced = String::with_capacity(before.len() + 1 + after.len());
-    spliced.extend([before, "0", after]);
-    if META.find_iter(spliced.as_bytes()).nth(1).is_some() {
+    // Looked for before the splice is made: `before` ends with the one that precedes `kept`.
+    if META.find_iter(before.as_bytes()).nth(1).is_some() || META.find(after.as_bytes()).is_some() {
         return None;
     }
+    let mut spliced = String::with_capacity(before.len() + 1 + after.len());
+    spliced.extend([before, "0", after]);
     let (id, Params { name, arguments, meta: Spliced }) = read_envelope::<Spliced>(&spliced)?;
     Some(ToolCall { id, name, arguments, meta })
 }
