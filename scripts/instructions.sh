@@ -5,7 +5,7 @@
 # For each case, `modelctx bench` (not under valgrind) sends N1 and then N2 `tools/call echo`
 # requests (2026-07-28, one in flight) to the bench server running under callgrind; the
 # count per request is (I(N2) - I(N1)) / (N2 - N1), so start-up and shutdown cancel out.
-# Cases: stdio, and Streamable HTTP on 127.0.0.1.
+# Cases: stdio, and Streamable HTTP on 127.0.0.1 (on one thread, as the limit's).
 #
 # The server is `modelctx-bench` (crates/modelctx-servers): the bench server as `modelctx serve
 # bench` serves it — the same library path, checks, runtime, logging and allocator — in a
@@ -60,7 +60,10 @@ count() {
     local server=(valgrind --tool=callgrind --callgrind-out-file="$out" --log-file="$log" "$SERVER")
     local transport=()
     if [[ $case == http ]]; then
-        server+=(--http 127.0.0.1:0)
+        # On one current-thread runtime, as the timed HTTP cases run `modelctx serve bench`
+        # (`--threads 1`) and as the limit serves: the default, a worker per CPU, adds the
+        # multi-thread scheduler's work (about 2,800 a request) to the count.
+        server+=(--http 127.0.0.1:0 --threads 1)
         transport=(--http)
     fi
     timeout 600 "$MODELCTX" bench --era modern -c 1 -n "$n" --warmup 0 --max-seconds 300 \

@@ -29,6 +29,10 @@ struct Args {
     /// Filler tools (`tool_0000`, …) besides `echo` and `add`, all listed on one page.
     #[arg(long, default_value_t = 0)]
     extra_tools: usize,
+    /// Run requests on N worker threads (one: a current-thread runtime). By default, as
+    /// `modelctx serve`: one on stdio, one per CPU over HTTP.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    threads: Option<u16>,
 }
 
 fn main() -> ExitCode {
@@ -47,9 +51,13 @@ fn main() -> ExitCode {
         }
     };
     // As `modelctx serve`: one thread for the one client of a pipe, one per CPU over HTTP.
-    let runtime = match args.http {
-        None => tokio::runtime::Builder::new_current_thread().enable_all().build(),
-        Some(_) => tokio::runtime::Builder::new_multi_thread().enable_all().build(),
+    let threads = args.threads.map(usize::from).or(args.http.is_none().then_some(1));
+    let runtime = match threads {
+        Some(1) => tokio::runtime::Builder::new_current_thread().enable_all().build(),
+        Some(threads) => {
+            tokio::runtime::Builder::new_multi_thread().worker_threads(threads).enable_all().build()
+        }
+        None => tokio::runtime::Builder::new_multi_thread().enable_all().build(),
     };
     let runtime = match runtime {
         Ok(runtime) => runtime,

@@ -154,7 +154,9 @@ impl McpSse {
         B: http_body::Body<Data = Bytes>,
         B::Error: std::fmt::Display,
     {
-        if let Err(refused) = guard::check(request.headers(), &self.inner.options) {
+        let headers = request.headers();
+        let (origin, host) = (headers.get(http::header::ORIGIN), headers.get(http::header::HOST));
+        if let Err(refused) = guard::check(origin, host, &self.inner.options) {
             return guard::forbidden(&refused);
         }
         match *request.method() {

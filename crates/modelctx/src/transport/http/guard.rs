@@ -1,7 +1,7 @@
 //! `Origin` and `Host` validation (HTTP-02, HTTP-03): loopback is always allowed, other
 //! names only when configured. Shared with the HTTP+SSE transport (`transport::http_sse`).
 
-use http::{HeaderMap, StatusCode, header};
+use http::{HeaderValue, StatusCode};
 use modelctx_protocol::jsonrpc::ErrorObject;
 
 use super::body::error_response;
@@ -36,11 +36,14 @@ pub(crate) struct Refused {
 }
 
 /// Whether the request's `Origin` (if any) and `Host` are acceptable; the header that is not.
-pub(crate) fn check(headers: &HeaderMap, options: &HttpOptions) -> Result<(), Refused> {
-    let text = |name: header::HeaderName| headers.get(name).map(|v| v.to_str().map_err(|_| ()));
-    match text(header::ORIGIN) {
+pub(crate) fn check(
+    origin: Option<&HeaderValue>,
+    host: Option<&HeaderValue>,
+    options: &HttpOptions,
+) -> Result<(), Refused> {
+    match origin.map(HeaderValue::to_str) {
         None => {}
-        Some(Err(())) => return Err(Refused { header: "Origin", value: None }),
+        Some(Err(_)) => return Err(Refused { header: "Origin", value: None }),
         Some(Ok(origin)) => {
             let authority = origin.split_once("://").map_or(origin, |(_, rest)| rest);
             if !is_loopback(host_of(authority))
@@ -50,9 +53,9 @@ pub(crate) fn check(headers: &HeaderMap, options: &HttpOptions) -> Result<(), Re
             }
         }
     }
-    match text(header::HOST) {
+    match host.map(HeaderValue::to_str) {
         None => Ok(()),
-        Some(Err(())) => Err(Refused { header: "Host", value: None }),
+        Some(Err(_)) => Err(Refused { header: "Host", value: None }),
         Some(Ok(host)) => {
             let name = host_of(host);
             if is_loopback(name)
@@ -86,9 +89,13 @@ pub(crate) fn forbidden(refused: &Refused) -> http::Response<McpBody> {
 
 #[cfg(test)]
 mod tests {
-    use http::HeaderValue;
+    use http::{HeaderMap, header};
 
     use super::*;
+
+    fn check_map(headers: &HeaderMap, options: &HttpOptions) -> Result<(), Refused> {
+        check(headers.get(header::ORIGIN), headers.get(header::HOST), options)
+    }
 
     fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
         pairs.iter().map(|(k, v)| (http::HeaderName::from_static(k), HeaderValue::from_static(v))).collect()
@@ -103,14 +110,14 @@ mod tests {
             headers(&[("host", "[::1]:80"), ("origin", "http://[::1]:5173")]),
             headers(&[]),
         ] {
-            assert!(check(&ok, &options).is_ok(), "{ok:?}");
+            assert!(check_map(&ok, &options).is_ok(), "{ok:?}");
         }
         for bad in [
             headers(&[("host", "evil.example.com")]),
             headers(&[("host", "127.0.0.1:8080"), ("origin", "https://evil.example.com")]),
             headers(&[("host", "localhost.evil.com:80")]),
         ] {
-            assert!(check(&bad, &options).is_err(), "{bad:?}");
+            assert!(check_map(&bad, &options).is_err(), "{bad:?}");
         }
         let configured = HttpOptions {
             allowed_origins: vec!["https://app.example.com".into()],
@@ -118,13 +125,13 @@ mod tests {
             ..HttpOptions::default()
         };
         assert!(
-            check(
+            check_map(
                 &headers(&[("host", "mcp.example.com"), ("origin", "https://app.example.com")]),
                 &configured
             )
             .is_ok()
         );
-        let refused = check(&headers(&[("host", "mcp.example.com:443")]), &options).unwrap_err();
+        let refused = check_map(&headers(&[("host", "mcp.example.com:443")]), &options).unwrap_err();
         let body = forbidden(&refused);
         assert_eq!(body.status(), 403);
         assert_eq!(refused, Refused { header: "Host", value: Some("mcp.example.com".into()) });

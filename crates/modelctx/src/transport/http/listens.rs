@@ -2,8 +2,9 @@
 //! holds open ([`HttpOptions::max_listens_per_connection`](super::HttpOptions)). The endpoint
 //! bounds them all together (`Limits::max_subscriptions`); this share keeps a few connections
 //! from holding every one of them (four HTTP/2 connections of 256 streams each used to lock
-//! every other client's listens out). `serve_http` puts each connection's count in its
-//! requests' extensions; an endpoint served some other way has the endpoint's bound alone.
+//! every other client's listens out). `serve_http` hands each connection's count to the
+//! endpoint with each request; an endpoint served some other way (`McpHttp::handle`) has the
+//! endpoint's bound alone.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

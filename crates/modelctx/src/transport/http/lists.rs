@@ -34,7 +34,7 @@ pub(super) async fn answer(
         Ok(query) => query,
         Err(why) => return error_response(400, None, ErrorObject::invalid_params(why)),
     };
-    let Some(version) = parts.headers.get(names::PROTOCOL_VERSION).and_then(|v| v.to_str().ok()) else {
+    let Some(version) = names::text(names::RequestHeaders::of(&parts.headers).protocol_version) else {
         let why = "a list GET names its protocol version in MCP-Protocol-Version (2026-07-28)";
         return error_response(400, None, ErrorObject::invalid_request(why));
     };
@@ -54,7 +54,8 @@ pub(super) async fn answer(
     posted.headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
     posted.headers.insert(header::ACCEPT, HeaderValue::from_static("application/json, text/event-stream"));
     posted.headers.remove(names::SESSION_ID);
-    let answered = post::handle(shared, &posted, &Bytes::from(request.to_string()), principal).await;
+    let headers = names::RequestHeaders::of(&posted.headers);
+    let answered = post::handle(shared, headers, &Bytes::from(request.to_string()), principal, None).await;
     let status = answered.status();
     let body = match answered.into_body().collect().await {
         Ok(collected) => collected.to_bytes(),

@@ -58,6 +58,7 @@ pub use store::{
 };
 
 use body::{BodyReader, error_response};
+use listens::ConnectionListens;
 use sessions::{Sessions, store_unavailable};
 
 /// The response body of the MCP endpoint: JSON, or an SSE stream.
@@ -128,6 +129,20 @@ impl McpHttp {
         B: http_body::Body<Data = Bytes>,
         B::Error: std::fmt::Display,
     {
+        self.handle_on(request, None).await
+    }
+
+    /// [`McpHttp::handle`] for a request of a connection this crate serves, whose
+    /// `subscriptions/listen` streams `listens` counts.
+    pub(crate) async fn handle_on<B>(
+        &self,
+        request: Request<B>,
+        listens: Option<&Arc<ConnectionListens>>,
+    ) -> Response<McpBody>
+    where
+        B: http_body::Body<Data = Bytes>,
+        B::Error: std::fmt::Display,
+    {
         let shared = &self.inner;
         #[cfg(feature = "experimental")]
         if let Some(card) = card::answer(shared.lifecycle.server(), &request) {
@@ -145,10 +160,12 @@ impl McpHttp {
                 Err(denial) => return denial.response(),
             }
         }
-        if let Err(refused) = guard::check(request.headers(), &shared.options) {
+        let (parts, body) = request.into_parts();
+        let headers = names::RequestHeaders::of(&parts.headers);
+        if let Err(refused) = guard::check(headers.origin, headers.host, &shared.options) {
             return guard::forbidden(&refused);
         }
-        let method = match *request.method() {
+        let method = match parts.method {
             Method::POST => HttpMethod::Post,
             Method::GET => HttpMethod::Get,
             Method::DELETE => HttpMethod::Delete,
@@ -157,20 +174,18 @@ impl McpHttp {
         #[cfg(feature = "experimental")]
         if method == HttpMethod::Get
             && shared.lifecycle.server().serves_lists_over_get()
-            && let Some(query) = modelctx_protocol::http_lists::parse_query(request.uri().query())
+            && let Some(query) = modelctx_protocol::http_lists::parse_query(parts.uri.query())
         {
-            let (parts, _) = request.into_parts();
             return lists::answer(shared, &parts, query, principal).await;
         }
         if method == HttpMethod::Post {
-            let (parts, body) = request.into_parts();
             let bytes = match shared.bodies.read(body).await {
                 Ok(bytes) => bytes,
                 Err(response) => return response,
             };
-            return post::handle(shared, &parts, &bytes, principal).await;
+            return post::handle(shared, headers, &bytes, principal, listens).await;
         }
-        let session = match shared.sessions.lookup(request.headers(), principal.as_deref()).await {
+        let session = match shared.sessions.lookup(headers.session_id, principal.as_deref()).await {
             Ok(session) => session,
             Err(e) => return store_unavailable(None, &e),
         };
@@ -179,14 +194,14 @@ impl McpHttp {
         let route = route_http_stream(method, true, &peer, shared.lifecycle.server().versions());
         if let (StreamRoute::OpenStream(_) | StreamRoute::EndSession, PeerState::Session(version)) =
             (&route, peer)
-            && let Some(error) = version_refusal(request.headers(), version)
+            && let Some(error) = version_refusal(headers.protocol_version, version)
         {
             return error_response(400, None, error);
         }
         match route {
             StreamRoute::Reject(rejection) => error_response(rejection.status, None, rejection.error),
             StreamRoute::OpenStream(_) => match session {
-                Ok(session) => stream::open(shared, session, request.headers()).await,
+                Ok(session) => stream::open(shared, session, &parts.headers).await,
                 Err(_) => unreachable!("a stream opens only for a known session"),
             },
             StreamRoute::EndSession => {
@@ -204,8 +219,8 @@ impl McpHttp {
 /// Why a GET or DELETE of a session at `version` is refused (`400`): like a POST, it may name
 /// no version (the one `initialize` negotiated holds) but not an invalid or another one
 /// (HTTP-43).
-fn version_refusal(headers: &http::HeaderMap, version: ProtocolVersion) -> Option<ErrorObject> {
-    let sent = headers.get(names::PROTOCOL_VERSION)?;
+fn version_refusal(sent: Option<&http::HeaderValue>, version: ProtocolVersion) -> Option<ErrorObject> {
+    let sent = sent?;
     (sent.to_str().ok().and_then(ProtocolVersion::parse) != Some(version)).then(|| {
         ErrorObject::invalid_request(format!(
             "MCP-Protocol-Version {sent:?} differs from the session's negotiated {version}"

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
-use http::{HeaderMap, HeaderValue, Response, StatusCode};
+use http::{HeaderValue, Response, StatusCode};
 use modelctx_protocol::era::{HttpRequestFacts, PeerState, Transport, dispatch_error_status};
 use modelctx_protocol::headers::{MCP_SESSION_ID, check_headers_against};
 use modelctx_protocol::jsonrpc::{
@@ -21,7 +21,7 @@ use super::events;
 use super::idle::Tracked;
 use super::listens::ConnectionListens;
 use super::live::LIVE_BUFFER;
-use super::names;
+use super::names::{self, RequestHeaders};
 use super::relay;
 use super::session::Session;
 use super::sessions::store_unavailable;
@@ -37,10 +37,6 @@ use crate::transport::desk::{self, Action, Call, Desk, Requested, Ticket};
 /// requests) before its stream opens.
 const STREAM_BUFFER: usize = 64;
 
-fn header(headers: &HeaderMap, name: impl http::header::AsHeaderName) -> Option<&str> {
-    headers.get(name).and_then(|value| value.to_str().ok())
-}
-
 /// The id of a request, for an error answer.
 fn message_id(message: &Message) -> Option<RequestId> {
     match message {
@@ -51,15 +47,15 @@ fn message_id(message: &Message) -> Option<RequestId> {
 
 pub(super) async fn handle(
     shared: &Arc<Shared>,
-    parts: &http::request::Parts,
+    headers: RequestHeaders<'_>,
     bytes: &Bytes,
     principal: Option<Arc<Principal>>,
+    listens: Option<&Arc<ConnectionListens>>,
 ) -> Response<McpBody> {
-    let headers = &parts.headers;
     let server = shared.lifecycle.server();
     let limits = &server.options().limits.parse;
     if let Some(call) = server.typed_call(bytes, limits) {
-        return typed_call(shared, parts, call, bytes.len(), principal).await;
+        return typed_call(shared, headers, call, bytes.len(), principal, listens).await;
     }
     let message = match parse_message_with(bytes, limits) {
         Ok(message) => message,
@@ -75,7 +71,7 @@ pub(super) async fn handle(
     {
         return denial.response();
     }
-    let session = match shared.sessions.lookup(headers, principal.as_deref()).await {
+    let session = match shared.sessions.lookup(headers.session_id, principal.as_deref()).await {
         Ok(session) => session,
         Err(e) => return store_unavailable(message_id(&message), &e),
     };
@@ -85,9 +81,9 @@ pub(super) async fn handle(
     };
     let facts = HttpRequestFacts {
         origin_allowed: true,
-        protocol_version: header(headers, names::PROTOCOL_VERSION),
-        mcp_method: header(headers, names::METHOD),
-        mcp_name: header(headers, names::NAME),
+        protocol_version: names::text(headers.protocol_version),
+        mcp_method: names::text(headers.method),
+        mcp_name: names::text(headers.name),
     };
     let session = session.ok();
     match desk::receive(server, message, bytes.len(), &Transport::Http(facts), peer) {
@@ -96,10 +92,7 @@ pub(super) async fn handle(
         Action::Open { id, session, result } => {
             open(shared, id, *session, result, principal.as_deref()).await
         }
-        Action::Call(call) => {
-            let listens = parts.extensions.get::<Arc<ConnectionListens>>();
-            admit(shared, headers, call, session, principal, listens).await
-        }
+        Action::Call(call) => admit(shared, headers, call, session, principal, listens).await,
         // The desk routes the rest only with a session (`PeerState::Session`).
         action => match session {
             Some(session) => in_session(shared, &session, action).await,
@@ -114,29 +107,28 @@ pub(super) async fn handle(
 /// admitted as the router's calls are.
 async fn typed_call(
     shared: &Arc<Shared>,
-    parts: &http::request::Parts,
+    headers: RequestHeaders<'_>,
     call: Box<ToolCall>,
     bytes: usize,
     principal: Option<Arc<Principal>>,
+    listens: Option<&Arc<ConnectionListens>>,
 ) -> Response<McpBody> {
-    let headers = &parts.headers;
     let subject = || Subject::of_tool(&call.name);
     if let Some(denial) = lacking_scopes(shared, &Method::CallTool, subject, principal.as_deref()) {
         return denial.response();
     }
-    let session = match shared.sessions.lookup(headers, principal.as_deref()).await {
+    let session = match shared.sessions.lookup(headers.session_id, principal.as_deref()).await {
         Ok(session) => session.ok(),
         Err(e) => return store_unavailable(Some(call.id.clone()), &e),
     };
     let version = call.meta.protocol_version.text();
     let name = Some(call.name.as_str());
     let checked = check_headers_against(&Method::CallTool, Some(version.as_str()), name, |name| {
-        names::by_protocol_name(headers, name)
+        headers.by_protocol_name(name)
     });
     if let Err(error) = checked {
         return error_response(400, Some(call.id), error);
     }
-    let listens = parts.extensions.get::<Arc<ConnectionListens>>();
     admit(shared, headers, desk::typed_call(call, bytes), session, principal, listens).await
 }
 
@@ -221,10 +213,16 @@ async fn in_session(shared: &Shared, session: &Session, action: Action) -> Respo
 
 /// For `tools/call`, the `Mcp-Param-*` headers must mirror the annotated arguments
 /// (HTTP-30, HTTP-33, HTTP-34): a mismatch is `-32020` with 400.
-fn check_param_headers(shared: &Shared, headers: &HeaderMap, request: &Requested) -> Result<(), ErrorObject> {
+fn check_param_headers(
+    shared: &Shared,
+    headers: RequestHeaders<'_>,
+    request: &Requested,
+) -> Result<(), ErrorObject> {
     let Some((name, arguments)) = request.tool_call() else { return Ok(()) };
     let Some(param_headers) = shared.lifecycle.server().param_headers(name) else { return Ok(()) };
-    modelctx_protocol::headers::check_param_headers(&param_headers, arguments, |name| header(headers, name))
+    modelctx_protocol::headers::check_param_headers(&param_headers, arguments, |name| {
+        headers.by_protocol_name(name)
+    })
 }
 
 /// Lets a call in (a 2026-07-28 request on the endpoint's stateless exchange, a legacy one on
@@ -232,7 +230,7 @@ fn check_param_headers(shared: &Shared, headers: &HeaderMap, request: &Requested
 /// first or (legacy) the client accepts one.
 async fn admit(
     shared: &Arc<Shared>,
-    headers: &HeaderMap,
+    headers: RequestHeaders<'_>,
     call: Call,
     session: Option<Arc<Session>>,
     principal: Option<Arc<Principal>>,
@@ -302,8 +300,8 @@ async fn admit(
 }
 
 /// Whether the client accepts an SSE answer.
-fn accepts_sse(headers: &HeaderMap) -> bool {
-    header(headers, http::header::ACCEPT).is_some_and(|accept| accept.contains("text/event-stream"))
+fn accepts_sse(headers: RequestHeaders<'_>) -> bool {
+    names::text(headers.accept).is_some_and(|accept| accept.contains("text/event-stream"))
 }
 
 /// How long a 2025-11-25 client should wait before reconnecting a broken stream.

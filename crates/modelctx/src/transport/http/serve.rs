@@ -109,13 +109,19 @@ impl Endpoints {
         self.more.iter().find(|(at, _)| at == path).map(|(_, endpoint)| endpoint)
     }
 
-    async fn handle(&self, request: Request<Incoming>) -> Response<McpBody> {
+    /// Answers `request`, one of a connection whose `subscriptions/listen` streams `listens`
+    /// counts.
+    async fn handle(
+        &self,
+        request: Request<Incoming>,
+        listens: &Arc<ConnectionListens>,
+    ) -> Response<McpBody> {
         let path = request.uri().path();
         if self.mcp.serves_path(path) {
-            return self.mcp.handle(request).await;
+            return self.mcp.handle_on(request, Some(listens)).await;
         }
         if let Some(endpoint) = self.at(path) {
-            return endpoint.handle(request).await;
+            return endpoint.handle_on(request, Some(listens)).await;
         }
         #[cfg(feature = "experimental")]
         if let Some(response) = self.cards(&request) {
@@ -260,11 +266,13 @@ fn connection_service(
 + Send
 + 'static {
     let listens = Arc::new(ConnectionListens::default());
-    let service = move |mut request: Request<Incoming>| {
-        let endpoint = endpoint.clone();
+    let service = move |request: Request<Incoming>| {
+        let (endpoint, listens) = (endpoint.clone(), Arc::clone(&listens));
         let open = activity.begin();
-        request.extensions_mut().insert(Arc::clone(&listens));
-        async move { Ok::<_, Infallible>(endpoint.handle(request).await.map(|body| Tracked::new(body, open))) }
+        async move {
+            let response = endpoint.handle(request, &listens).await;
+            Ok::<_, Infallible>(response.map(|body| Tracked::new(body, open)))
+        }
     };
     hyper::service::service_fn(service)
 }

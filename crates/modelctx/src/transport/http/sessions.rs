@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use http::HeaderMap;
+use http::HeaderValue;
 use http::Response;
 use modelctx_protocol::jsonrpc::{ErrorObject, RequestId};
 use modelctx_protocol::{JsonObject, Method};
@@ -115,10 +115,10 @@ impl Sessions {
         }
     }
 
-    /// The session the request names, as the store knows it now; a session another
-    /// principal opened is unknown to this caller.
-    pub(super) async fn lookup(&self, headers: &HeaderMap, principal: Option<&Principal>) -> Lookup {
-        let Some(id) = headers.get(super::names::SESSION_ID) else { return Ok(Err(Missing::NoHeader)) };
+    /// The session a request's `Mcp-Session-Id` (`id`) names, as the store knows it now; a
+    /// session another principal opened is unknown to this caller.
+    pub(super) async fn lookup(&self, id: Option<&HeaderValue>, principal: Option<&Principal>) -> Lookup {
+        let Some(id) = id else { return Ok(Err(Missing::NoHeader)) };
         let Ok(id) = id.to_str() else { return Ok(Err(Missing::Unknown)) };
         let seen = self.local().get(id).map(|session| session.generation.load(Ordering::Acquire));
         let Some(state) = self.stores.sessions.get(id).await? else {
