@@ -184,6 +184,38 @@ async fn silent_connections_are_closed_and_cannot_hold_every_place() {
     }
 }
 
+/// An HTTP/1.1 request whose head stops arriving midway — on a new connection, or on one
+/// kept alive after an answered request — is closed once `header_read_timeout` passes (within
+/// a quarter more), though the idle timeout is far off; a head that arrives whole in time is
+/// served.
+#[tokio::test]
+async fn a_head_that_stops_arriving_is_closed_after_the_header_timeout() {
+    let header_read_timeout = std::time::Duration::from_millis(400);
+    let options = modelctx::transport::http::HttpOptions {
+        header_read_timeout,
+        idle_timeout: std::time::Duration::from_secs(600),
+        ..Default::default()
+    };
+    let address = serve_http_with(options).await;
+    let head = post_head(address, 10);
+    let partial = &head.as_bytes()[..40];
+
+    let mut fresh = tokio::net::TcpStream::connect(address).await.unwrap();
+    fresh.write_all(partial).await.unwrap();
+    let mut kept = tokio::net::TcpStream::connect(address).await.unwrap();
+    assert_eq!(within(call_over(&mut kept, address)).await, "HTTP/1.1 200 OK");
+    // Well inside the timeout, the kept connection still serves a whole request.
+    tokio::time::sleep(header_read_timeout / 2).await;
+    assert_eq!(within(call_over(&mut kept, address)).await, "HTTP/1.1 200 OK");
+    let began = std::time::Instant::now();
+    kept.write_all(partial).await.unwrap();
+    within(closed(&mut kept)).await;
+    let took = began.elapsed();
+    assert!(took >= header_read_timeout, "closed after {took:?}, before the header timeout");
+    assert!(took < header_read_timeout * 3, "closed after {took:?}");
+    within(closed(&mut fresh)).await;
+}
+
 /// A connection with no request open for `idle_timeout` is closed, over HTTP/1.1 keep-alive
 /// and HTTP/2 alike (neither had an idle timeout: a client could keep its place for ever).
 #[tokio::test]

@@ -19,9 +19,10 @@ pub struct HttpOptions {
     pub allowed_hosts: Vec<String>,
     /// Largest accepted request body; larger bodies get 413. Default 4 MiB.
     pub max_body_bytes: usize,
-    /// Time a client has to send its request headers, and a new connection to begin its first
-    /// request (silent sockets would otherwise hold the places of `max_connections`): a
-    /// connection that has not is closed. Default 10 s.
+    /// Time a client has to send an HTTP/1 request's headers, and a new connection to begin
+    /// its first request (silent sockets would otherwise hold the places of
+    /// `max_connections`): a connection that has not is closed, within a quarter more.
+    /// Default 10 s.
     pub header_read_timeout: Duration,
     /// Time a client has to send a request's body once its headers are in; a slower one
     /// gets 408. Default 30 s.

@@ -23,7 +23,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use super::body::empty;
-use super::idle::{Activity, Tracked};
+use super::idle::{Activity, Tracked, Watched};
 use super::listens::ConnectionListens;
 use super::{HttpOptions, McpBody, McpHttp};
 use crate::server::Server;
@@ -218,11 +218,13 @@ struct Connection {
 
 impl Connection {
     /// Serves `stream` until the peer closes it; closes it gracefully (requests in flight
-    /// finish) at shutdown, when no request began within `first`, or when none has been open
-    /// for `idle` ([`Activity::idle`]).
-    async fn serve(self, stream: TcpStream, (first, idle): (Duration, Duration)) {
+    /// finish) at shutdown, when no request began within `header`, when none has been open
+    /// for `idle`, or when an HTTP/1 request's head has taken longer than `header`
+    /// ([`Activity::idle`]).
+    async fn serve(self, stream: TcpStream, (header, idle): (Duration, Duration)) {
         let activity = Arc::new(Activity::default());
         let service = connection_service(self.endpoint, activity.clone());
+        let stream = Watched::new(stream, activity.clone());
         let connection = self.builder.serve_connection(TokioIo::new(stream), service);
         tokio::pin!(connection);
         // A close for silence has a deadline of its own: HTTP/2's graceful close waits for
@@ -233,7 +235,7 @@ impl Connection {
         let mut close: FuturesUnordered<Pin<Box<dyn Future<Output = Option<Duration>> + Send + '_>>> =
             FuturesUnordered::new();
         close.push(Box::pin(self.stop.cancelled().map(|()| None)));
-        close.push(Box::pin(activity.idle(first, idle).map(move |()| Some(first))));
+        close.push(Box::pin(activity.idle(header, idle).map(move |()| Some(header))));
         let deadline = tokio::select! {
             biased;
             ended = connection.as_mut() => return log_end(ended),
@@ -329,11 +331,9 @@ async fn serve_endpoints(
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
     let mut builder = auto::Builder::new(TokioExecutor::new());
-    builder
-        .http1()
-        .timer(TokioTimer::new())
-        .header_read_timeout(options.header_read_timeout)
-        .keep_alive(true);
+    // A request head's time is bounded by the connection's watch (`idle::Activity`), not by
+    // hyper's per-request timer.
+    builder.http1().header_read_timeout(None).keep_alive(true);
     builder.http2().timer(TokioTimer::new()).max_concurrent_streams(options.max_streams_per_connection);
     let builder = Arc::new(builder);
     let connections = Arc::new(Semaphore::new(options.max_connections.max(1)));
