@@ -19,12 +19,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::input::InputChannel;
 use super::outgoing::Outgoing;
+use super::sink::NotificationSink;
 use super::tasks::Running;
 use super::{CacheDefaults, Principal, Server};
-
-/// Where a request's notifications go: the connection's writer (stdio) or the request's
-/// own response stream (HTTP).
-pub(crate) type NotificationSink = mpsc::Sender<Outgoing>;
 
 /// Shared state handed to handlers through [`crate::server::State`], by type.
 #[derive(Clone, Default)]
@@ -359,8 +356,8 @@ impl RequestContext {
 
     /// A place for one notification on this request's way out, once the peer has read enough
     /// to make room; `None` when the way out is closed.
-    pub(crate) async fn room(&self) -> Option<mpsc::Permit<'_, Outgoing>> {
-        self.inner.sink.reserve().await.ok()
+    pub(crate) async fn room(&self) -> Option<mpsc::OwnedPermit<Outgoing>> {
+        self.inner.sink.room().await
     }
 
     /// Shared state registered with [`crate::server::ServerBuilder::state`].

@@ -20,13 +20,14 @@ use serde_json::value::RawValue;
 use super::answer::Answer;
 use super::cache_hints::page_hints;
 use super::completion::completion;
-use super::context::{NotificationSink, RequestContext, RequestFacts, Tokens};
+use super::context::{RequestContext, RequestFacts, Tokens};
 use super::input::{InputChannel, LegacyPeer, Round, RoundEnd, until_asked};
 use super::pagination::page;
 use super::params::{params_of, parse_params, to_object};
 use super::request_state::state_digest;
 use super::resource::{ResourceError, ResourceRequest};
 use super::session::LegacySession;
+use super::sink::NotificationSink;
 use super::{CacheDefaults, CompletionRequest, Principal, Server};
 
 /// What a server reads of 2026-07-28 `tools/call` params (`CallToolRequestParams`) on the hot

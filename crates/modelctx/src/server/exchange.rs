@@ -23,7 +23,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use modelctx_protocol::jsonrpc::{ErrorCode, ErrorObject, Message, RequestId};
 use modelctx_protocol::{JsonObject, Method};
 use serde::Deserialize;
-use tokio::sync::{Notify, Semaphore, SemaphorePermit, mpsc};
+use tokio::sync::{Notify, Semaphore, SemaphorePermit};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -35,6 +35,7 @@ use super::answer::Answer;
 use super::input::{LegacyPeer, PendingAnswers};
 use super::middleware::McpRequest;
 use super::outgoing::Outgoing;
+use super::sink::NotificationSink;
 use super::telemetry;
 use super::{Limits, Server, Tokens};
 use crate::telemetry::Subject;
@@ -424,7 +425,7 @@ impl Exchange {
 
     /// The way a legacy request's handler asks the client: live requests written to
     /// `outbox`, answered through [`Exchange::deliver`].
-    pub(crate) fn legacy_peer(&self, outbox: mpsc::Sender<Outgoing>) -> LegacyPeer {
+    pub(crate) fn legacy_peer(&self, outbox: NotificationSink) -> LegacyPeer {
         LegacyPeer {
             outbox,
             pending: self.inner.answers.clone(),

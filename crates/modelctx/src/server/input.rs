@@ -26,9 +26,9 @@ use modelctx_protocol::v2026::{InputRequest, InputRequests};
 use modelctx_protocol::{JsonObject, Method};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
-use super::outgoing::Outgoing;
+use super::sink::NotificationSink;
 
 /// Why a question to the client got no answer.
 #[derive(Clone, Debug, PartialEq)]
@@ -147,7 +147,7 @@ impl Round {
 /// The session side of live server-to-client requests (2025-11-25).
 #[derive(Clone)]
 pub(crate) struct LegacyPeer {
-    pub(crate) outbox: mpsc::Sender<Outgoing>,
+    pub(crate) outbox: NotificationSink,
     pub(crate) pending: PendingAnswers,
     pub(crate) next_id: Arc<AtomicU64>,
     pub(crate) timeout: Duration,

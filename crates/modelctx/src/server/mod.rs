@@ -56,6 +56,7 @@ mod registry;
 mod request_state;
 mod resource;
 pub(crate) mod session;
+pub(crate) mod sink;
 #[cfg(feature = "skills")]
 pub mod skills;
 mod strings;

@@ -12,10 +12,11 @@ use serde_json::Value;
 
 use super::Server;
 use super::answer::Answer;
-use super::context::{NotificationSink, RequestContext, Tokens};
+use super::context::{RequestContext, Tokens};
 use super::dispatch::{Caller, answerable};
 use super::input::{InputChannel, Round};
 use super::request_state::state_digest;
+use super::sink::NotificationSink;
 
 impl Server {
     /// `bytes` read as a `tools/call` of the common shape, when this server serves one so —

@@ -291,7 +291,7 @@ impl Connection {
                 principal: None,
                 network_transport: self.network_transport,
             },
-            sink: self.outbox.clone(),
+            sink: self.outbox.clone().into(),
             release: None,
         };
         let Ticket { admission, id, job } = match desk::check_in(&self.server, call, desk) {

@@ -23,13 +23,12 @@
 use modelctx_protocol::era::{self, PeerState, Refused, Route, Transport};
 use modelctx_protocol::jsonrpc::{ErrorObject, Message, Request, RequestId, ToolCall};
 use modelctx_protocol::{Era, JsonObject, Method};
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::server::dispatch::Caller;
 use crate::server::exchange::{Admission, Exchange, Job};
 use crate::server::middleware::McpRequest;
-use crate::server::outgoing::Outgoing;
+use crate::server::sink::NotificationSink;
 use crate::server::{LegacySession, Server};
 
 /// What one message asks of the transport it came on.
@@ -194,7 +193,7 @@ pub(crate) struct Desk<'a> {
     /// The session's id and the verified principal.
     pub(crate) caller: Caller<'a>,
     /// Where the handler's notifications and questions go.
-    pub(crate) sink: mpsc::Sender<Outgoing>,
+    pub(crate) sink: NotificationSink,
     /// Tripped by the handler to release its response stream (Streamable HTTP; `None`
     /// elsewhere).
     pub(crate) release: Option<CancellationToken>,

@@ -339,6 +339,7 @@ mod tests {
             params: params.as_object().cloned(),
         };
         let (sink, _messages) = tokio::sync::mpsc::channel(1);
+        let sink = sink.into();
         let caller =
             crate::server::dispatch::Caller { session_id: None, principal: None, network_transport: "pipe" };
         let ctx = server.modern_context(&request, caller, Tokens::default(), sink).unwrap();

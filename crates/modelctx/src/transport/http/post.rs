@@ -29,6 +29,7 @@ use super::{Denial, McpBody, Shared};
 use crate::server::dispatch::Caller;
 use crate::server::exchange::{Outcome, Started, response};
 use crate::server::outgoing::Outgoing;
+use crate::server::sink::{NotificationSink, OutboxEnd};
 use crate::server::{Answer, LegacySession, Principal};
 use crate::telemetry::Subject;
 use crate::transport::desk::{self, Action, Call, Desk, Requested, Ticket};
@@ -259,7 +260,7 @@ async fn admit(
         }
         _ => None,
     };
-    let (sink, messages) = mpsc::channel(STREAM_BUFFER);
+    let (sink, outbox) = NotificationSink::own();
     let legacy = session.as_ref().filter(|_| era == Era::Legacy);
     // Only a logged stream can be released (and resumed); elsewhere `release_stream` does
     // nothing, and the request gets no token for it.
@@ -286,9 +287,11 @@ async fn admit(
         Err(refused) => return error_response(refused.status, refused.id, refused.error),
     };
     match logged.zip(release) {
-        Some((session, release)) => logged_stream(shared, ticket, messages, session.clone(), release),
+        Some((session, release)) => {
+            logged_stream(shared, ticket, outbox.receiver(), session.clone(), release)
+        }
         None => {
-            let answer = run(ticket, messages, era).await;
+            let answer = run(ticket, outbox, era).await;
             match listen {
                 Some(held) => {
                     answer.map(|body| http_body_util::BodyExt::boxed_unsync(Tracked::new(body, held)))
@@ -393,12 +396,12 @@ async fn to_standalone_after_answer(mut messages: mpsc::Receiver<Outgoing>, sess
 /// Runs the handler. If it finishes before sending anything, the answer is plain JSON; if
 /// it sends a notification or a server-to-client request first, the answer becomes an SSE
 /// stream that carries those and then the final response. Closing the stream cancels it.
-async fn run(ticket: Ticket, messages: mpsc::Receiver<Outgoing>, era: Era) -> Response<McpBody> {
+async fn run(ticket: Ticket, outbox: OutboxEnd, era: Era) -> Response<McpBody> {
     let token = ticket.admission.token().clone();
     // A modern client going away while the answer is awaited cancels the request (HTTP-16);
     // a legacy one cancels explicitly (HTTP-48).
     let watch = (era == Era::Modern).then(|| token.clone().drop_guard());
-    let answer = answer(ticket, messages, era, token).await;
+    let answer = answer(ticket, outbox, era, token).await;
     if let Some(watch) = watch {
         watch.disarm();
     }
@@ -406,17 +409,15 @@ async fn run(ticket: Ticket, messages: mpsc::Receiver<Outgoing>, era: Era) -> Re
 }
 
 /// [`run`]'s answer: JSON, or an SSE stream that cancels `token` when it is dropped.
-async fn answer(
-    ticket: Ticket,
-    mut messages: mpsc::Receiver<Outgoing>,
-    era: Era,
-    token: CancellationToken,
-) -> Response<McpBody> {
+async fn answer(ticket: Ticket, outbox: OutboxEnd, era: Era, token: CancellationToken) -> Response<McpBody> {
     let Ticket { admission, id, job } = ticket;
     let mut handler = match admission.start(job) {
-        Started::Answered(outcome) => return finished_answer(id, outcome, messages, era, token),
+        Started::Answered(outcome) => return finished_answer(id, outcome, outbox.close(), era, token),
         Started::Running(handler) => handler,
     };
+    // The request waits: its messages are read as they come, and their end once its
+    // contexts are gone.
+    let mut messages = outbox.receiver();
     enum Start {
         First(Outgoing),
         SinkDropped,
@@ -430,7 +431,7 @@ async fn answer(
         Start::First(first) => first,
         // The handler dropped its sink without sending anything: wait for its answer.
         Start::SinkDropped => return json_answer(id, handler.await.ok().flatten(), era),
-        Start::Finished(outcome) => return finished_answer(id, outcome, messages, era, token),
+        Start::Finished(outcome) => return finished_answer(id, outcome, Some(messages), era, token),
     };
     stream(Vec::new(), Some(first), messages, handler, id, token)
 }
@@ -440,13 +441,13 @@ async fn answer(
 fn finished_answer(
     id: RequestId,
     outcome: Outcome,
-    mut messages: mpsc::Receiver<Outgoing>,
+    messages: Option<mpsc::Receiver<Outgoing>>,
     era: Era,
     token: CancellationToken,
 ) -> Response<McpBody> {
-    match messages.try_recv() {
-        Ok(early) => finish_streaming(early, messages, outcome, id, token),
-        Err(_) => json_answer(id, outcome, era),
+    match messages.and_then(|mut messages| Some((messages.try_recv().ok()?, messages))) {
+        Some((early, messages)) => finish_streaming(early, messages, outcome, id, token),
+        None => json_answer(id, outcome, era),
     }
 }
 
