@@ -433,7 +433,9 @@ def write(options, all_cases: list, results: dict, client: dict, counted: dict) 
             "(N2 − N1) so that start-up and shutdown cancel out. Ours: `scripts/instructions.sh` (driven "
             "by `modelctx bench`), recorded in `bench/instructions.json` and checked in `scripts/test.sh`; "
             "the target is on ours. rmcp and the limit: counted by this script in the same way, driven "
-            "by `mcp-load`" + ("" if counted else " (not counted here: valgrind is not installed)") + ".\n")
+            "by `mcp-load`" + ("" if counted else " (not counted here: valgrind is not installed)") + ". "
+            "Over HTTP ours and the limit serve on one current-thread runtime, as in the timed cases; "
+            "rmcp on its default runtime (a worker per CPU).\n")
         add("| Transport | modelctx | rmcp | limit | Target (modelctx) | Met |")
         add("|---|---|---|---|---|---|")
         for transport, target in INSTRUCTION_TARGETS:
