@@ -139,13 +139,31 @@ impl Looks {
 pub(crate) struct Watched<S> {
     socket: S,
     activity: Arc<Activity>,
-    sniffed: bool,
+    /// How many bytes of [`HTTP2_PREFACE_START`] the connection has begun with; `None` once
+    /// told.
+    sniffing: Option<usize>,
 }
 
 impl<S> Watched<S> {
     /// `socket`, counted in `activity`.
     pub(crate) fn new(socket: S, activity: Arc<Activity>) -> Self {
-        Self { socket, activity, sniffed: false }
+        Self { socket, activity, sniffing: Some(0) }
+    }
+
+    /// Reads on whether the connection is HTTP/2 with the bytes a read `brought`, however few
+    /// each read brings.
+    fn sniff(&mut self, brought: &[u8]) {
+        let Some(matched) = self.sniffing else { return };
+        let rest = &HTTP2_PREFACE_START[matched..];
+        let length = rest.len().min(brought.len());
+        self.sniffing = if brought[..length] != rest[..length] {
+            None
+        } else if length == rest.len() {
+            self.activity.http2.store(true, Ordering::Relaxed);
+            None
+        } else {
+            Some(matched + length)
+        };
     }
 }
 
@@ -159,11 +177,7 @@ impl<S: AsyncRead + Unpin> AsyncRead for Watched<S> {
         let read = Pin::new(&mut self.socket).poll_read(cx, buf);
         let brought = &buf.filled()[before..];
         if !brought.is_empty() {
-            if !self.sniffed {
-                self.sniffed = true;
-                let http2 = brought.starts_with(HTTP2_PREFACE_START);
-                self.activity.http2.store(http2, Ordering::Relaxed);
-            }
+            self.sniff(brought);
             self.activity.reads.fetch_add(1, Ordering::Relaxed);
         }
         read
@@ -239,5 +253,30 @@ impl<B: Body + Unpin, G: Unpin> Body for Tracked<B, G> {
 
     fn size_hint(&self) -> SizeHint {
         self.body.size_hint()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn told(reads: &[&[u8]]) -> bool {
+        let activity = Arc::new(Activity::default());
+        let mut watched = Watched::new((), activity.clone());
+        for read in reads {
+            watched.sniff(read);
+        }
+        activity.http2.load(Ordering::Relaxed)
+    }
+
+    #[test]
+    fn http2_is_told_by_its_preface_however_it_is_split() {
+        assert!(told(&[b"PRI * HTTP/2.0\r\n"]));
+        assert!(told(&[b"P", b"R", b"I", b" * HTTP/2.0"]));
+        assert!(told(&[b"PR", b"I *"]));
+        assert!(!told(&[b"POST /mcp HTTP/1.1\r\n"]));
+        assert!(!told(&[b"P", b"OST"]));
+        assert!(!told(&[b"PRI"]), "not yet told");
+        assert!(!told(&[b"GET / HTTP/1.1\r\n", b"PRI * HTTP/2.0"]), "told once, by the first bytes");
     }
 }

@@ -34,8 +34,7 @@ use crate::server::{Answer, LegacySession, Principal};
 use crate::telemetry::Subject;
 use crate::transport::desk::{self, Action, Call, Desk, Requested, Ticket};
 
-/// Messages a request's handler sends while it runs (progress, logs, server-to-client
-/// requests) before its stream opens.
+/// Messages an SSE answer holds for its body before the client reads them.
 const STREAM_BUFFER: usize = 64;
 
 /// The id of a request, for an error answer.
