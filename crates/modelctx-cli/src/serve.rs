@@ -371,8 +371,8 @@ pub fn run(args: &ServeArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let threads = args.threads.map(usize::from).or(args.http.is_none().then_some(1));
-    let Some(runtime) = crate::runtime::for_serving(threads) else { return ExitCode::FAILURE };
+    let threads = modelctx_servers::process::serving_threads(args.threads, args.http.is_some());
+    let Some(runtime) = modelctx_servers::process::serving_runtime(threads) else { return ExitCode::FAILURE };
     if matches!(args.server, Bundled::Guard) && !args.experimental.experimental {
         tracing::error!(
             "the guard server hosts interceptors, an experimental extension: give --experimental"

@@ -29,6 +29,38 @@ pub fn init_logging(binary: &str) {
         .try_init();
 }
 
+/// A runtime with `threads` workers: one is a current-thread runtime (the lightest), `None`
+/// one worker per CPU.
+pub fn runtime(threads: Option<usize>) -> std::io::Result<tokio::runtime::Runtime> {
+    let mut builder = match threads {
+        Some(1) => tokio::runtime::Builder::new_current_thread(),
+        Some(threads) => {
+            let mut builder = tokio::runtime::Builder::new_multi_thread();
+            builder.worker_threads(threads);
+            builder
+        }
+        None => tokio::runtime::Builder::new_multi_thread(),
+    };
+    builder.enable_all().build()
+}
+
+/// The workers a server runs its requests on, `asked` or by default: one for the one client
+/// of a pipe (the quickest start), one per CPU over HTTP.
+pub fn serving_threads(asked: Option<u16>, over_http: bool) -> Option<usize> {
+    asked.map(usize::from).or((!over_http).then_some(1))
+}
+
+/// The runtime a server binary serves on ([`runtime`]); `None`, logged, when it cannot start.
+pub fn serving_runtime(threads: Option<usize>) -> Option<tokio::runtime::Runtime> {
+    match runtime(threads) {
+        Ok(runtime) => Some(runtime),
+        Err(e) => {
+            tracing::error!(error = %e, "cannot start the async runtime");
+            None
+        }
+    }
+}
+
 /// Ends a serving `runtime` without waiting for the thread that may still sit in `read(2)` on
 /// stdin, and turns how serving ended into the exit status: 0, or 1 with the error logged.
 pub fn finish(runtime: tokio::runtime::Runtime, outcome: std::io::Result<()>) -> std::process::ExitCode {

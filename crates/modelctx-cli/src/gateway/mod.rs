@@ -139,7 +139,7 @@ pub fn run(args: &GatewayArgs) -> ExitCode {
         );
         return ExitCode::FAILURE;
     }
-    let Some(runtime) = crate::runtime::for_serving(None) else { return ExitCode::FAILURE };
+    let Some(runtime) = modelctx_servers::process::serving_runtime(None) else { return ExitCode::FAILURE };
     let outcome = runtime.block_on(async {
         let info = Implementation {
             description: Some("The tools, resources and prompts of several MCP servers, as one".into()),

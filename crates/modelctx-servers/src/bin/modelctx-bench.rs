@@ -51,21 +51,8 @@ fn main() -> ExitCode {
         }
     };
     // As `modelctx serve`: one thread for the one client of a pipe, one per CPU over HTTP.
-    let threads = args.threads.map(usize::from).or(args.http.is_none().then_some(1));
-    let runtime = match threads {
-        Some(1) => tokio::runtime::Builder::new_current_thread().enable_all().build(),
-        Some(threads) => {
-            tokio::runtime::Builder::new_multi_thread().worker_threads(threads).enable_all().build()
-        }
-        None => tokio::runtime::Builder::new_multi_thread().enable_all().build(),
-    };
-    let runtime = match runtime {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            tracing::error!(error = %e, "cannot start the async runtime");
-            return ExitCode::FAILURE;
-        }
-    };
+    let threads = modelctx_servers::process::serving_threads(args.threads, args.http.is_some());
+    let Some(runtime) = modelctx_servers::process::serving_runtime(threads) else { return ExitCode::FAILURE };
     let outcome = runtime.block_on(async {
         match args.http {
             None => modelctx::transport::stdio::serve_stdio(server).await,

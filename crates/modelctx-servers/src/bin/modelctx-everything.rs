@@ -29,13 +29,7 @@ fn main() -> ExitCode {
         }
     };
     // One client on one pipe: a current-thread runtime starts quickest and holds least.
-    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            tracing::error!(error = %e, "cannot start the async runtime");
-            return ExitCode::FAILURE;
-        }
-    };
+    let Some(runtime) = modelctx_servers::process::serving_runtime(Some(1)) else { return ExitCode::FAILURE };
     let outcome = runtime.block_on(modelctx::transport::stdio::serve_stdio(server));
     modelctx_servers::process::finish(runtime, outcome)
 }

@@ -94,7 +94,7 @@ pub fn run(args: &InspectArgs) -> ExitCode {
         );
         return ExitCode::from(2);
     }
-    let Some(runtime) = crate::runtime::for_serving(None) else { return ExitCode::FAILURE };
+    let Some(runtime) = modelctx_servers::process::serving_runtime(None) else { return ExitCode::FAILURE };
     let outcome = runtime.block_on(serve(args));
     runtime.shutdown_background();
     match outcome {
