@@ -28,18 +28,34 @@ pub(crate) fn serialize<S: Serializer>(text: &str, serializer: S) -> Result<S::O
 /// `text` as a JSON string, quoted and escaped as serde_json escapes it: `"` and `\` with a
 /// backslash, the controls below U+0020 as `\b \t \n \f \r` or `\u00XX`.
 pub(crate) fn quoted(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut json = String::with_capacity(bytes.len() + 2);
+    let mut json = String::with_capacity(text.len() + 2);
     json.push('"');
+    escaped(text, |piece| json.push_str(piece));
+    json.push('"');
+    json
+}
+
+/// Appends `text` to `json` as a JSON string, byte for byte as serde_json writes it, the bytes
+/// to escape found a vector at a time: for JSON written without a serializer.
+pub fn write_json_string(text: &str, json: &mut Vec<u8>) {
+    json.reserve(text.len() + 2);
+    json.push(b'"');
+    escaped(text, |piece| json.extend_from_slice(piece.as_bytes()));
+    json.push(b'"');
+}
+
+/// Hands `write` the pieces of `text` escaped as JSON, in order, unquoted.
+fn escaped(text: &str, mut write: impl FnMut(&str)) {
+    let bytes = text.as_bytes();
     // `text[clean..]` is not yet written.
     let mut clean = 0;
     let mut escape_at = |at: usize, escape: &str| {
         // `at` is at an ASCII byte, so both ends are on character boundaries.
-        json.push_str(&text[clean..at]);
-        json.push_str(escape);
+        write(&text[clean..at]);
+        write(escape);
         clean = at + 1;
     };
-    // Long text seldom holds a control character: one pass the compiler turns into vector
+    // Text seldom holds a control character: one pass the compiler turns into vector
     // compares says whether it does. Without one, the quotes and backslashes are found with
     // `memchr`, a vector at a time; with one, every byte is looked at.
     if bytes.iter().fold(false, |any, &byte| any | (byte < 0x20)) {
@@ -53,9 +69,7 @@ pub(crate) fn quoted(text: &str) -> String {
             escape_at(at, &escape(bytes[at]).expect("a quote or a backslash is escaped"));
         }
     }
-    json.push_str(&text[clean..]);
-    json.push('"');
-    json
+    write(&text[clean..]);
 }
 
 /// The escape of `byte`, if JSON escapes it.
@@ -102,6 +116,10 @@ mod tests {
         #[test]
         fn any_text_escapes_as_serde_json_escapes_it(text in "\\PC*|[\\x00-\\x7f]*") {
             prop_assert_eq!(quoted(&text), serde_json::to_string(&text).unwrap());
+            let mut written = b"held".to_vec();
+            write_json_string(&text, &mut written);
+            prop_assert_eq!(&written[..4], b"held");
+            prop_assert_eq!(String::from_utf8(written[4..].to_vec()).unwrap(), serde_json::to_string(&text).unwrap());
         }
     }
 }

@@ -38,6 +38,7 @@ pub use elicitation::{
     StringType, TitledMultiSelectEnumSchema, TitledMultiSelectItems, TitledSingleSelectEnumSchema,
     UntitledMultiSelectEnumSchema, UntitledMultiSelectItems, UntitledSingleSelectEnumSchema,
 };
+pub use long_text::write_json_string;
 pub use notifications::{
     LoggingMessageNotificationParams, NotificationParams, ProgressNotificationParams,
     ResourceUpdatedNotificationParams,

@@ -605,7 +605,7 @@ impl Server {
         let call = self.call_tool(ctx.clone(), name, arguments);
         Ok(match self.in_round(&ctx, &Method::CallTool, digest, call).await? {
             Asked::Done(result) if result.meta.is_none() => {
-                Answer::modern(result.into_modern(None), self.inner.info_json.clone())
+                Answer::modern_call(result.into_modern(None), self.inner.info_json.clone())
             }
             Asked::Done(result) => Answer::typed(result.into_modern(Some(self.info().clone()))),
             Asked::InputRequired(required) => Answer::typed(required),
