@@ -58,9 +58,17 @@ impl RequestMeta {
 /// Where the first `"io.modelcontextprotocol/protocolVersion"` (quotes included: a key or a
 /// string value, never inside a string) starts in `bytes`.
 pub(crate) fn version_key(bytes: &[u8]) -> Option<usize> {
-    static VERSION: LazyLock<Finder<'static>> =
-        LazyLock::new(|| Finder::new(format!("\"{PROTOCOL_VERSION}\"").as_bytes()).into_owned());
-    VERSION.find(bytes)
+    // memchr looks for a needle of up to 32 bytes a vector at a time, and for a longer one
+    // with a slower scalar search: the key's last 32 bytes are looked for, and the bytes
+    // before them compared.
+    static KEY: LazyLock<String> = LazyLock::new(|| format!("\"{PROTOCOL_VERSION}\""));
+    static TAIL: LazyLock<Finder<'static>> =
+        LazyLock::new(|| Finder::new(&KEY.as_bytes()[KEY.len() - 32..]).into_owned());
+    let head = &KEY.as_bytes()[..KEY.len() - 32];
+    TAIL.find_iter(bytes).find_map(|tail| {
+        let start = tail.checked_sub(head.len())?;
+        (&bytes[start..tail] == head).then_some(start)
+    })
 }
 
 /// The `_meta` last read through it, by its JSON text, with what it says: a client sends the
@@ -75,8 +83,6 @@ pub struct MetaMemo {
 #[derive(Debug)]
 struct Kept {
     text: Box<str>,
-    /// Where [`version_key`] finds the version key in `text`.
-    version_key: usize,
     meta: RequestMeta,
 }
 
@@ -95,29 +101,20 @@ impl MetaMemo {
         let meta = MetaSeed { others: Others::Refuse }
             .deserialize(&mut serde_json::Deserializer::from_str(text))
             .ok()?;
-        if meta.progress_token.is_none()
-            && text.len() <= Self::MAX_TEXT
-            && let Some(version_key) = version_key(text.as_bytes())
-        {
-            *self.last() = Some(Kept { text: text.into(), version_key, meta: meta.clone() });
+        if meta.progress_token.is_none() && text.len() <= Self::MAX_TEXT {
+            *self.last() = Some(Kept { text: text.into(), meta: meta.clone() });
         }
         Some(meta)
     }
 
-    /// Where in `message`, whose first version key is at `version_key`, the kept text is the
-    /// value of a `_meta` key, with what it says: the text there is the kept one byte for
-    /// byte, after a `"_meta"` key (not a string's end: a quote in a string is escaped).
-    /// Whether that `_meta` is the params' own is for the reader to tell.
-    pub(crate) fn find_in(&self, message: &[u8], version_key: usize) -> Option<(Range<usize>, RequestMeta)> {
+    /// The kept text and what it says, when `message` holds it as the value of the key that
+    /// ends at `key_end` (a `:` between, and any whitespace): the range it takes there.
+    pub(crate) fn find_at(&self, message: &[u8], key_end: usize) -> Option<(Range<usize>, RequestMeta)> {
         let last = self.last();
         let kept = last.as_ref()?;
-        let start = version_key.checked_sub(kept.version_key)?;
-        let region = start..start + kept.text.len();
-        if message.get(region.clone())? != kept.text.as_bytes() {
-            return None;
-        }
-        let key = message[..start].trim_ascii_end().strip_suffix(b":")?.trim_ascii_end();
-        key.ends_with(b"\"_meta\"").then(|| (region, kept.meta.clone()))
+        let value = message.get(key_end..)?.trim_ascii_start().strip_prefix(b":")?.trim_ascii_start();
+        let start = message.len() - value.len();
+        value.starts_with(kept.text.as_bytes()).then(|| (start..start + kept.text.len(), kept.meta.clone()))
     }
 
     fn last(&self) -> std::sync::MutexGuard<'_, Option<Kept>> {
@@ -272,6 +269,25 @@ mod tests {
         });
         meta.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
         meta
+    }
+
+    #[test]
+    fn the_version_key_is_found_where_it_first_is_whole() {
+        let key = format!("\"{PROTOCOL_VERSION}\"");
+        let tail = &key[9..];
+        let texts = [
+            format!("{{{key}:1}}"),
+            key.clone(),
+            tail.to_owned(),
+            format!("{{\"x\":\"{tail}, {key}:1, {key}:2}}"),
+            format!("{{\"io.MODEL{tail}:1, \"{PROTOCOL_VERSION}:2}}"),
+            format!("{{\"io.MODEL{tail}:1, {key}:2}}"),
+            String::from("{\"jsonrpc\":\"2.0\"}"),
+        ];
+        for text in texts {
+            let naive = text.as_bytes().windows(key.len()).position(|at| at == key.as_bytes());
+            assert_eq!(version_key(text.as_bytes()), naive, "{text}");
+        }
     }
 
     #[test]

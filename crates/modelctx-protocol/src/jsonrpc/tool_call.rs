@@ -7,8 +7,8 @@
 //! member, a duplicate, a value of another type, input [`parse_message_with`] refuses) is
 //! not read here, and [`parse_message_with`] reads and judges it as it does every message.
 //! `_meta` is read through a [`MetaMemo`]: a client's calls repeat it, and it is read once;
-//! where the message holds the text the memo keeps, the rest is read without it (the text
-//! spliced out for a `0`), not even skipped over.
+//! where the message's only `"_meta"` key holds the text the memo keeps, the rest is read
+//! without it (the text spliced out for a `0`), not even skipped over.
 
 use std::ops::Range;
 use std::sync::LazyLock;
@@ -45,11 +45,21 @@ pub struct ToolCall {
 pub fn read_tool_call(bytes: &[u8], limits: &ParseLimits, memo: &MetaMemo) -> Option<ToolCall> {
     // Cheap looks first: most other messages go to the strict reader after a scan or two.
     static CALL: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(br#""tools/call""#));
-    // The version key first: a legacy message has none, and is sent on after one scan.
-    let version_key = version_key(bytes)?;
+    const META_KEY: &[u8] = br#""_meta""#;
+    static META: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(META_KEY));
+    // The params' `_meta` is required: a message with no `"_meta"` (most legacy messages) is
+    // sent on after this one scan. Where there is only one, and it holds the text the memo
+    // keeps, it is the params' own if the message is of the common shape.
+    let mut keys = META.find_iter(bytes);
+    let first = keys.next()?;
     CALL.find(bytes)?;
+    let kept = keys.next().is_none().then(|| memo.find_at(bytes, first + META_KEY.len())).flatten();
+    // A legacy message has no version key, and is sent on after one more scan.
+    if kept.is_none() {
+        version_key(bytes)?;
+    }
     let text = checked_text(bytes, limits).ok()?;
-    if let Some((kept, meta)) = memo.find_in(bytes, version_key)
+    if let Some((kept, meta)) = kept
         && let Some(call) = read_without(text, kept, meta)
     {
         return Some(call);
@@ -59,16 +69,9 @@ pub fn read_tool_call(bytes: &[u8], limits: &ParseLimits, memo: &MetaMemo) -> Op
 }
 
 /// Reads `text` with the `_meta` text at `kept` spliced out for a `0`, as a call whose `_meta`
-/// says `meta`. `None` when the call is not of the common shape, or when the message has
-/// another `"_meta"` than the one before `kept` (which could be the params', the spliced `0`
-/// being elsewhere): with only that one, the params' `_meta` the reader requires is it.
+/// says `meta`; `None` when the call is not of the common shape.
 fn read_without(text: &str, kept: Range<usize>, meta: RequestMeta) -> Option<ToolCall> {
-    static META: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(br#""_meta""#));
     let (before, after) = (text.get(..kept.start)?, text.get(kept.end..)?);
-    // Looked for before the splice is made: `before` ends with the one that precedes `kept`.
-    if META.find_iter(before.as_bytes()).nth(1).is_some() || META.find(after.as_bytes()).is_some() {
-        return None;
-    }
     let mut spliced = String::with_capacity(before.len() + 1 + after.len());
     spliced.extend([before, "0", after]);
     let (id, Params { name, arguments, meta: Spliced }) = read_envelope::<Spliced>(&spliced)?;
