@@ -21,7 +21,7 @@ use super::answer::Answer;
 use super::cache_hints::page_hints;
 use super::completion::completion;
 use super::context::{RequestContext, RequestFacts, Tokens};
-use super::input::{InputChannel, LegacyPeer, Round, RoundEnd, until_asked};
+use super::input::{InputChannel, LegacyPeer, Round, RoundEnd, RoundSlot, until_asked};
 use super::pagination::page;
 use super::params::{params_of, parse_params, to_object};
 use super::request_state::state_digest;
@@ -172,7 +172,7 @@ impl Server {
         let meta =
             RequestMeta::from_json(meta).map_err(|e| ErrorObject::invalid_params(format!("_meta: {e}")))?;
         let input = if may_ask(&request.method) {
-            InputChannel::Modern(Arc::new(self.open_round(request, caller.principal.as_deref())?))
+            InputChannel::Modern(self.open_round(request, caller.principal.as_deref())?)
         } else {
             InputChannel::None
         };
@@ -205,8 +205,11 @@ impl Server {
 
     /// The answers a retried modern request brings: those sealed in `requestState` by earlier
     /// rounds, and this round's `inputResponses`.
-    fn open_round(&self, request: &Request, principal: Option<&Principal>) -> Result<Round, ErrorObject> {
+    fn open_round(&self, request: &Request, principal: Option<&Principal>) -> Result<RoundSlot, ErrorObject> {
         let params = request.params.as_ref();
+        if params.is_none_or(|p| !p.contains_key("requestState") && !p.contains_key("inputResponses")) {
+            return Ok(RoundSlot::default());
+        }
         let mut answers = match params.and_then(|p| p.get("requestState")) {
             None => JsonObject::new(),
             Some(Value::String(state)) => {
@@ -226,7 +229,7 @@ impl Server {
             }
         }
         let redeemed = params.and_then(|p| p.get("requestState")).and_then(Value::as_str).map(str::to_owned);
-        Ok(Round::new(answers, redeemed))
+        Ok(RoundSlot::opened_with(Round::new(answers, redeemed)))
     }
 
     /// Runs `operation`; for a modern request, stops it when it asks the client something not
@@ -238,10 +241,12 @@ impl Server {
         digest: Option<String>,
         operation: impl std::future::Future<Output = Result<T, ErrorObject>>,
     ) -> Result<Asked<T>, ErrorObject> {
-        let InputChannel::Modern(round) = ctx.input().clone() else {
+        let InputChannel::Modern(slot) = ctx.input() else {
             return operation.await.map(Asked::Done);
         };
-        if let (Some(once), Some(state)) = (&self.inner.state_once, &round.redeemed) {
+        if let (Some(once), Some(state)) =
+            (&self.inner.state_once, slot.opened().and_then(|r| r.redeemed.as_ref()))
+        {
             let lifetime = self.state_keys().lifetime();
             let first = once.claim(state, lifetime).await.map_err(|e| {
                 ErrorObject::internal(format!("requestState could not be checked for reuse: {e}"))
@@ -253,8 +258,10 @@ impl Server {
                 ));
             }
         }
-        let end = until_asked(operation, &round).await;
-        if let Some(failure) = round.failure.lock().expect("round lock").take() {
+        let end = until_asked(operation, slot).await;
+        if let Some(failure) =
+            slot.opened().and_then(|round| round.failure.lock().expect("round lock").take())
+        {
             return Err(failure);
         }
         match end {
@@ -264,6 +271,7 @@ impl Server {
                 // digest is taken whenever it can.
                 let digest =
                     digest.ok_or_else(|| ErrorObject::internal("a question without a params digest"))?;
+                let round = slot.round();
                 let asked = std::mem::take(&mut *round.asked.lock().expect("round lock"));
                 Ok(Asked::InputRequired(Box::new(v2026::InputRequiredResult {
                     result_type: v2026::ResultType::InputRequired,

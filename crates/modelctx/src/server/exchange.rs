@@ -261,7 +261,7 @@ impl Exchange {
     /// Lets request `id` of `method` (`bytes` long), arrived now, in or refuses it at once: a duplicate id, a
     /// full queue (`max_in_flight + max_queued` requests, or `max_admitted_bytes`, already
     /// admitted), or too many subscriptions.
-    pub(crate) fn admit(&self, id: &RequestId, method: &Method, bytes: usize) -> Result<Admission, Refusal> {
+    pub(crate) fn admit(&self, id: &RequestId, method: &Method, bytes: usize) -> Result<Admitted, Refusal> {
         let lifecycle = &self.inner.lifecycle;
         let limits = &lifecycle.limits;
         let mut in_flight = self.inner.track_ids.then(|| self.in_flight());
@@ -311,14 +311,14 @@ impl Exchange {
         if let Some(table) = &mut in_flight {
             table.insert(id.clone(), token.clone());
         }
-        Ok(Admission {
+        let admission = Admission {
             exchange: self.clone(),
             id: in_flight.map(|_| id.clone()),
             subscription,
             bytes,
-            token,
             deadline: (!subscription).then_some(limits.request_timeout).flatten().map(|t| Instant::now() + t),
-        })
+        };
+        Ok(Admitted { admission, token })
     }
 
     /// Whether a request of `method` (`bytes` long) would be refused now for a full queue
@@ -524,6 +524,13 @@ impl Job {
     }
 }
 
+/// A request [`Exchange::admit`] let in, and its own cancellation token, which its context
+/// is to hold.
+pub(crate) struct Admitted {
+    pub(crate) admission: Admission,
+    pub(crate) token: CancellationToken,
+}
+
 /// A request let in: its place in the in-flight table and the queue until it is dropped.
 pub(crate) struct Admission {
     exchange: Exchange,
@@ -532,18 +539,17 @@ pub(crate) struct Admission {
     subscription: bool,
     /// Its bytes as they arrived (0 for a subscription).
     bytes: usize,
-    token: CancellationToken,
     /// Arrival plus [`Limits::request_timeout`]; `None` for no limit.
     deadline: Option<Instant>,
 }
 
 impl Admission {
-    /// The tokens for the request's context; `release` asks the transport to release the
-    /// response stream.
-    pub(crate) fn tokens(&self, release: Option<CancellationToken>) -> Tokens {
+    /// The tokens for the request's context, `request` its own; `release` asks the transport
+    /// to release the response stream.
+    pub(crate) fn tokens(&self, request: CancellationToken, release: Option<CancellationToken>) -> Tokens {
         let lifecycle = &self.exchange.inner.lifecycle;
         Tokens {
-            request: self.token.clone(),
+            request,
             connection: lifecycle.closing.clone(),
             release,
             turns: (!self.subscription).then(|| Turns {
@@ -552,13 +558,6 @@ impl Admission {
             }),
             deadline: self.deadline.zip(lifecycle.limits.request_timeout),
         }
-    }
-
-    /// The request's cancellation token: a transport trips it when the request's stream
-    /// closes.
-    #[cfg(feature = "http-server")]
-    pub(crate) fn token(&self) -> &CancellationToken {
-        &self.token
     }
 
     /// Starts [`Admission::run`] with [`Exchange::finish_or_spawn`]: answered at once when it
@@ -584,18 +583,19 @@ impl Admission {
         // The work is polled first, and the cancellation only once it waits: a request that
         // waits on nothing registers no waker with its token. One cancelled before it began
         // does not begin.
-        let finished = if self.token.is_cancelled() {
+        let token = ctx.cancellation();
+        let finished = if token.is_cancelled() {
             None
         } else {
             tokio::select! {
                 biased;
                 answered = server.serve_job(job).instrument(telemetry.span().clone()) => Some(answered),
-                () = self.token.cancelled() => None,
+                () = token.cancelled() => None,
             }
         };
         // Cancelled, even as it finished: no response — unless its deadline cancelled it, and
         // it is answered with that.
-        let answered = finished.filter(|_| !self.token.is_cancelled() || ctx.expired());
+        let answered = finished.filter(|_| !token.is_cancelled() || ctx.expired());
         telemetry.end(|| telemetry::failure(answered.as_ref()));
         answered
     }

@@ -17,7 +17,7 @@
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::task::Poll;
 use std::time::Duration;
 
@@ -80,14 +80,36 @@ impl std::fmt::Display for InputError {
 impl std::error::Error for InputError {}
 
 /// How a request's handler reaches the client.
-#[derive(Clone)]
 pub(crate) enum InputChannel {
     /// The method may not ask.
     None,
     /// A modern request: questions become an `InputRequiredResult`.
-    Modern(Arc<Round>),
+    Modern(RoundSlot),
     /// A legacy session: questions are live requests.
     Legacy(LegacyPeer),
+}
+
+/// A modern request's round: opened as the request arrives when it brings answers (or a
+/// `requestState`), else only when its handler first asks. Most handlers never ask, and a
+/// round's maps and locks cost a few hundred instructions to make and drop.
+#[derive(Default)]
+pub(crate) struct RoundSlot(OnceLock<Round>);
+
+impl RoundSlot {
+    /// A slot holding `round`, already opened.
+    pub(crate) fn opened_with(round: Round) -> Self {
+        Self(OnceLock::from(round))
+    }
+
+    /// The round, opened empty now if it was not yet.
+    pub(crate) fn round(&self) -> &Round {
+        self.0.get_or_init(Round::default)
+    }
+
+    /// The round, if it was opened.
+    pub(crate) fn opened(&self) -> Option<&Round> {
+        self.0.get()
+    }
 }
 
 /// One round of a modern multi-round-trip request.
@@ -205,11 +227,15 @@ pub(crate) enum RoundEnd<T> {
 
 /// Polls `future` until it finishes, or until it is waiting with unanswered questions of
 /// `round`. Pinned where it is, in this function's own state: no box of its own.
-pub(crate) async fn until_asked<F: Future>(future: F, round: &Round) -> RoundEnd<F::Output> {
+pub(crate) async fn until_asked<F: Future>(future: F, slot: &RoundSlot) -> RoundEnd<F::Output> {
     let mut future = std::pin::pin!(future);
     std::future::poll_fn(|cx| match future.as_mut().poll(cx) {
         Poll::Ready(output) => Poll::Ready(RoundEnd::Done(output)),
-        Poll::Pending if !round.asked.lock().expect("round lock").is_empty() => Poll::Ready(RoundEnd::Asked),
+        Poll::Pending
+            if slot.opened().is_some_and(|round| !round.asked.lock().expect("round lock").is_empty()) =>
+        {
+            Poll::Ready(RoundEnd::Asked)
+        }
         Poll::Pending => Poll::Pending,
     })
     .await

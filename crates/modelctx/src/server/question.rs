@@ -112,7 +112,7 @@ impl Question<'_> {
         if let (Err(InputError::MissingCapability(required)), InputChannel::Modern(round)) =
             (&outcome, self.ctx.input())
         {
-            round.fail(ErrorObject::missing_client_capability(required.clone()));
+            round.round().fail(ErrorObject::missing_client_capability(required.clone()));
         }
         outcome
     }
@@ -138,7 +138,10 @@ impl Question<'_> {
             InputChannel::None => Err(InputError::NotAllowed),
             InputChannel::Modern(round) => {
                 self.capability(need)?;
-                round.ask("elicit", self.key, InputRequest::Elicit(MethodCall::new(request.into()))).await
+                round
+                    .round()
+                    .ask("elicit", self.key, InputRequest::Elicit(MethodCall::new(request.into())))
+                    .await
             }
             InputChannel::Legacy(peer) => {
                 self.capability(need)?;
@@ -181,7 +184,10 @@ impl Question<'_> {
             InputChannel::None => Err(InputError::NotAllowed),
             InputChannel::Modern(round) => {
                 self.capability(need)?;
-                round.ask("sample", self.key, InputRequest::CreateMessage(MethodCall::new(params))).await
+                round
+                    .round()
+                    .ask("sample", self.key, InputRequest::CreateMessage(MethodCall::new(params)))
+                    .await
             }
             InputChannel::Legacy(peer) => {
                 self.capability(need)?;
@@ -210,7 +216,7 @@ impl Question<'_> {
             InputChannel::None => return Err(InputError::NotAllowed),
             InputChannel::Modern(round) => {
                 self.capability(Need::Roots)?;
-                round.ask("roots", self.key, InputRequest::ListRoots(MethodCall::new(None))).await?
+                round.round().ask("roots", self.key, InputRequest::ListRoots(MethodCall::new(None))).await?
             }
             InputChannel::Legacy(peer) => {
                 self.capability(Need::Roots)?;

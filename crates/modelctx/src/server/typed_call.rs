@@ -2,7 +2,6 @@
 //! tree of its params, envelope or `_meta` when no layer of the server would read them, to the
 //! same method table as every other call.
 
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use modelctx_protocol::era::RequestMeta;
@@ -14,7 +13,7 @@ use super::Server;
 use super::answer::Answer;
 use super::context::{RequestContext, Tokens};
 use super::dispatch::{Caller, answerable};
-use super::input::{InputChannel, Round};
+use super::input::{InputChannel, RoundSlot};
 use super::request_state::state_digest;
 use super::sink::NotificationSink;
 
@@ -44,8 +43,7 @@ impl Server {
         tokens: Tokens,
         sink: NotificationSink,
     ) -> RequestContext {
-        let round = Arc::new(Round::new(JsonObject::new(), None));
-        self.context_of_meta(id, meta, InputChannel::Modern(round), caller, tokens, sink)
+        self.context_of_meta(id, meta, InputChannel::Modern(RoundSlot::default()), caller, tokens, sink)
     }
 
     /// Answers a typed call as the method table answers a `tools/call` with these params.

@@ -26,7 +26,7 @@ use modelctx_protocol::{Era, JsonObject, Method};
 use tokio_util::sync::CancellationToken;
 
 use crate::server::dispatch::Caller;
-use crate::server::exchange::{Admission, Exchange, Job};
+use crate::server::exchange::{Admission, Admitted, Exchange, Job};
 use crate::server::middleware::McpRequest;
 use crate::server::sink::NotificationSink;
 use crate::server::{LegacySession, Server};
@@ -205,14 +205,14 @@ pub(crate) struct Desk<'a> {
 pub(crate) fn check_in(server: &Server, call: Call, desk: Desk<'_>) -> Result<Ticket, Refused> {
     let Call { request, bytes, era } = call;
     let refused = |error, status| Refused { id: Some(request.id().clone()), error, status };
-    let admission = match desk.exchange.admit(request.id(), request.method(), bytes) {
-        Ok(admission) => admission,
+    let Admitted { admission, token } = match desk.exchange.admit(request.id(), request.method(), bytes) {
+        Ok(admitted) => admitted,
         Err(refusal) => {
             let status = refusal.http_status();
             return Err(refused(refusal.into_error(), status));
         }
     };
-    let tokens = admission.tokens(desk.release);
+    let tokens = admission.tokens(token, desk.release);
     let (id, job) = match (request, era, desk.session) {
         (Requested::ToolCall(call), _, _) => {
             let ToolCall { id, name, arguments, meta } = *call;

@@ -396,10 +396,13 @@ async fn to_standalone_after_answer(mut messages: mpsc::Receiver<Outgoing>, sess
 /// it sends a notification or a server-to-client request first, the answer becomes an SSE
 /// stream that carries those and then the final response. Closing the stream cancels it.
 async fn run(ticket: Ticket, outbox: OutboxEnd, era: Era) -> Response<McpBody> {
-    let token = ticket.admission.token().clone();
+    // The request's own token, read from its context (an `Arc`, where a token's clone takes
+    // its lock) for as long as the answer is awaited.
+    let ctx = ticket.job.ctx().clone();
+    let token = ctx.cancellation();
     // A modern client going away while the answer is awaited cancels the request (HTTP-16);
     // a legacy one cancels explicitly (HTTP-48).
-    let watch = (era == Era::Modern).then(|| token.clone().drop_guard());
+    let watch = (era == Era::Modern).then(|| token.drop_guard_ref());
     let answer = answer(ticket, outbox, era, token).await;
     if let Some(watch) = watch {
         watch.disarm();
@@ -408,7 +411,7 @@ async fn run(ticket: Ticket, outbox: OutboxEnd, era: Era) -> Response<McpBody> {
 }
 
 /// [`run`]'s answer: JSON, or an SSE stream that cancels `token` when it is dropped.
-async fn answer(ticket: Ticket, outbox: OutboxEnd, era: Era, token: CancellationToken) -> Response<McpBody> {
+async fn answer(ticket: Ticket, outbox: OutboxEnd, era: Era, token: &CancellationToken) -> Response<McpBody> {
     let Ticket { admission, id, job } = ticket;
     let mut handler = match admission.start(job) {
         Started::Answered(outcome) => return finished_answer(id, outcome, outbox.close(), era, token),
@@ -442,7 +445,7 @@ fn finished_answer(
     outcome: Outcome,
     messages: Option<mpsc::Receiver<Outgoing>>,
     era: Era,
-    token: CancellationToken,
+    token: &CancellationToken,
 ) -> Response<McpBody> {
     match messages.and_then(|mut messages| Some((messages.try_recv().ok()?, messages))) {
         Some((early, messages)) => finish_streaming(early, messages, outcome, id, token),
@@ -458,10 +461,10 @@ fn stream(
     mut messages: mpsc::Receiver<Outgoing>,
     mut handler: JoinHandle<Outcome>,
     id: RequestId,
-    token: CancellationToken,
+    token: &CancellationToken,
 ) -> Response<McpBody> {
     let (out, stream) = mpsc::channel(STREAM_BUFFER);
-    let guard = token.drop_guard();
+    let guard = token.clone().drop_guard();
     tokio::spawn(async move {
         if let Some(first) = first
             && out.send(first).await.is_err()
@@ -500,7 +503,7 @@ fn finish_streaming(
     mut messages: mpsc::Receiver<Outgoing>,
     outcome: Outcome,
     id: RequestId,
-    token: CancellationToken,
+    token: &CancellationToken,
 ) -> Response<McpBody> {
     let mut frames = vec![sse_event(&early)];
     while let Ok(message) = messages.try_recv() {
@@ -510,7 +513,7 @@ fn finish_streaming(
         frames.push(sse_event(&response(id, outcome)));
     }
     let (_, closed) = mpsc::channel(1);
-    sse_response(frames, closed, Some(token.drop_guard()))
+    sse_response(frames, closed, Some(token.clone().drop_guard()))
 }
 
 fn json_answer(id: RequestId, outcome: Outcome, era: Era) -> Response<McpBody> {
