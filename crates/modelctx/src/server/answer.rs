@@ -5,11 +5,11 @@ use std::sync::Arc;
 
 use modelctx_protocol::JsonObject;
 use modelctx_protocol::jsonrpc::{Message, PreparedResponse, PreparedResult, RequestId, Response};
-use modelctx_protocol::types::{ContentBlock, TextContent, write_json_string};
-use modelctx_protocol::v2026;
+use modelctx_protocol::{v2025, v2026};
 use serde::Serialize;
 use serde_json::value::RawValue;
 
+use super::call_answer::{LegacyCall, ModernCall};
 use super::outgoing::Outgoing;
 
 /// The result of a request in its era's wire shape, as a layer sees it on the way back.
@@ -53,17 +53,17 @@ impl<T: Serialize + Send + Sync + Debug> WriteJson for T {
 
 /// A 2026-07-28 result and, as its `_meta`, the server's `serverInfo` as JSON.
 #[derive(Debug, Serialize)]
-struct WithServerInfo<T> {
+pub(super) struct WithServerInfo<T> {
     #[serde(flatten)]
-    result: T,
+    pub(super) result: T,
     #[serde(rename = "_meta")]
-    meta: ServerInfoMeta,
+    pub(super) meta: ServerInfoMeta,
 }
 
 #[derive(Debug, Serialize)]
-struct ServerInfoMeta {
+pub(super) struct ServerInfoMeta {
     #[serde(rename = "io.modelcontextprotocol/serverInfo", serialize_with = "raw")]
-    server_info: Arc<RawValue>,
+    pub(super) server_info: Arc<RawValue>,
 }
 
 fn raw<S: serde::Serializer>(json: &Arc<RawValue>, serializer: S) -> Result<S::Ok, S::Error> {
@@ -71,54 +71,8 @@ fn raw<S: serde::Serializer>(json: &Arc<RawValue>, serializer: S) -> Result<S::O
 }
 
 impl<T> WithServerInfo<T> {
-    fn new(result: T, server_info: Arc<RawValue>) -> Self {
+    pub(super) fn new(result: T, server_info: Arc<RawValue>) -> Self {
         Self { result, meta: ServerInfoMeta { server_info } }
-    }
-}
-
-/// A `tools/call` result with the server's `serverInfo`, written as serde writes it: the members
-/// every call has, and plain text blocks, as the literal text serde writes for them (a key
-/// costs serde_json about 130 instructions to escape, most of writing a small result), the
-/// rest through serde_json.
-#[derive(Debug)]
-struct ModernCall(WithServerInfo<v2026::CallToolResult>);
-
-impl WriteJson for ModernCall {
-    fn write_json(&self, json: &mut Vec<u8>) -> serde_json::Result<()> {
-        let WithServerInfo { result, meta } = &self.0;
-        let v2026::CallToolResult { result_type, content, structured_content, is_error, meta: own_meta } =
-            result;
-        if *result_type != v2026::ResultType::Complete || own_meta.is_some() {
-            return serde_json::to_writer(json, &self.0);
-        }
-        json.extend_from_slice(br#"{"resultType":"complete","content":["#);
-        for (n, block) in content.iter().enumerate() {
-            if n > 0 {
-                json.push(b',');
-            }
-            match block {
-                ContentBlock::Text(TextContent { text, annotations: None, meta: None, .. }) => {
-                    json.extend_from_slice(br#"{"type":"text","text":"#);
-                    write_json_string(text, json);
-                    json.push(b'}');
-                }
-                other => serde_json::to_writer(&mut *json, other)?,
-            }
-        }
-        json.push(b']');
-        if let Some(structured) = structured_content {
-            json.extend_from_slice(br#","structuredContent":"#);
-            serde_json::to_writer(&mut *json, structured)?;
-        }
-        match is_error {
-            Some(true) => json.extend_from_slice(br#","isError":true"#),
-            Some(false) => json.extend_from_slice(br#","isError":false"#),
-            None => {}
-        }
-        json.extend_from_slice(br#","_meta":{"io.modelcontextprotocol/serverInfo":"#);
-        json.extend_from_slice(meta.server_info.get().as_bytes());
-        json.extend_from_slice(b"}}");
-        Ok(())
     }
 }
 
@@ -153,6 +107,12 @@ impl Answer {
     /// written without a serializer where it can be (`ModernCall`).
     pub(crate) fn modern_call(result: v2026::CallToolResult, server_info: Arc<RawValue>) -> Self {
         Self(Repr::Typed(Box::new(ModernCall(WithServerInfo::new(result, server_info)))))
+    }
+
+    /// A 2025-11-25 `tools/call` result, written without a serializer where it can be
+    /// (`LegacyCall`).
+    pub(crate) fn legacy_call(result: v2025::CallToolResult) -> Self {
+        Self(Repr::Typed(Box::new(LegacyCall(result))))
     }
 
     /// The result as one object (a prepared member, or a typed result, serialised and read
@@ -195,47 +155,5 @@ mod tests {
         let spliced = Answer::modern(result().into_modern(None), json);
         let built = Answer::typed(result().into_modern(Some(info)));
         assert_eq!(spliced.into_object(), built.into_object());
-    }
-
-    #[test]
-    fn a_call_result_is_written_byte_for_byte_as_serde_writes_it() {
-        let info: Arc<RawValue> =
-            Arc::from(serde_json::value::to_raw_value(&Implementation::new("s", "1")).unwrap());
-        let blocks = serde_json::json!([
-            {"type": "text", "text": "plain"},
-            {"type": "text", "text": "a \"quoted\"\\ line\n\u{1}é𝄞"},
-            {"type": "text", "text": "long ".repeat(300)},
-            {"type": "text", "text": "hinted", "annotations": {"priority": 0.5}},
-            {"type": "text", "text": "with meta", "_meta": {"k": 1}},
-            {"type": "image", "data": "AAAA", "mimeType": "image/png"},
-        ]);
-        let blocks: Vec<ContentBlock> = serde_json::from_value(blocks).unwrap();
-        let structured = [None, Some(serde_json::json!({"n": 1.5, "s": "x"})), Some(serde_json::json!([1]))];
-        for content in [Vec::new(), blocks[..1].to_vec(), blocks.clone()] {
-            for structured_content in &structured {
-                for is_error in [None, Some(true), Some(false)] {
-                    for result_type in [v2026::ResultType::Complete, v2026::ResultType::Task] {
-                        let result = v2026::CallToolResult {
-                            result_type,
-                            content: content.clone(),
-                            structured_content: structured_content.clone(),
-                            is_error,
-                            meta: None,
-                        };
-                        let mut by_serde = Vec::new();
-                        WithServerInfo::new(result.clone(), info.clone()).write_json(&mut by_serde).unwrap();
-                        let mut by_hand = b"held".to_vec();
-                        ModernCall(WithServerInfo::new(result, info.clone()))
-                            .write_json(&mut by_hand)
-                            .unwrap();
-                        assert_eq!(&by_hand[..4], b"held");
-                        assert_eq!(
-                            String::from_utf8_lossy(&by_hand[4..]),
-                            String::from_utf8_lossy(&by_serde)
-                        );
-                    }
-                }
-            }
-        }
     }
 }

@@ -402,7 +402,7 @@ impl Server {
                 }
                 let result = self.call_tool(ctx, &params.name, params.arguments).await?;
                 let result = v2025::CallToolResult::try_from(result).map_err(ErrorObject::internal)?;
-                Answer::typed(result)
+                Answer::legacy_call(result)
             }
             (Method::ListResources, Era::Modern) => {
                 let params = params_of::<v2026::ListResources>(params)?;

@@ -24,6 +24,7 @@ mod announce;
 mod answer;
 pub mod apps;
 mod cache_hints;
+mod call_answer;
 #[cfg(feature = "experimental")]
 mod card;
 mod completion;
