@@ -89,7 +89,7 @@ impl TestClient {
         let (input, mut inbound) = mpsc::unbounded_channel();
         let (outbox, mut output) = mpsc::channel(OUTBOX);
         let messages = futures::stream::poll_fn(move |cx| inbound.poll_recv(cx));
-        tokio::spawn(serve_endpoint(server.clone(), messages, outbox, std::future::pending()));
+        tokio::spawn(serve_endpoint(server.clone(), messages, outbox, None, std::future::pending()));
         let pending = Pending::default();
         let (notify_tx, notify_rx) = mpsc::unbounded_channel();
         let (unmatched_tx, unmatched_rx) = mpsc::unbounded_channel();

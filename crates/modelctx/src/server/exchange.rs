@@ -372,6 +372,7 @@ impl Exchange {
     /// Polls `task` once here, and returns its output when it waits on nothing; otherwise runs
     /// the rest in a task where [`Exchange::drain`] waits for it (whose first poll registers the
     /// wakers it waits on) and returns that task. A request that waits on nothing needs no task.
+    #[cfg(feature = "http-server")]
     pub(crate) fn finish_or_spawn<F>(
         &self,
         mut task: std::pin::Pin<Box<F>>,

@@ -59,6 +59,11 @@ pub struct Limits {
     /// server). With this many held it stops reading until one is let in. The memory held is at
     /// most this many messages of [`ParseLimits::max_message_bytes`]. At least 1. Default 64.
     pub max_read_ahead: usize,
+    /// Bytes of answers a newline-delimited connection (stdio) holds for a client that has not
+    /// read them yet: with this many waiting, its reader reads no more until the client reads
+    /// (the pipe pushes back on it). What requests running in tasks of their own send waits
+    /// in the connection's outbox of 256 messages besides. Default 1 MiB.
+    pub max_unwritten_bytes: usize,
     /// How long a request may take, counted from its arrival (time spent waiting for a turn
     /// included), before it is cancelled and answered with `-32603`. `subscriptions/listen`
     /// (and an `events/stream`) is exempt. Default 5 minutes; `None` for no limit.
@@ -95,6 +100,7 @@ impl Default for Limits {
             max_queued: 1024,
             max_admitted_bytes: 64 * 1024 * 1024,
             max_read_ahead: 64,
+            max_unwritten_bytes: 1024 * 1024,
             request_timeout: Some(Duration::from_secs(300)),
             max_subscriptions: 1024,
             max_subscription_bytes: 64 * 1024,

@@ -19,9 +19,10 @@
 use crate::telemetry::{SessionMeasure, Side};
 use std::collections::VecDeque;
 use std::future::Future;
+use std::sync::Arc;
 
 use futures::stream::FuturesUnordered;
-use futures::{Stream, StreamExt};
+use futures::{FutureExt, Stream, StreamExt};
 use modelctx_protocol::JsonObject;
 use modelctx_protocol::era::{PeerState, Refused, Transport};
 use modelctx_protocol::jsonrpc::{ErrorObject, ErrorResponse, Message, ParseFailure, RequestId, ToolCall};
@@ -29,6 +30,7 @@ use tokio::runtime::RuntimeFlavor;
 use tokio::sync::{broadcast, mpsc};
 
 use super::desk::{self, Action, Call, Desk, Ticket};
+use super::line_out::WriteNow;
 use crate::server::dispatch::Caller;
 use crate::server::exchange::{Exchange, Lifecycle, cancelled_request, response};
 use crate::server::outgoing::Outgoing;
@@ -86,6 +88,11 @@ pub(crate) async fn serve_messages(
         session_id: wire.session_id(),
         exchange,
         outbox,
+        write_now: match wire {
+            Wire::Pipe(write_now) => write_now.filter(|_| answer_inline),
+            #[cfg(feature = "http-sse")]
+            Wire::HttpSse(_) => None,
+        },
         held: VecDeque::new(),
         answer_inline,
     };
@@ -136,37 +143,39 @@ pub(crate) async fn serve_endpoint(
     server: Server,
     input: impl Stream<Item = Inbound>,
     outbox: mpsc::Sender<Outgoing>,
+    write_now: Option<Arc<dyn WriteNow>>,
     shutdown: impl Future<Output = ()>,
 ) {
     let _session = SessionMeasure::start(Side::Server, None, "pipe");
     let lifecycle = Lifecycle::new(server);
     let exchange = lifecycle.exchange();
-    serve_messages(exchange.clone(), Wire::Pipe, input, outbox, shutdown).await;
+    serve_messages(exchange.clone(), Wire::Pipe(write_now), input, outbox, shutdown).await;
     lifecycle.close();
     exchange.drain().await;
 }
 
 /// What carries a connection's messages.
 pub(crate) enum Wire {
-    /// A pipe: stdio, or the in-process test client.
-    Pipe,
+    /// A pipe: stdio, or the in-process test client; with the way its reader writes answers
+    /// straight out, where it has one ([`super::line_out`]).
+    Pipe(Option<Arc<dyn WriteNow>>),
     /// An HTTP+SSE session, by its id.
     #[cfg(feature = "http-sse")]
     HttpSse(String),
 }
 
 impl Wire {
-    fn session_id(self) -> Option<String> {
+    fn session_id(&self) -> Option<String> {
         match self {
-            Self::Pipe => None,
+            Self::Pipe(_) => None,
             #[cfg(feature = "http-sse")]
-            Self::HttpSse(id) => Some(id),
+            Self::HttpSse(id) => Some(id.clone()),
         }
     }
 
     fn network_transport(&self) -> &'static str {
         match self {
-            Self::Pipe => "pipe",
+            Self::Pipe(_) => "pipe",
             #[cfg(feature = "http-sse")]
             Self::HttpSse(_) => "tcp",
         }
@@ -186,12 +195,37 @@ struct Connection {
     held: VecDeque<Call>,
     /// Whether a request is polled first on the connection's own task (a one-thread runtime).
     answer_inline: bool,
+    /// Where the reader writes its messages straight out (stdio, on a one-thread runtime).
+    write_now: Option<Arc<dyn WriteNow>>,
 }
 
 impl Connection {
     async fn send(&self, message: impl Into<Outgoing>) {
-        if self.outbox.send(message.into()).await.is_err() {
+        let message = message.into();
+        if let Some(write_now) = self.write_now() {
+            return write_now.append(&message);
+        }
+        if self.outbox.send(message).await.is_err() {
             tracing::debug!("the writer has stopped");
+        }
+    }
+
+    /// Where the reader writes a message straight out, when it can: with nothing waiting in the
+    /// outbox to go before it (a request's notifications go there, and its answer after them).
+    /// On a one-thread runtime only, where the writer task does not run while the reader does.
+    fn write_now(&self) -> Option<&dyn WriteNow> {
+        self.write_now.as_deref().filter(|_| self.outbox.capacity() == self.outbox.max_capacity())
+    }
+
+    /// Sends the answer of a request answered in the reader's poll: straight out, or into the
+    /// outbox; when the outbox is full, from a task of its own, so that the reader reads on.
+    fn answer(&self, message: Outgoing) {
+        if let Some(write_now) = self.write_now() {
+            return write_now.append(&message);
+        }
+        if let Err(mpsc::error::TrySendError::Full(message)) = self.outbox.try_send(message) {
+            let outbox = self.outbox.clone();
+            self.exchange.spawn(async move { outbox.send(message).await.ok() });
         }
     }
 
@@ -298,21 +332,25 @@ impl Connection {
             Ok(ticket) => ticket,
             Err(refused) => return self.refuse(refused).await,
         };
-        let outbox = self.outbox.clone();
         // Boxed, for the reason `Admission::start` gives.
-        let task = Box::pin(async move {
+        let mut run = Box::pin(admission.run(job));
+        // On a one-thread runtime the request would run on this thread anyway: one that waits
+        // on nothing is answered here, without a task of its own.
+        if self.answer_inline
+            && let Some(outcome) = FutureExt::now_or_never(&mut run)
+        {
             // STDIO-08 / CANCEL-05: a cancelled request gets no response.
-            if let Some(outcome) = admission.run(job).await {
+            if let Some(outcome) = outcome {
+                self.answer(response(id, outcome));
+            }
+            return;
+        }
+        let outbox = self.outbox.clone();
+        self.exchange.spawn(async move {
+            if let Some(outcome) = run.await {
                 let _ = outbox.send(response(id, outcome)).await;
             }
         });
-        // On a one-thread runtime the request would run on this thread anyway: one that waits
-        // on nothing is answered here, without a task of its own.
-        if self.answer_inline {
-            drop(self.exchange.finish_or_spawn(task));
-        } else {
-            self.exchange.spawn(task);
-        }
     }
 
     /// Forwards server changes to a legacy session (2026-07-28 clients hear of them only on

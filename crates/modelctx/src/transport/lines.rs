@@ -4,10 +4,11 @@
 //! `-32700`, and the stream goes on.
 
 use std::future::Future;
+use std::sync::Arc;
 
 use futures::StreamExt;
 use modelctx_protocol::jsonrpc::{ErrorObject, ParseFailure, ParseLimits, parse_message_with};
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufWriter};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::mpsc;
 #[cfg(feature = "testing")]
 use tokio_util::bytes::BytesMut;
@@ -18,6 +19,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::connection::{Inbound, Incoming, serve_endpoint};
 use super::framing::{Line, Lines};
+use super::line_out::{LineOut, WriteNow, WritingWhenIdle};
 use crate::server::Server;
 use crate::server::outgoing::Outgoing;
 
@@ -41,8 +43,9 @@ where
     // The server the lines are read for: it reads its common calls typed.
     let read_for = server.clone();
     let (outbox, inbox) = mpsc::channel(OUTBOX);
+    let out = Arc::new(LineOut::new(writer, server.options().limits.max_unwritten_bytes.max(1)));
     let served = CancellationToken::new();
-    let writer_task = tokio::spawn(write_messages(writer, inbox, served.clone()));
+    let writer_task = tokio::spawn(write_messages(out.clone(), inbox, served.clone()));
     let input = FramedRead::new(reader, Lines::new(limits))
         .take_while(|line| {
             if let Err(e) = line {
@@ -51,7 +54,8 @@ where
             std::future::ready(line.is_ok())
         })
         .filter_map(|line| std::future::ready(line.ok().and_then(|line| inbound(line, &limits, &read_for))));
-    serve_endpoint(server, input, outbox, shutdown).await;
+    let input = WritingWhenIdle::new(input, out.clone());
+    serve_endpoint(server, input, outbox, Some(out), shutdown).await;
     // Every request has its answer queued: the writer writes what is queued and ends, without
     // waiting for the work of tasks, which no client can reach once the connection is over.
     served.cancel();
@@ -96,16 +100,15 @@ fn inbound(line: Line, limits: &ParseLimits, server: &Server) -> Option<Inbound>
     }
 }
 
-/// Writes the messages of `inbox` until it ends, or until `served` is tripped and nothing is
-/// left in it.
-async fn write_messages<W: AsyncWrite + Unpin>(
-    writer: W,
+/// Writes the messages of `inbox` (those of requests running in tasks of their own) into `out`
+/// until it ends, or until `served` is tripped and nothing is left in it; writes `out`'s
+/// buffer when the reader hands it over (the pipe was full); returns once all is written, or
+/// with why writing failed.
+async fn write_messages<W: AsyncWrite + Unpin + Send>(
+    out: Arc<LineOut<W>>,
     mut inbox: mpsc::Receiver<Outgoing>,
     served: CancellationToken,
 ) -> std::io::Result<()> {
-    let mut writer = BufWriter::new(writer);
-    // One buffer for every line: a message is serialised into it once, newline included.
-    let mut line = Vec::with_capacity(1024);
     // Made once: a new one each time would join, then leave, the token's waiters per message.
     let served = served.cancelled_owned();
     tokio::pin!(served);
@@ -113,16 +116,18 @@ async fn write_messages<W: AsyncWrite + Unpin>(
         let message = tokio::select! {
             biased;
             message = inbox.recv() => message,
+            () = out.taken_over() => {
+                out.write_all_pending().await;
+                continue;
+            }
             () = &mut served => None,
         };
         let Some(message) = message else { break };
-        line.clear();
-        message.write_json(&mut line);
-        line.push(b'\n');
-        writer.write_all(&line).await?;
+        out.append(&message);
         if inbox.is_empty() {
-            writer.flush().await?;
+            out.write_all_pending().await;
         }
     }
-    writer.flush().await
+    out.write_all_pending().await;
+    out.failure()
 }

@@ -43,6 +43,8 @@ pub mod http;
 #[cfg(feature = "http-sse")]
 pub mod http_sse;
 #[cfg(feature = "server")]
+mod line_out;
+#[cfg(feature = "server")]
 pub(crate) mod lines;
 #[cfg(feature = "server")]
 pub mod stdio;
