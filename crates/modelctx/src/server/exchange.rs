@@ -23,7 +23,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use modelctx_protocol::jsonrpc::{ErrorCode, ErrorObject, Message, RequestId};
 use modelctx_protocol::{JsonObject, Method};
 use serde::Deserialize;
-use tokio::sync::{Notify, Semaphore, SemaphorePermit};
+use tokio::sync::{Notify, Semaphore, SemaphorePermit, TryAcquireError};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -450,10 +450,20 @@ impl Turns {
     /// Waits for the request's turns; they are given back when the result is dropped.
     pub(crate) async fn take(&self) -> (Option<SemaphorePermit<'_>>, Option<SemaphorePermit<'_>>) {
         let share = match &self.share {
-            Some(share) => share.acquire().await.ok(),
+            Some(share) => turn(share).await,
             None => None,
         };
-        (share, self.endpoint.acquire().await.ok())
+        (share, turn(&self.endpoint).await)
+    }
+}
+
+/// A turn of `turns`: taken at once when one is free (a free turn is never one a waiting
+/// request is owed: a turn given back goes to the first waiting), else waited for in line.
+async fn turn(turns: &Semaphore) -> Option<SemaphorePermit<'_>> {
+    match turns.try_acquire() {
+        Ok(permit) => Some(permit),
+        Err(TryAcquireError::NoPermits) => turns.acquire().await.ok(),
+        Err(TryAcquireError::Closed) => None,
     }
 }
 

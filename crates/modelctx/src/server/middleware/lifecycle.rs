@@ -15,6 +15,7 @@
 
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use futures::FutureExt as _;
@@ -42,9 +43,21 @@ pub(crate) async fn catching_panic(method: &Method, work: impl Future<Output = A
 /// the handler started and answers `-32603`.
 pub(crate) async fn within_deadline(ctx: &RequestContext, work: impl Future<Output = Answered>) -> Answered {
     let Some((deadline, limit)) = ctx.deadline() else { return work.await };
-    match tokio::time::timeout_at(deadline, work).await {
-        Ok(answered) => answered,
-        Err(_) => {
+    let mut work = std::pin::pin!(work);
+    // The timer is made only once the work waits: most requests are answered in their first
+    // poll, and a timer costs its making, its registration and its removal.
+    let mut timer: Option<Pin<Box<tokio::time::Sleep>>> = None;
+    let answered = std::future::poll_fn(|cx| {
+        if let Poll::Ready(answered) = work.as_mut().poll(cx) {
+            return Poll::Ready(Some(answered));
+        }
+        let timer = timer.get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline)));
+        timer.as_mut().poll(cx).map(|()| None)
+    })
+    .await;
+    match answered {
+        Some(answered) => answered,
+        None => {
             // Work the handler started watches its token; the request is answered all the same.
             ctx.expire();
             Err(ErrorObject::internal(format!(
