@@ -3,6 +3,7 @@
 
 mod error;
 mod id;
+mod laid_out;
 mod message;
 mod parse;
 mod tool_call;

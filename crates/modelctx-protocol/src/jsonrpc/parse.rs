@@ -124,7 +124,7 @@ pub(super) fn checked_text<'a>(bytes: &'a [u8], limits: &ParseLimits) -> Result<
 /// Returns the byte offset where nesting first exceeds `max_depth`, scanning once. Most of a
 /// message's bytes are inside strings, where only `"` and `\` matter: those stretches are
 /// skipped with `memchr` rather than looked at byte by byte.
-fn exceeds_depth(bytes: &[u8], max_depth: usize) -> Option<usize> {
+pub(super) fn exceeds_depth(bytes: &[u8], max_depth: usize) -> Option<usize> {
     // Each level of nesting opens with a bracket: a message with no more brackets than the
     // limit (inside strings or not) is within it. A short message's are counted in a loop the
     // compiler turns into vector compares (`memchr` costs some 60 instructions a bracket); a

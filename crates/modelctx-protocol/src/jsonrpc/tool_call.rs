@@ -7,8 +7,10 @@
 //! member, a duplicate, a value of another type, input [`parse_message_with`] refuses) is
 //! not read here, and [`parse_message_with`] reads and judges it as it does every message.
 //! `_meta` is read through a [`MetaMemo`]: a client's calls repeat it, and it is read once;
-//! where the message's only `"_meta"` key holds the text the memo keeps, the rest is read
-//! without it (the text spliced out for a `0`), not even skipped over.
+//! where the message's only `"_meta"` key holds the text the memo keeps, a call laid out as
+//! clients write it (no whitespace between members) is read by its layout, only its values
+//! parsed (`super::laid_out`), and any other the full way with the text spliced out for a `0`,
+//! not even skipped over.
 
 use std::ops::Range;
 use std::sync::LazyLock;
@@ -18,6 +20,7 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer};
 use serde_json::value::RawValue;
 
+use super::laid_out::read_laid_out;
 use super::parse::checked_text;
 use super::{JSONRPC_VERSION, ParseLimits, RequestId};
 use crate::JsonObject;
@@ -52,8 +55,14 @@ pub fn read_tool_call(bytes: &[u8], limits: &ParseLimits, memo: &MetaMemo) -> Op
     // keeps, it is the params' own if the message is of the common shape.
     let mut keys = META.find_iter(bytes);
     let first = keys.next()?;
-    CALL.find(bytes)?;
     let kept = keys.next().is_none().then(|| memo.find_at(bytes, first + META_KEY.len())).flatten();
+    // As clients lay a call out, only its values are parsed.
+    if let Some((kept, meta)) = &kept
+        && let Some(call) = read_laid_out(bytes, limits, kept.clone(), meta)
+    {
+        return Some(call);
+    }
+    CALL.find(bytes)?;
     // A legacy message has no version key, and is sent on after one more scan.
     if kept.is_none() {
         version_key(bytes)?;
