@@ -184,9 +184,13 @@ impl<S: Stream + Unpin, W: AsyncWrite + Unpin + Send> Stream for WritingWhenIdle
             self.out.write_now();
             self.since_written = 0;
         }
+        // Full: what the pipe takes now makes room; the rest is the writer task's, which wakes
+        // the reader once it is written.
         if self.out.poll_room(cx).is_pending() {
             self.out.write_now();
-            return Poll::Pending;
+            if self.out.poll_room(cx).is_pending() {
+                return Poll::Pending;
+            }
         }
         match Pin::new(&mut self.input).poll_next(cx) {
             Poll::Ready(item) => {
@@ -220,6 +224,23 @@ mod tests {
     fn line(n: usize) -> Outgoing {
         let params = json!({"n": n, "filler": "x".repeat(100_000)});
         Outgoing::from(Notification { method: Method::Progress, params: params.as_object().cloned() })
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_reader_that_fills_the_buffer_reads_on_once_its_own_write_empties_it() {
+        // Every message fills a buffer of one byte; a pipe that takes everything empties it.
+        let out = Arc::new(LineOut::new(tokio::io::sink(), 1));
+        let mut input = WritingWhenIdle::new(futures::stream::iter(0..10), out.clone());
+        let reader = async {
+            let mut read = 0;
+            while let Some(n) = input.next().await {
+                out.append(&line(n));
+                read += 1;
+            }
+            read
+        };
+        let read = tokio::time::timeout(Duration::from_secs(5), reader).await.expect("the reader reads on");
+        assert_eq!(read, 10);
     }
 
     #[tokio::test(flavor = "current_thread")]
