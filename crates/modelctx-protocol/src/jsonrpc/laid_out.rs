@@ -17,8 +17,9 @@ use std::ops::Range;
 use serde::Deserialize;
 
 use super::parse::exceeds_depth;
-use super::{ParseLimits, RequestId, ToolCall};
+use super::{JSONRPC_VERSION, ParseLimits, RequestId, ToolCall};
 use crate::JsonObject;
+use crate::Method;
 use crate::era::RequestMeta;
 
 /// Reads `bytes` as a call laid out as the module's doc says, whose `_meta` is the kept text
@@ -29,17 +30,20 @@ pub(super) fn read_laid_out(
     kept: Range<usize>,
     meta: &RequestMeta,
 ) -> Option<ToolCall> {
+    if bytes.len() > limits.max_message_bytes {
+        return None;
+    }
     let mut at = Cursor { bytes, at: 0 };
     let (mut versioned, mut id, mut method, mut params) = (false, None, false, None);
     at.literal(b"{").then_some(())?;
     loop {
-        if at.literal(br#""jsonrpc":"2.0""#) && !versioned {
+        if at.member_is(br#""jsonrpc":"#, JSONRPC_VERSION) && !versioned {
             versioned = true;
         } else if at.literal(br#""id":"#) {
             if id.replace(at.value::<RequestId>()?).is_some() {
                 return None;
             }
-        } else if at.literal(br#""method":"tools/call""#) && !method {
+        } else if at.member_is(br#""method":"#, Method::CallTool.as_str()) && !method {
             method = true;
         } else if at.literal(br#""params":"#) {
             if params.replace(read_params(&mut at, limits, &kept)?).is_some() {
@@ -56,12 +60,7 @@ pub(super) fn read_laid_out(
     let (name, arguments) = params?;
     // After the message, JSON's whitespace only.
     let ends = bytes[at.at..].iter().all(|byte| matches!(byte, b' ' | b'\t' | b'\n' | b'\r'));
-    (versioned && method && ends && bytes.len() <= limits.max_message_bytes).then_some(ToolCall {
-        id: id?,
-        name,
-        arguments,
-        meta: meta.clone(),
-    })
+    (versioned && method && ends).then_some(ToolCall { id: id?, name, arguments, meta: meta.clone() })
 }
 
 /// The params object that comes next: its name and arguments, when its `_meta` is the kept
@@ -82,7 +81,7 @@ fn read_params(
             let start = at.at;
             let object = at.value::<JsonObject>()?;
             // Two levels in: the envelope's object and the params'.
-            let max_depth = limits.max_depth.min(ParseLimits::MAX_DEPTH_CEILING).checked_sub(2)?;
+            let max_depth = limits.depth_bound().checked_sub(2)?;
             if exceeds_depth(&at.bytes[start..at.at], max_depth).is_some()
                 || arguments.replace(object).is_some()
             {
@@ -114,6 +113,21 @@ impl<'a> Cursor<'a> {
         let found = self.bytes[self.at..].starts_with(text);
         if found {
             self.at += text.len();
+        }
+        found
+    }
+
+    /// Steps over a member named by `key` (its quotes and colon included) whose value is the
+    /// string `text`, written without escapes, if it comes next.
+    fn member_is(&mut self, key: &[u8], text: &str) -> bool {
+        let rest = &self.bytes[self.at..];
+        let found = rest
+            .strip_prefix(key)
+            .and_then(|value| value.strip_prefix(b"\""))
+            .and_then(|value| value.strip_prefix(text.as_bytes()))
+            .is_some_and(|value| value.starts_with(b"\""));
+        if found {
+            self.at += key.len() + text.len() + 2;
         }
         found
     }

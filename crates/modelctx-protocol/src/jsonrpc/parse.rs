@@ -39,6 +39,11 @@ pub struct ParseLimits {
 impl ParseLimits {
     /// The deepest nesting the JSON parser itself can handle without recursing too far.
     pub const MAX_DEPTH_CEILING: usize = 127;
+
+    /// The nesting a message may have: `max_depth`, at most the ceiling.
+    pub(crate) fn depth_bound(&self) -> usize {
+        self.max_depth.min(Self::MAX_DEPTH_CEILING)
+    }
 }
 
 impl Default for ParseLimits {
@@ -109,7 +114,7 @@ pub(super) fn checked_text<'a>(bytes: &'a [u8], limits: &ParseLimits) -> Result<
             ErrorObject::parse_error(format!("invalid UTF-8 at byte {}", e.valid_up_to())),
         )
     })?;
-    let max_depth = limits.max_depth.min(ParseLimits::MAX_DEPTH_CEILING);
+    let max_depth = limits.depth_bound();
     if let Some(offset) = exceeds_depth(text.as_bytes(), max_depth) {
         return Err(ParseFailure::new(
             None,

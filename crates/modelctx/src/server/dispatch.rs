@@ -207,9 +207,6 @@ impl Server {
     /// rounds, and this round's `inputResponses`.
     fn open_round(&self, request: &Request, principal: Option<&Principal>) -> Result<RoundSlot, ErrorObject> {
         let params = request.params.as_ref();
-        if params.is_none_or(|p| !p.contains_key("requestState") && !p.contains_key("inputResponses")) {
-            return Ok(RoundSlot::default());
-        }
         let mut answers = match params.and_then(|p| p.get("requestState")) {
             None => JsonObject::new(),
             Some(Value::String(state)) => {
@@ -229,7 +226,12 @@ impl Server {
             }
         }
         let redeemed = params.and_then(|p| p.get("requestState")).and_then(Value::as_str).map(str::to_owned);
-        Ok(RoundSlot::opened_with(Round::new(answers, redeemed)))
+        // A request that brought nothing has its round opened only if its handler asks.
+        Ok(if answers.is_empty() && redeemed.is_none() {
+            RoundSlot::default()
+        } else {
+            RoundSlot::opened_with(Round::new(answers, redeemed))
+        })
     }
 
     /// Runs `operation`; for a modern request, stops it when it asks the client something not

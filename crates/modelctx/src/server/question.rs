@@ -109,10 +109,10 @@ async fn ask_in_task<T: DeserializeOwned>(
 impl Question<'_> {
     fn capability(&self, needed: Need) -> Result<(), InputError> {
         let outcome = check(self.ctx.client_capabilities(), needed);
-        if let (Err(InputError::MissingCapability(required)), InputChannel::Modern(round)) =
+        if let (Err(InputError::MissingCapability(required)), InputChannel::Modern(slot)) =
             (&outcome, self.ctx.input())
         {
-            round.round().fail(ErrorObject::missing_client_capability(required.clone()));
+            slot.round().fail(ErrorObject::missing_client_capability(required.clone()));
         }
         outcome
     }
@@ -136,10 +136,9 @@ impl Question<'_> {
         }
         match self.ctx.input() {
             InputChannel::None => Err(InputError::NotAllowed),
-            InputChannel::Modern(round) => {
+            InputChannel::Modern(slot) => {
                 self.capability(need)?;
-                round
-                    .round()
+                slot.round()
                     .ask("elicit", self.key, InputRequest::Elicit(MethodCall::new(request.into())))
                     .await
             }
@@ -182,10 +181,9 @@ impl Question<'_> {
         }
         match self.ctx.input() {
             InputChannel::None => Err(InputError::NotAllowed),
-            InputChannel::Modern(round) => {
+            InputChannel::Modern(slot) => {
                 self.capability(need)?;
-                round
-                    .round()
+                slot.round()
                     .ask("sample", self.key, InputRequest::CreateMessage(MethodCall::new(params)))
                     .await
             }
@@ -214,9 +212,9 @@ impl Question<'_> {
         }
         let result: ListRootsResult = match self.ctx.input() {
             InputChannel::None => return Err(InputError::NotAllowed),
-            InputChannel::Modern(round) => {
+            InputChannel::Modern(slot) => {
                 self.capability(Need::Roots)?;
-                round.round().ask("roots", self.key, InputRequest::ListRoots(MethodCall::new(None))).await?
+                slot.round().ask("roots", self.key, InputRequest::ListRoots(MethodCall::new(None))).await?
             }
             InputChannel::Legacy(peer) => {
                 self.capability(Need::Roots)?;

@@ -53,14 +53,15 @@ pub(crate) enum Incoming {
     ToolCall(Box<ToolCall>),
 }
 
-/// Messages the reader handles before it lets the writer (and the requests' tasks) run. A
+/// Messages the reader handles before it writes the answers it holds (`super::line_out`) and
+/// lets the writer and the requests' tasks run. A
 /// reader that handled a whole read's worth of requests before yielding would write their
 /// answers only at the end, and its client would wait, idle, for all of them; every few, the
 /// client gets answers to work on while the server reads on. Each turn of the writer costs a
 /// `write` and a poll of the runtime's events, so not too few: measured over stdio at 32 in
 /// flight (bench/analysis.md), every 16 takes 10 % less CPU per call than every 4, at a higher
 /// rate, and both are well ahead of yielding only when the input waits.
-const YIELD_EVERY: usize = 16;
+pub(crate) const YIELD_EVERY: usize = 16;
 
 /// Serves the messages of `input` on `exchange`, writing to `outbox`, until the input ends or
 /// `shutdown` completes. `session_id` names the connection where the transport gives it one

@@ -3,7 +3,7 @@
 //!
 //! On a one-thread runtime the connection's reader answers most requests in their first poll.
 //! Their answers go into the buffer here, and when the reader has read all there is (or every
-//! [`FLUSH_EVERY`] messages) it writes the buffer itself, without a channel or another task's
+//! [`YIELD_EVERY`] messages, as it yields) it writes the buffer itself, without a channel or another task's
 //! turn between the answer and the pipe. The writer task writes what the requests running in
 //! tasks of their own send (through the connection's outbox), and takes over the buffer when
 //! the pipe is full: it alone waits for the pipe to take more, so that one waker is registered
@@ -20,11 +20,8 @@ use futures::task::AtomicWaker;
 use tokio::io::AsyncWrite;
 use tokio::sync::Notify;
 
+use super::connection::YIELD_EVERY;
 use crate::server::outgoing::Outgoing;
-
-/// Messages the reader hands over between two writes of its own, when the input does not
-/// wait: the client gets answers to work on while the server reads on.
-pub(crate) const FLUSH_EVERY: usize = 16;
 
 /// What a connection's reader writes straight into: the answers it has in hand.
 pub(crate) trait WriteNow: Send + Sync {
@@ -163,7 +160,7 @@ impl<W: AsyncWrite + Unpin + Send> WriteNow for LineOut<W> {
 }
 
 /// The connection's input, which writes the answers waiting in `out` before it waits, and every
-/// [`FLUSH_EVERY`] messages; it reads nothing while `out` holds all it may.
+/// [`YIELD_EVERY`] messages; it reads nothing while `out` holds all it may.
 pub(crate) struct WritingWhenIdle<S, W> {
     input: S,
     out: std::sync::Arc<LineOut<W>>,
@@ -180,7 +177,7 @@ impl<S: Stream + Unpin, W: AsyncWrite + Unpin + Send> Stream for WritingWhenIdle
     type Item = S::Item;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<S::Item>> {
-        if self.since_written >= FLUSH_EVERY {
+        if self.since_written >= YIELD_EVERY {
             self.out.write_now();
             self.since_written = 0;
         }
