@@ -1,6 +1,6 @@
 //! What a server takes of a 2026-07-28 request's `_meta` (`RequestMetaObject`), read in one
 //! pass: from the params' JSON once the router has checked them, or straight from the bytes
-//! by [`crate::jsonrpc::read_tool_call`] — through a [`MetaMemo`], which reads a `_meta` its
+//! by [`crate::jsonrpc::read_typed`] — through a [`MetaMemo`], which reads a `_meta` its
 //! client sends again only once.
 
 use std::fmt;

@@ -1,7 +1,7 @@
 //! A `tools/call` read by its layout: its members and its params' in any order, with no
-//! whitespace between them, and the `_meta` text the memo keeps. This is how clients write a
-//! call (a serialiser writes no whitespace), and a call a client repeats differs from the last
-//! in its values only.
+//! whitespace between them, and either the `_meta` text the memo keeps (2026-07-28) or no
+//! `_meta` at all (2025-11-25). This is how clients write a call (a serialiser writes no
+//! whitespace), and a call a client repeats differs from the last in its values only.
 //!
 //! The fixed text is compared, not parsed, and only the values are parsed, by serde_json, as
 //! the typed read parses them: the id, the name and the arguments. What the full read would
@@ -17,19 +17,25 @@ use std::ops::Range;
 use serde::Deserialize;
 
 use super::parse::exceeds_depth;
-use super::{JSONRPC_VERSION, ParseLimits, RequestId, ToolCall};
+use super::{JSONRPC_VERSION, ParseLimits, RequestId};
 use crate::JsonObject;
 use crate::Method;
-use crate::era::RequestMeta;
 
-/// Reads `bytes` as a call laid out as the module's doc says, whose `_meta` is the kept text
-/// at `kept`, saying `meta`; `None` for any other layout.
+/// The values of a call read by its layout.
+#[derive(Debug, PartialEq)]
+pub(super) struct LaidOut {
+    pub(super) id: RequestId,
+    pub(super) name: String,
+    pub(super) arguments: Option<JsonObject>,
+}
+
+/// Reads `bytes` as a call laid out as the module's doc says, whose params' `_meta` is the
+/// kept text at `kept`, or who has none when `kept` is `None`; `None` for any other layout.
 pub(super) fn read_laid_out(
     bytes: &[u8],
     limits: &ParseLimits,
-    kept: Range<usize>,
-    meta: &RequestMeta,
-) -> Option<ToolCall> {
+    kept: Option<Range<usize>>,
+) -> Option<LaidOut> {
     if bytes.len() > limits.max_message_bytes {
         return None;
     }
@@ -46,7 +52,7 @@ pub(super) fn read_laid_out(
         } else if at.member_is(br#""method":"#, Method::CallTool.as_str()) && !method {
             method = true;
         } else if at.literal(br#""params":"#) {
-            if params.replace(read_params(&mut at, limits, &kept)?).is_some() {
+            if params.replace(read_params(&mut at, limits, kept.as_ref())?).is_some() {
                 return None;
             }
         } else {
@@ -60,15 +66,15 @@ pub(super) fn read_laid_out(
     let (name, arguments) = params?;
     // After the message, JSON's whitespace only.
     let ends = bytes[at.at..].iter().all(|byte| matches!(byte, b' ' | b'\t' | b'\n' | b'\r'));
-    (versioned && method && ends).then_some(ToolCall { id: id?, name, arguments, meta: meta.clone() })
+    (versioned && method && ends).then_some(LaidOut { id: id?, name, arguments })
 }
 
 /// The params object that comes next: its name and arguments, when its `_meta` is the kept
-/// text at `kept`.
+/// text at `kept`, or when it has none and `kept` is `None`.
 fn read_params(
     at: &mut Cursor<'_>,
     limits: &ParseLimits,
-    kept: &Range<usize>,
+    kept: Option<&Range<usize>>,
 ) -> Option<(String, Option<JsonObject>)> {
     let (mut name, mut arguments, mut has_meta) = (None, None, false);
     at.literal(b"{").then_some(())?;
@@ -87,7 +93,11 @@ fn read_params(
             {
                 return None;
             }
-        } else if at.literal(br#""_meta":"#) && !has_meta && at.at == kept.start {
+        } else if let Some(kept) = kept
+            && at.literal(br#""_meta":"#)
+            && !has_meta
+            && at.at == kept.start
+        {
             at.at = kept.end;
             has_meta = true;
         } else {
@@ -98,7 +108,7 @@ fn read_params(
         }
     }
     at.literal(b"}").then_some(())?;
-    Some((name?, arguments)).filter(|_| has_meta)
+    Some((name?, arguments)).filter(|_| has_meta == kept.is_some())
 }
 
 /// A position in the bytes being read.
@@ -144,41 +154,41 @@ impl<'a> Cursor<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::era::MetaMemo;
     use crate::jsonrpc::{Message, parse_message, parse_message_with};
 
     const META: &str = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}"#;
 
-    /// [`read_laid_out`] of `message`, whose first `META` is the kept text.
-    fn laid_out(message: &str, limits: &ParseLimits) -> Option<ToolCall> {
-        let meta = MetaMemo::default().read(META).expect("a _meta");
-        let at = message.find(META).expect("the kept text");
-        read_laid_out(message.as_bytes(), limits, at..at + META.len(), &meta)
+    /// [`read_laid_out`] of `message`, whose first `META`, if any, is the kept text.
+    fn laid_out(message: &str, limits: &ParseLimits) -> Option<LaidOut> {
+        let kept = message.find(META).map(|at| at..at + META.len());
+        read_laid_out(message.as_bytes(), limits, kept)
     }
 
     /// What the strict reader makes of `message`, as a call.
-    fn strict(message: &str) -> ToolCall {
+    fn strict(message: &str) -> LaidOut {
         let Ok(Message::Request(request)) = parse_message(message.as_bytes()) else { panic!("{message}") };
         let params = request.params.expect("params");
-        ToolCall {
+        LaidOut {
             id: request.id,
             name: params["name"].as_str().expect("a name").to_owned(),
             arguments: params
                 .get("arguments")
                 .map(|arguments| arguments.as_object().expect("an object").clone()),
-            meta: RequestMeta::from_json(&params["_meta"]).expect("a _meta"),
         }
     }
 
     #[test]
     fn reads_a_call_as_clients_lay_it_out_as_the_strict_reader_does() {
+        let arguments = r#""arguments":{"message":"hi \"x\" é","n":[1,2.5,{"a":null}],"_meta":{}}"#;
         let params = [
-            format!(
-                r#""name":"echo","arguments":{{"message":"hi \"x\" é","n":[1,2.5,{{"a":null}}]}},"_meta":{META}"#
-            ),
+            format!(r#""name":"echo",{arguments},"_meta":{META}"#),
             format!(r#""_meta":{META},"arguments":{{"message":"hi"}},"name":"echo""#),
             format!(r#""arguments":{{}},"_meta":{META},"name":"e\u0063ho""#),
             format!(r#""name":"echo","_meta":{META}"#),
+            // 2025-11-25's, with no `_meta`
+            format!(r#""name":"echo",{arguments}"#),
+            format!(r#"{arguments},"name":"e\u0063ho""#),
+            r#""name":"echo""#.to_owned(),
         ];
         for id in ["7", r#""request-1""#] {
             for params in &params {
@@ -244,17 +254,26 @@ mod tests {
             // something after it that is not JSON's whitespace
             call(&format!(r#""name":"e","_meta":{META}"#)) + "{}",
             call(&format!(r#""name":"e","_meta":{META}"#)) + "\x0c",
+            // with no kept `_meta`: another `_meta`, a task, a duplicate, no params
+            call(r#""name":"e","_meta":{"progressToken":1}"#),
+            call(r#""name":"e","task":{}"#),
+            call(r#""name":"e","arguments":{},"arguments":{}"#),
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#.to_owned(),
         ];
         for message in others {
             assert_eq!(laid_out(&message, &ParseLimits::default()), None, "{message}");
         }
         // Five levels in all: the arguments' three, two levels in.
-        let deep = call(&format!(r#""name":"e","arguments":{{"a":[[]]}},"_meta":{META}"#));
-        assert!(laid_out(&deep, &ParseLimits { max_depth: 5, ..ParseLimits::default() }).is_some());
-        assert_eq!(laid_out(&deep, &ParseLimits { max_depth: 4, ..ParseLimits::default() }), None);
-        let within = |max_depth| {
-            parse_message_with(deep.as_bytes(), &ParseLimits { max_depth, ..ParseLimits::default() })
-        };
-        assert!(within(5).is_ok() && within(4).is_err(), "the strict reader draws the line there too");
+        for deep in [
+            call(&format!(r#""name":"e","arguments":{{"a":[[]]}},"_meta":{META}"#)),
+            call(r#""name":"e","arguments":{"a":[[]]}"#),
+        ] {
+            assert!(laid_out(&deep, &ParseLimits { max_depth: 5, ..ParseLimits::default() }).is_some());
+            assert_eq!(laid_out(&deep, &ParseLimits { max_depth: 4, ..ParseLimits::default() }), None);
+            let within = |max_depth| {
+                parse_message_with(deep.as_bytes(), &ParseLimits { max_depth, ..ParseLimits::default() })
+            };
+            assert!(within(5).is_ok() && within(4).is_err(), "the strict reader draws the line there too");
+        }
     }
 }

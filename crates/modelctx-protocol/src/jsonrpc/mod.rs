@@ -16,7 +16,7 @@ pub use message::{
     Response,
 };
 pub use parse::{ParseFailure, ParseLimits, parse_message, parse_message_with};
-pub use tool_call::{ToolCall, read_tool_call};
+pub use tool_call::{ToolCall, TypedRead, read_typed};
 pub use typed::{
     AnyMethodRequest, JsonRpcErrorResponse, JsonRpcNotification, JsonRpcRequest, JsonRpcResultResponse,
     JsonRpcVersion, MethodAndParams, MethodCall, MethodName, MethodTag, NotificationMethod, Params,

@@ -1,5 +1,8 @@
-//! The common 2026-07-28 `tools/call`, read from its bytes in one typed pass: no JSON tree
-//! for its envelope, params or `_meta`, only for the tool's arguments.
+//! The common `tools/call`, read from its bytes in one typed pass: no JSON tree for its
+//! envelope, params or `_meta`, only for the tool's arguments.
+//!
+//! A 2025-11-25 call with no `_meta`, laid out as clients write it, is read by its layout
+//! (`super::laid_out`) into the [`Request`] the strict reader would make of it.
 //!
 //! Only a request of the common shape is read so — the envelope's four members, params with
 //! `name`, `arguments` (an object, when present) and a `_meta` of the keys
@@ -20,11 +23,11 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer};
 use serde_json::value::RawValue;
 
-use super::laid_out::read_laid_out;
+use super::laid_out::{LaidOut, read_laid_out};
 use super::parse::checked_text;
-use super::{JSONRPC_VERSION, ParseLimits, RequestId};
-use crate::JsonObject;
+use super::{JSONRPC_VERSION, ParseLimits, Request, RequestId};
 use crate::era::{MetaMemo, RequestMeta, version_key};
+use crate::{JsonObject, Method};
 
 #[cfg(doc)]
 use super::parse_message_with;
@@ -42,25 +45,44 @@ pub struct ToolCall {
     pub meta: RequestMeta,
 }
 
-/// Reads `bytes` as a `tools/call` of the common shape (the module's doc), within `limits`,
-/// its `_meta` through `memo`; `None` for any other message, which [`parse_message_with`]
-/// reads instead.
-pub fn read_tool_call(bytes: &[u8], limits: &ParseLimits, memo: &MetaMemo) -> Option<ToolCall> {
+/// What [`read_typed`] read.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TypedRead {
+    /// A 2026-07-28 `tools/call` of the common shape.
+    Call(ToolCall),
+    /// A `tools/call` with no `_meta` (2025-11-25's), laid out as clients write it: the
+    /// request [`parse_message_with`] would read.
+    Plain(Request),
+}
+
+/// Reads `bytes` as a `tools/call` of the common shape (the module's doc), within `limits`:
+/// its `_meta` through `memo`, or, with no `memo`, only a call with no `_meta`; `None` for any
+/// other message, which [`parse_message_with`] reads instead.
+pub fn read_typed(bytes: &[u8], limits: &ParseLimits, memo: Option<&MetaMemo>) -> Option<TypedRead> {
     // Cheap looks first: most other messages go to the strict reader after a scan or two.
     static CALL: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(br#""tools/call""#));
     const META_KEY: &[u8] = br#""_meta""#;
     static META: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(META_KEY));
-    // The params' `_meta` is required: a message with no `"_meta"` (most legacy messages) is
-    // sent on after this one scan. Where there is only one, and it holds the text the memo
-    // keeps, it is the params' own if the message is of the common shape.
     let mut keys = META.find_iter(bytes);
-    let first = keys.next()?;
+    let Some(first) = keys.next() else {
+        // No `_meta` at all: a legacy call, read by its layout if laid out as clients write it.
+        let LaidOut { id, name, arguments } = read_laid_out(bytes, limits, None)?;
+        let mut params = JsonObject::new();
+        params.insert("name".to_owned(), name.into());
+        if let Some(arguments) = arguments {
+            params.insert("arguments".to_owned(), arguments.into());
+        }
+        return Some(TypedRead::Plain(Request { id, method: Method::CallTool, params: Some(params) }));
+    };
+    let memo = memo?;
+    // Where there is only one `"_meta"` key, and it holds the text the memo keeps, it is the
+    // params' own if the message is of the common shape.
     let kept = keys.next().is_none().then(|| memo.find_at(bytes, first + META_KEY.len())).flatten();
     // As clients lay a call out, only its values are parsed.
     if let Some((kept, meta)) = &kept
-        && let Some(call) = read_laid_out(bytes, limits, kept.clone(), meta)
+        && let Some(LaidOut { id, name, arguments }) = read_laid_out(bytes, limits, Some(kept.clone()))
     {
-        return Some(call);
+        return Some(TypedRead::Call(ToolCall { id, name, arguments, meta: meta.clone() }));
     }
     CALL.find(bytes)?;
     // A legacy message has no version key, and is sent on after one more scan.
@@ -71,10 +93,10 @@ pub fn read_tool_call(bytes: &[u8], limits: &ParseLimits, memo: &MetaMemo) -> Op
     if let Some((kept, meta)) = kept
         && let Some(call) = read_without(text, kept, meta)
     {
-        return Some(call);
+        return Some(TypedRead::Call(call));
     }
     let (id, Params { name, arguments, meta }) = read_envelope::<&RawValue>(text)?;
-    Some(ToolCall { id, name, arguments, meta: memo.read(meta.get())? })
+    Some(TypedRead::Call(ToolCall { id, name, arguments, meta: memo.read(meta.get())? }))
 }
 
 /// Reads `text` with the `_meta` text at `kept` spliced out for a `0`, as a call whose `_meta`
@@ -190,7 +212,37 @@ mod tests {
     }
 
     fn read_at(bytes: &[u8], limits: &ParseLimits) -> Option<ToolCall> {
-        read_tool_call(bytes, limits, &MetaMemo::default())
+        call_of(read_typed(bytes, limits, Some(&MetaMemo::default())))
+    }
+
+    fn call_of(read: Option<TypedRead>) -> Option<ToolCall> {
+        read.map(|read| match read {
+            TypedRead::Call(call) => call,
+            TypedRead::Plain(request) => panic!("read as a call with no _meta: {request:?}"),
+        })
+    }
+
+    #[test]
+    fn a_call_with_no_meta_is_the_request_the_strict_reader_reads() {
+        let legacy = [
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}"#,
+            r#"{"method":"tools/call","params":{"arguments":{},"name":"echo"},"jsonrpc":"2.0","id":"a"}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo"}}"#,
+        ];
+        for message in legacy {
+            let Ok(Message::Request(strict)) = parse_message(message.as_bytes()) else { panic!("{message}") };
+            for memo in [None, Some(&MetaMemo::default())] {
+                let read = read_typed(message.as_bytes(), &ParseLimits::default(), memo);
+                assert_eq!(read, Some(TypedRead::Plain(strict.clone())), "{message}");
+            }
+        }
+        // Without a memo, no call with a `_meta` is read: a 2026-07-28 call, or one with a
+        // progress token.
+        let modern = call(json!({"name": "echo", "_meta": meta()})).to_string();
+        let with_token = call(json!({"name": "echo", "_meta": {"progressToken": 1}})).to_string();
+        for message in [modern, with_token] {
+            assert_eq!(read_typed(message.as_bytes(), &ParseLimits::default(), None), None, "{message}");
+        }
     }
 
     #[test]
@@ -211,7 +263,8 @@ mod tests {
     #[test]
     fn a_kept_meta_is_spliced_out_only_where_it_is_the_params_own() {
         let memo = MetaMemo::default();
-        let read = |message: &str| read_tool_call(message.as_bytes(), &ParseLimits::default(), &memo);
+        let read =
+            |message: &str| call_of(read_typed(message.as_bytes(), &ParseLimits::default(), Some(&memo)));
         let meta = meta().to_string();
         let plain = format!(
             r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"e","arguments":{{"a":1}},"_meta":{meta}}}}}"#

@@ -23,7 +23,7 @@ use super::completion::completion;
 use super::context::{RequestContext, RequestFacts, Tokens};
 use super::input::{InputChannel, LegacyPeer, Round, RoundEnd, RoundSlot, until_asked};
 use super::pagination::page;
-use super::params::{params_of, parse_params, to_object};
+use super::params::{legacy_call_params, params_of, parse_params, to_object};
 use super::request_state::state_digest;
 use super::resource::{ResourceError, ResourceRequest};
 use super::session::LegacySession;
@@ -398,7 +398,7 @@ impl Server {
                 return self.modern_tool_call(ctx, &params.name, params.arguments, digest).await;
             }
             (Method::CallTool, Era::Legacy) => {
-                let params = params_of::<v2025::CallTool>(params)?;
+                let params = legacy_call_params(params)?;
                 if let Some(created) = self.legacy_call_as_task(&ctx, &params).await? {
                     return Ok(Answer::from(created));
                 }

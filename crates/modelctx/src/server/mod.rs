@@ -147,7 +147,7 @@ struct Inner {
     layers: middleware::Layered,
     /// Whether the lifecycle's own layers wrap them (`middleware::lifecycle`).
     lifecycle_layers: bool,
-    /// The `_meta` of the calls read typed, read once per text (`Server::typed_call`).
+    /// The `_meta` of the calls read typed, read once per text (`Server::read_typed`).
     meta_memo: modelctx_protocol::era::MetaMemo,
     /// Whether some tool, prompt or resource has layers of its own.
     layered_targets: AtomicBool,

@@ -1,11 +1,12 @@
-//! The common 2026-07-28 `tools/call` read typed ([`read_tool_call`]): served without a JSON
-//! tree of its params, envelope or `_meta` when no layer of the server would read them, to the
-//! same method table as every other call.
+//! The common `tools/call` read typed ([`read_typed`]): a 2026-07-28 call served without a
+//! JSON tree of its params, envelope or `_meta` when no layer of the server would read them,
+//! to the same method table as every other call; a 2025-11-25 call with no `_meta` read by
+//! its layout into the request the strict reader would make of it.
 
 use std::sync::atomic::Ordering;
 
 use modelctx_protocol::era::RequestMeta;
-use modelctx_protocol::jsonrpc::{ErrorObject, ParseLimits, RequestId, ToolCall, read_tool_call};
+use modelctx_protocol::jsonrpc::{ErrorObject, ParseLimits, RequestId, TypedRead, read_typed};
 use modelctx_protocol::{Era, JsonObject};
 use serde_json::Value;
 
@@ -18,18 +19,23 @@ use super::request_state::state_digest;
 use super::sink::NotificationSink;
 
 impl Server {
-    /// `bytes` read as a `tools/call` of the common shape, when this server serves one so —
-    /// its lifecycle's layers on and no other layer (its own or a definition's), whose params
-    /// would be JSON — and serves its version; `None` when it is to be read strictly.
-    pub(crate) fn typed_call(&self, bytes: &[u8], limits: &ParseLimits) -> Option<Box<ToolCall>> {
+    /// `bytes` read as a `tools/call` of the common shape: a 2026-07-28 call when this server
+    /// serves one so — its lifecycle's layers on and no other layer (its own or a
+    /// definition's), whose params would be JSON — and serves its version, or a call with no
+    /// `_meta`; `None` when it is to be read strictly.
+    pub(crate) fn read_typed(&self, bytes: &[u8], limits: &ParseLimits) -> Option<TypedRead> {
         let inner = &self.inner;
-        if !inner.lifecycle_layers || inner.layers.is_some() || inner.layered_targets.load(Ordering::Relaxed)
-        {
-            return None;
+        let typed = inner.lifecycle_layers
+            && !inner.layers.is_some()
+            && !inner.layered_targets.load(Ordering::Relaxed);
+        match read_typed(bytes, limits, typed.then_some(&inner.meta_memo))? {
+            TypedRead::Call(call) => {
+                let version = call.meta.protocol_version;
+                (version.era() == Era::Modern && self.versions().supports(version))
+                    .then_some(TypedRead::Call(call))
+            }
+            plain @ TypedRead::Plain(_) => Some(plain),
         }
-        let call = read_tool_call(bytes, limits, &inner.meta_memo)?;
-        let version = call.meta.protocol_version;
-        (version.era() == Era::Modern && self.versions().supports(version)).then(|| Box::new(call))
     }
 
     /// The context of typed call `id` whose `_meta` says `meta`: its round starts with no

@@ -45,7 +45,7 @@ pub(crate) struct Inbound {
     pub(crate) bytes: usize,
 }
 
-/// A message read: as JSON, or a `tools/call` read typed ([`Server::typed_call`]).
+/// A message read: as JSON, or a `tools/call` read typed ([`Server::read_typed`]).
 pub(crate) enum Incoming {
     /// A message as JSON.
     Message(Message),

@@ -57,7 +57,7 @@ pub(crate) enum Action {
 }
 
 /// A request as the transport read it: its params as JSON, or a `tools/call` read typed
-/// from its bytes ([`crate::server::Server::typed_call`]).
+/// from its bytes ([`crate::server::Server::read_typed`]).
 pub(crate) enum Requested {
     /// Params as JSON, for the server's layers and the method table.
     Json(Request),

@@ -7,7 +7,9 @@ use std::future::Future;
 use std::sync::Arc;
 
 use futures::StreamExt;
-use modelctx_protocol::jsonrpc::{ErrorObject, ParseFailure, ParseLimits, parse_message_with};
+use modelctx_protocol::jsonrpc::{
+    ErrorObject, Message, ParseFailure, ParseLimits, TypedRead, parse_message_with,
+};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::mpsc;
 #[cfg(feature = "testing")]
@@ -81,8 +83,9 @@ fn inbound(line: Line, limits: &ParseLimits, server: &Server) -> Option<Inbound>
         Line::Bytes(bytes) if bytes.trim_ascii().is_empty() => None,
         // Bytes, not text: a line that is not UTF-8 is a parse error for that line alone.
         Line::Bytes(bytes) => {
-            let message = match server.typed_call(&bytes, limits) {
-                Some(call) => Ok(Incoming::ToolCall(call)),
+            let message = match server.read_typed(&bytes, limits) {
+                Some(TypedRead::Call(call)) => Ok(Incoming::ToolCall(Box::new(call))),
+                Some(TypedRead::Plain(request)) => Ok(Incoming::Message(Message::Request(request))),
                 None => parse_message_with(&bytes, limits).map(Incoming::Message),
             };
             Some(Inbound { message, bytes: bytes.len() })

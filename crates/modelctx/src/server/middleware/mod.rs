@@ -233,7 +233,7 @@ impl Server {
 
     /// Serves what an admitted request asks: a request with JSON params as [`Server::serve`]
     /// does, a `tools/call` read typed through the lifecycle's layers to the method table (its
-    /// server has no other layer: [`Server::typed_call`]). Boxed: the future is large, and the
+    /// server has no other layer: [`Server::read_typed`]). Boxed: the future is large, and the
     /// request's own (its telemetry, its cancellation) moves it as it starts; a box moves as a
     /// pointer.
     pub(crate) fn serve_job(&self, job: Job) -> BoxFuture<'_, Result<Answer, ErrorObject>> {

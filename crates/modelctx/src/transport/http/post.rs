@@ -9,7 +9,7 @@ use modelctx_protocol::era::{HttpRequestFacts, PeerState, Transport, dispatch_er
 use modelctx_protocol::headers::{MCP_SESSION_ID, check_headers_against};
 use modelctx_protocol::jsonrpc::{
     ErrorObject, ErrorResponse, Message, Notification, RequestId, Response as JsonRpcResponse, ToolCall,
-    parse_message_with,
+    TypedRead, parse_message_with,
 };
 use modelctx_protocol::{Era, JsonObject, Method};
 use tokio::sync::mpsc;
@@ -54,12 +54,17 @@ pub(super) async fn handle(
 ) -> Response<McpBody> {
     let server = shared.lifecycle.server();
     let limits = &server.options().limits.parse;
-    if let Some(call) = server.typed_call(bytes, limits) {
-        return typed_call(shared, headers, call, bytes.len(), principal, listens).await;
-    }
-    let message = match parse_message_with(bytes, limits) {
-        Ok(message) => message,
-        Err(failure) => return error_response(StatusCode::BAD_REQUEST.as_u16(), failure.id, failure.error),
+    let message = match server.read_typed(bytes, limits) {
+        Some(TypedRead::Call(call)) => {
+            return typed_call(shared, headers, Box::new(call), bytes.len(), principal, listens).await;
+        }
+        Some(TypedRead::Plain(request)) => Message::Request(request),
+        None => match parse_message_with(bytes, limits) {
+            Ok(message) => message,
+            Err(failure) => {
+                return error_response(StatusCode::BAD_REQUEST.as_u16(), failure.id, failure.error);
+            }
+        },
     };
     if let Message::Request(request) = &message
         && let Some(denial) = lacking_scopes(
@@ -101,7 +106,7 @@ pub(super) async fn handle(
     }
 }
 
-/// A `tools/call` read typed ([`crate::server::Server::typed_call`]): the checks a modern
+/// A `tools/call` read typed ([`crate::server::Server::read_typed`]): the checks a modern
 /// request's POST gets before it is admitted — the caller's scopes, the session store, the
 /// standard headers against the body (its `_meta` and the version were read with it) — then
 /// admitted as the router's calls are.
