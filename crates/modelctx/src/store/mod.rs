@@ -41,10 +41,18 @@ impl std::error::Error for StoreError {}
 /// What a store operation returns.
 pub type StoreFuture<'a, T> = BoxFuture<'a, Result<T, StoreError>>;
 
+#[cfg(feature = "http-server")]
+/// A table of sessions by their id, looked up on every request of a session: hashed with
+/// `foldhash` (seeded per process) rather than SipHash. The ids entered are the server's own
+/// random text; a client chooses only the id it looks up, and cannot make entries collide.
+pub(crate) type SessionTable<V> = std::collections::HashMap<String, V, foldhash::fast::RandomState>;
+
 #[cfg(feature = "server")]
 /// Gives back the room of a table that held many more entries than it holds now (a
 /// `HashMap` keeps its capacity: 10,000 sessions, once gone, held 10 MiB of empty buckets).
-pub(crate) fn shrink_when_sparse<K: std::hash::Hash + Eq, V>(table: &mut std::collections::HashMap<K, V>) {
+pub(crate) fn shrink_when_sparse<K: std::hash::Hash + Eq, V, S: std::hash::BuildHasher>(
+    table: &mut std::collections::HashMap<K, V, S>,
+) {
     if table.capacity() > 4 * table.len().max(16) {
         table.shrink_to(2 * table.len());
     }

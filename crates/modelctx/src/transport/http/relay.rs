@@ -2,7 +2,6 @@
 //! its cancellation of a request) reaches the instance where that request waits, through the
 //! server's bus — so a deployment needs no sticky sessions.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::Duration;
 
@@ -12,6 +11,7 @@ use serde_json::{Value, json};
 
 use super::session::Session;
 use crate::server::Server;
+use crate::store::SessionTable;
 
 /// The bus topic of messages relayed between instances.
 const RELAYED: &str = "session-messages";
@@ -20,7 +20,7 @@ const RELAYED: &str = "session-messages";
 const RESUBSCRIBE_AFTER: Duration = Duration::from_secs(1);
 
 /// The sessions this instance holds live parts of, by id.
-pub(super) type LocalSessions = Mutex<HashMap<String, Arc<Session>>>;
+pub(super) type LocalSessions = Mutex<SessionTable<Arc<Session>>>;
 
 /// Hands `message` — an answer, an error, or a cancellation the session's requests here did
 /// not take — to the other instances, one of which holds what it is for. Without a bus it

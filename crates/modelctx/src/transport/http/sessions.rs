@@ -2,7 +2,6 @@
 //! [`SessionStore`] (shared by instances), their live parts — requests in flight, questions
 //! awaiting answers, attached streams — with the instance that runs them.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
@@ -22,6 +21,7 @@ use super::session::{Missing, Session};
 use super::store::{HttpStores, StoreError};
 use crate::server::exchange::Lifecycle;
 use crate::server::{LegacySession, Principal};
+use crate::store::SessionTable;
 
 /// The result of a lookup: the session, or why there is none; `Err` when the store failed.
 pub(super) type Lookup = Result<Result<Arc<Session>, Missing>, StoreError>;
@@ -85,7 +85,7 @@ impl Sessions {
             .stores
             .clone()
             .unwrap_or_else(|| HttpStores::in_memory(options.session_idle_timeout, options.max_sessions));
-        let local = Arc::new(Mutex::new(HashMap::new()));
+        let local = Arc::new(Mutex::new(SessionTable::default()));
         Self {
             stores,
             lifecycle,
@@ -97,7 +97,7 @@ impl Sessions {
         }
     }
 
-    fn local(&self) -> MutexGuard<'_, HashMap<String, Arc<Session>>> {
+    fn local(&self) -> MutexGuard<'_, SessionTable<Arc<Session>>> {
         self.relay_others();
         self.local.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -133,15 +133,19 @@ impl Sessions {
         }
         let session = {
             let mut local = self.local();
-            if !local.contains_key(id) {
-                self.make_room(&mut local);
+            match local.get(id) {
+                Some(session) => Arc::clone(session),
+                None => {
+                    self.make_room(&mut local);
+                    let session = Arc::new(Session::new(
+                        id.to_owned(),
+                        state.clone(),
+                        self.lifecycle.client_exchange(),
+                    ));
+                    local.insert(id.to_owned(), Arc::clone(&session));
+                    session
+                }
             }
-            local
-                .entry(id.to_owned())
-                .or_insert_with(|| {
-                    Arc::new(Session::new(id.to_owned(), state.clone(), self.lifecycle.client_exchange()))
-                })
-                .clone()
         };
         {
             let mut current = session.state();
@@ -230,7 +234,7 @@ impl Sessions {
     /// GET stream holds its session). A session let go here is still in the store: its next
     /// request brings it back. (Sessions the store evicted used to stay here for the idle
     /// timeout, and every `initialize` scanned them all.)
-    fn make_room(&self, local: &mut HashMap<String, Arc<Session>>) {
+    fn make_room(&self, local: &mut SessionTable<Arc<Session>>) {
         let mut swept = self.swept.lock().unwrap_or_else(PoisonError::into_inner);
         if local.len() < self.max_local && swept.elapsed() < self.idle / 4 {
             return;

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use crate::server::LegacySession;
-use crate::store::shrink_when_sparse;
+use crate::store::{SessionTable, shrink_when_sparse};
 pub use crate::store::{StoreError, StoreFuture};
 
 /// The state of legacy sessions by `Mcp-Session-Id`: negotiated version, client
@@ -103,7 +103,7 @@ fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 
 /// Sessions in this process's memory, expiring when idle.
 pub struct MemorySessionStore {
-    map: Mutex<HashMap<String, (LegacySession, Instant)>>,
+    map: Mutex<SessionTable<(LegacySession, Instant)>>,
     idle: Duration,
     max: usize,
 }
@@ -112,7 +112,7 @@ impl MemorySessionStore {
     /// A store whose sessions expire after `idle` without use, holding at most `max` (a new
     /// one past it evicts the least recently used).
     pub fn new(idle: Duration, max: usize) -> Self {
-        Self { map: Mutex::new(HashMap::new()), idle, max }
+        Self { map: Mutex::new(SessionTable::default()), idle, max }
     }
 }
 
