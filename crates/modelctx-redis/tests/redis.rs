@@ -76,8 +76,10 @@ fn fresh_namespace() -> RedisOptions {
 fn session() -> LegacySession {
     LegacySession {
         version: modelctx::protocol::ProtocolVersion::V2025_11_25,
-        capabilities: Default::default(),
-        client_info: modelctx::protocol::types::Implementation::new("t", "1"),
+        client: std::sync::Arc::new(modelctx::protocol::era::DeclaredClient {
+            capabilities: Default::default(),
+            info: Some(modelctx::protocol::types::Implementation::new("t", "1")),
+        }),
         log_level: None,
         subscriptions: Default::default(),
         initialized: true,

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use modelctx_protocol::apps::Visibility;
-use modelctx_protocol::era::{DeclaredClient, RequestMeta};
+use modelctx_protocol::era::RequestMeta;
 use modelctx_protocol::jsonrpc::{ErrorObject, PreparedResult, Request, RequestId};
 use modelctx_protocol::model::{self, CallToolResult, ServerCapabilities};
 use modelctx_protocol::types::{
@@ -309,10 +309,7 @@ impl Server {
             id: request.id.clone(),
             era: Era::Legacy,
             version: session.version,
-            client: Arc::new(DeclaredClient {
-                capabilities: session.capabilities.clone(),
-                info: Some(session.client_info.clone()),
-            }),
+            client: Arc::clone(&session.client),
             progress_token,
             log_level: session.log_level,
             session_id: caller.session_id.map(str::to_owned),

@@ -2,7 +2,9 @@
 //! that read or change session state (`ping`, `logging/setLevel`, `resources/subscribe`).
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
+use modelctx_protocol::era::DeclaredClient;
 use modelctx_protocol::jsonrpc::{ErrorObject, Notification};
 use modelctx_protocol::model::ClientCapabilities;
 use modelctx_protocol::types::{Implementation, LoggingLevel};
@@ -12,15 +14,16 @@ use super::params::{params_of, to_object};
 use super::{Server, ServerEvent, covers};
 
 /// One client's legacy session: on stdio the process, on HTTP the `Mcp-Session-Id`. A shared
-/// session store keeps it as JSON.
+/// session store keeps it as JSON, with the client's `capabilities` and `client_info` as
+/// members of their own.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(from = "StoredSession", into = "StoredSession")]
 pub struct LegacySession {
     /// The negotiated version.
     pub version: ProtocolVersion,
-    /// What the client declared at `initialize`.
-    pub capabilities: ClientCapabilities,
-    /// The client software.
-    pub client_info: Implementation,
+    /// What the client declared at `initialize`: its capabilities and its software (`info`).
+    /// Each of the session's requests shares it (`RequestContext::client_info`).
+    pub client: Arc<DeclaredClient>,
     /// The level set by `logging/setLevel`; no log messages until one is set.
     pub log_level: Option<LoggingLevel>,
     /// URIs the client subscribed to with `resources/subscribe`.
@@ -49,8 +52,10 @@ impl LegacySession {
         };
         let session = Self {
             version,
-            capabilities: params.capabilities.into(),
-            client_info: params.client_info,
+            client: Arc::new(DeclaredClient {
+                capabilities: params.capabilities.into(),
+                info: Some(params.client_info),
+            }),
             log_level: None,
             subscriptions: BTreeSet::new(),
             initialized: false,
@@ -147,5 +152,82 @@ impl LegacySession {
             self.initialized = true;
         }
         opens
+    }
+}
+
+/// A [`LegacySession`] as a store keeps it: the shape sessions have always been stored in, so
+/// that instances of another release read the same sessions.
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
+struct StoredSession {
+    version: ProtocolVersion,
+    capabilities: ClientCapabilities,
+    client_info: Implementation,
+    log_level: Option<LoggingLevel>,
+    subscriptions: BTreeSet<String>,
+    initialized: bool,
+    owner: Option<String>,
+}
+
+impl From<StoredSession> for LegacySession {
+    fn from(stored: StoredSession) -> Self {
+        let StoredSession {
+            version,
+            capabilities,
+            client_info,
+            log_level,
+            subscriptions,
+            initialized,
+            owner,
+        } = stored;
+        let client = Arc::new(DeclaredClient { capabilities, info: Some(client_info) });
+        Self { version, client, log_level, subscriptions, initialized, owner }
+    }
+}
+
+impl From<LegacySession> for StoredSession {
+    fn from(session: LegacySession) -> Self {
+        let LegacySession { version, client, log_level, subscriptions, initialized, owner } = session;
+        let DeclaredClient { capabilities, info } = Arc::unwrap_or_clone(client);
+        // A session's client always said who it is (`initialize` requires `clientInfo`).
+        Self {
+            version,
+            capabilities,
+            client_info: info.unwrap_or_default(),
+            log_level,
+            subscriptions,
+            initialized,
+            owner,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_session_is_stored_in_the_shape_sessions_always_had() {
+        let stored = json!({
+            "version": "2025-11-25",
+            "capabilities": {"roots": {"listChanged": true}},
+            "client_info": {"name": "c", "version": "1"},
+            "log_level": "info",
+            "subscriptions": ["file:///a"],
+            "initialized": true,
+            "owner": null
+        });
+        let session: LegacySession = serde_json::from_value(stored.clone()).expect("a stored session");
+        assert_eq!(session.client.info.as_ref().map(|info| info.name.as_str()), Some("c"));
+        assert!(session.client.capabilities.roots.is_some());
+        let written = serde_json::to_value(&session).expect("stored");
+        let members: Vec<&str> = written.as_object().expect("an object").keys().map(String::as_str).collect();
+        let always =
+            ["capabilities", "client_info", "initialized", "log_level", "owner", "subscriptions", "version"];
+        assert_eq!(members, always);
+        assert_eq!(written["client_info"], stored["client_info"]);
+        assert_eq!(written["capabilities"]["roots"], stored["capabilities"]["roots"]);
+        assert_eq!(serde_json::from_value::<LegacySession>(written).expect("read back"), session);
     }
 }

@@ -25,8 +25,10 @@ fn unique(prefix: &str) -> String {
 fn session(level: Option<&str>) -> LegacySession {
     LegacySession {
         version: crate::protocol::ProtocolVersion::V2025_11_25,
-        capabilities: Default::default(),
-        client_info: crate::protocol::types::Implementation::new("contract", "1"),
+        client: std::sync::Arc::new(crate::protocol::era::DeclaredClient {
+            capabilities: Default::default(),
+            info: Some(crate::protocol::types::Implementation::new("contract", "1")),
+        }),
         log_level: level.map(|level| serde_json::from_value(json!(level)).expect("a log level")),
         subscriptions: ["file:///watched".to_owned()].into_iter().collect(),
         initialized: true,

@@ -391,8 +391,10 @@ mod tests {
     fn session() -> LegacySession {
         LegacySession {
             version: crate::protocol::ProtocolVersion::V2025_11_25,
-            capabilities: Default::default(),
-            client_info: crate::protocol::types::Implementation::new("c", "1"),
+            client: std::sync::Arc::new(crate::protocol::era::DeclaredClient {
+                capabilities: Default::default(),
+                info: Some(crate::protocol::types::Implementation::new("c", "1")),
+            }),
             log_level: None,
             subscriptions: Default::default(),
             initialized: true,
