@@ -436,8 +436,6 @@ impl Exchange {
     }
 }
 
-/// Whether a request of `bytes` fits beside `admitted` bytes within `bound`: always, when none
-/// are admitted (so that one message of the largest size allowed always gets in).
 /// The turns a request waits for: one of its client's share, when its client has one, then
 /// one of the endpoint's ([`Limits::max_in_flight`]).
 #[derive(Clone)]
@@ -446,9 +444,31 @@ pub(crate) struct Turns {
     endpoint: Arc<Semaphore>,
 }
 
+/// A request's turns, given back when dropped (`None`: its semaphore is closed, and no turn is
+/// needed).
+type Taken<'a> = (Option<SemaphorePermit<'a>>, Option<SemaphorePermit<'a>>);
+
 impl Turns {
-    /// Waits for the request's turns; they are given back when the result is dropped.
-    pub(crate) async fn take(&self) -> (Option<SemaphorePermit<'_>>, Option<SemaphorePermit<'_>>) {
+    /// The request's turns: taken at once when they are free, as for most requests, else
+    /// waited for in line. The wait is boxed: it holds two semaphores' waits, which every
+    /// request's future would otherwise carry.
+    pub(crate) async fn take(&self) -> Taken<'_> {
+        match self.take_free() {
+            Some(taken) => taken,
+            None => Box::pin(self.wait()).await,
+        }
+    }
+
+    /// The request's turns if both are free now.
+    fn take_free(&self) -> Option<Taken<'_>> {
+        let share = match &self.share {
+            Some(share) => free(share)?,
+            None => None,
+        };
+        Some((share, free(&self.endpoint)?))
+    }
+
+    async fn wait(&self) -> Taken<'_> {
         let share = match &self.share {
             Some(share) => turn(share).await,
             None => None,
@@ -457,16 +477,27 @@ impl Turns {
     }
 }
 
-/// A turn of `turns`: taken at once when one is free (a free turn is never one a waiting
-/// request is owed: a turn given back goes to the first waiting), else waited for in line.
-async fn turn(turns: &Semaphore) -> Option<SemaphorePermit<'_>> {
+/// A turn of `turns` if one is free (a free turn is never one a waiting request is owed: a
+/// turn given back goes to the first waiting); `Some(None)` when `turns` is closed; `None`
+/// when the turn must be waited for.
+fn free(turns: &Semaphore) -> Option<Option<SemaphorePermit<'_>>> {
     match turns.try_acquire() {
-        Ok(permit) => Some(permit),
-        Err(TryAcquireError::NoPermits) => turns.acquire().await.ok(),
-        Err(TryAcquireError::Closed) => None,
+        Ok(permit) => Some(Some(permit)),
+        Err(TryAcquireError::Closed) => Some(None),
+        Err(TryAcquireError::NoPermits) => None,
     }
 }
 
+/// A turn of `turns`: taken at once when one is free, else waited for in line.
+async fn turn(turns: &Semaphore) -> Option<SemaphorePermit<'_>> {
+    match free(turns) {
+        Some(taken) => taken,
+        None => turns.acquire().await.ok(),
+    }
+}
+
+/// Whether a request of `bytes` fits beside `admitted` bytes within `bound`: always, when none
+/// are admitted (so that one message of the largest size allowed always gets in).
 fn bytes_fit(admitted: usize, bytes: usize, bound: usize) -> bool {
     admitted == 0 || admitted.saturating_add(bytes) <= bound
 }

@@ -30,12 +30,18 @@ use crate::server::{Answer, RequestContext};
 /// The answer of a request on its way back through the layers.
 type Answered = Result<Answer, ErrorObject>;
 
-/// Runs `work` for a request of `method`, answering a panic with `-32603` naming it.
-pub(crate) async fn catching_panic(method: &Method, work: impl Future<Output = Answered>) -> Answered {
-    AssertUnwindSafe(work).catch_unwind().await.unwrap_or_else(|panic| {
-        let why = panic_message(&*panic);
-        tracing::error!(%method, panic = why, "a request handler panicked");
-        Err(ErrorObject::internal(format!("the handler of {method} panicked: {why}")))
+/// Runs `work` for a request of `method`, answering a panic with `-32603` naming it. Not an
+/// `async fn`, which would hold `work` twice (as its argument and as what it awaits).
+pub(crate) fn catching_panic<'a>(
+    method: &'a Method,
+    work: impl Future<Output = Answered> + 'a,
+) -> impl Future<Output = Answered> + 'a {
+    AssertUnwindSafe(work).catch_unwind().map(move |caught| {
+        caught.unwrap_or_else(|panic| {
+            let why = panic_message(&*panic);
+            tracing::error!(%method, panic = why, "a request handler panicked");
+            Err(ErrorObject::internal(format!("the handler of {method} panicked: {why}")))
+        })
     })
 }
 
