@@ -134,6 +134,17 @@ impl OutboxEnd {
         receiver
     }
 
+    /// The way out of a request answered at once that may send more afterwards: `None` when
+    /// it sent nothing and nothing more can come (no copy of its context is left: they alone
+    /// share the outbox with this end), else the receiving end, opened now if need be.
+    pub(crate) fn after_answer(self) -> Option<mpsc::Receiver<Outgoing>> {
+        let unopened = matches!(*self.0.own(), Own::Unopened);
+        if unopened && Arc::strong_count(&self.0) == 1 {
+            return None;
+        }
+        Some(self.receiver())
+    }
+
     /// Closes the way out of a request that has been answered: later messages are refused.
     /// The messages sent before, if any were, come back with their channel.
     pub(crate) fn close(self) -> Option<mpsc::Receiver<Outgoing>> {
@@ -170,6 +181,28 @@ mod tests {
         let mut messages = end.close().expect("the channel the message opened");
         assert!(messages.try_recv().is_ok());
         assert!(sink.send(note()).await.is_err(), "closed after the answer");
+    }
+
+    #[tokio::test]
+    async fn after_an_answer_the_way_out_stays_open_only_while_a_context_can_send() {
+        // No context left, nothing sent: nothing to wait for, and no channel made.
+        let (sink, end) = NotificationSink::own();
+        drop(sink);
+        assert!(end.after_answer().is_none());
+        // A context kept for work that goes on: what it sends later is heard, then the end.
+        let (sink, end) = NotificationSink::own();
+        let mut later = end.after_answer().expect("a context can still send");
+        assert!(later.is_empty());
+        sink.send(note()).await.unwrap();
+        drop(sink);
+        assert!(later.recv().await.is_some());
+        assert!(later.recv().await.is_none(), "every context is gone");
+        // Sent before the answer, its context gone since: the message comes back.
+        let (sink, end) = NotificationSink::own();
+        sink.send(note()).await.unwrap();
+        drop(sink);
+        let mut sent = end.after_answer().expect("the channel the message opened");
+        assert!(sent.try_recv().is_ok());
     }
 
     #[tokio::test]

@@ -32,10 +32,20 @@ async fn slow(ctx: RequestContext) -> String {
     "done".into()
 }
 
+/// Answers at once, and tells of progress after its answer from work that goes on.
+async fn lingering(ctx: RequestContext) -> String {
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        ctx.progress(1.0, None, Some("after the answer".into())).await;
+    });
+    "answered".into()
+}
+
 fn server(versions: ServerVersions) -> Server {
     Server::builder("streams-test", "1")
         .versions(versions)
         .tool(ToolDef::new("echo", || async { "echo" }))
+        .tool(ToolDef::new("lingering", lingering))
         .tool(ToolDef::new("ask", ask))
         .tool(ToolDef::new("released", released))
         .tool(ToolDef::new("slow", slow))
@@ -423,6 +433,21 @@ async fn http_51_the_get_stream_carries_no_response_unless_it_resumes_a_request_
     assert!(heard.iter().all(|m| !is_response(m)), "a response on the GET stream: {heard:?}");
     assert!(heard.iter().all(|m| m.get("id").is_none()), "nothing about the requests in flight: {heard:?}");
     assert_eq!(heard.len(), 1, "{heard:?}");
+}
+
+#[tokio::test]
+async fn what_a_request_sends_after_its_answer_goes_to_the_sessions_get_stream() {
+    let endpoint = start(server(ServerVersions::default()), HttpOptions::default()).await;
+    let session = endpoint.initialize(json!({})).await;
+    let (mut standalone, mut heard) = endpoint.get_stream(&session).await;
+    let params = json!({"name": "lingering", "_meta": {"progressToken": "p"}});
+    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": params});
+    // Answered in its first poll with nothing sent first: plain JSON, though SSE was accepted.
+    let answer = endpoint.post_in(&session, &call, &[("accept", SSE)]).await;
+    assert_eq!(answer.json()["result"]["content"][0]["text"], "answered");
+    read_until(&mut standalone, &mut heard, "after the answer").await;
+    let told = find(&messages(&heard), "notifications/progress").clone();
+    assert_eq!(told["params"]["progressToken"], "p");
 }
 
 /// HTTP-52: a session with two GET streams open never gets a message on both. The server takes

@@ -291,9 +291,7 @@ async fn admit(
         Err(refused) => return error_response(refused.status, refused.id, refused.error),
     };
     match logged.zip(release) {
-        Some((session, release)) => {
-            logged_stream(shared, ticket, outbox.receiver(), session.clone(), release)
-        }
+        Some((session, release)) => logged_stream(shared, ticket, outbox, session.clone(), release),
         None => {
             let answer = run(ticket, outbox, era).await;
             match listen {
@@ -323,22 +321,27 @@ const RETRY_MS: u32 = 1000;
 fn logged_stream(
     shared: &Arc<Shared>,
     ticket: Ticket,
-    mut messages: mpsc::Receiver<Outgoing>,
+    outbox: OutboxEnd,
     session: Arc<Session>,
     release: CancellationToken,
 ) -> Response<McpBody> {
     let Ticket { admission, id, job } = ticket;
-    let started = match admission.start(job) {
+    let (started, mut messages) = match admission.start(job) {
         // Answered in its first poll, with nothing sent before: one JSON answer, which no
-        // broken stream can interrupt midway, needs no log to resume from.
-        Started::Answered(outcome) if messages.is_empty() => {
-            // Its context is gone with it, unless the handler kept a copy for work that goes on.
-            if !messages.is_closed() {
-                tokio::spawn(to_standalone_after_answer(messages, session));
+        // broken stream can interrupt midway, needs no log to resume from. Its context is gone
+        // with it, unless the handler kept a copy for work that goes on: what that sends goes
+        // to the session's standalone stream.
+        Started::Answered(outcome) => match outbox.after_answer() {
+            None => return json_answer(id, outcome, Era::Legacy),
+            Some(messages) if messages.is_empty() => {
+                if !messages.is_closed() {
+                    tokio::spawn(to_standalone_after_answer(messages, session));
+                }
+                return json_answer(id, outcome, Era::Legacy);
             }
-            return json_answer(id, outcome, Era::Legacy);
-        }
-        started => started,
+            Some(messages) => (Started::Answered(outcome), messages),
+        },
+        started => (started, outbox.receiver()),
     };
     let (live, frames) = mpsc::channel(LIVE_BUFFER);
     let number = session.live.open(live);
