@@ -42,8 +42,13 @@ pub(crate) struct LineOut<W> {
 
 struct State<W> {
     writer: W,
-    /// Lines not yet written.
+    /// Lines not yet written, after the first `written` bytes, which are.
     pending: Vec<u8>,
+    /// How much of `pending` the pipe took. A write the pipe takes in part moves this mark,
+    /// not the rest of the buffer: shifting it down after each part (the pipe takes 64 KiB at
+    /// a time) copied a 330 KB listing about twice. The written part is dropped once it is as
+    /// large as the rest, so each byte is moved at most once on average.
+    written: usize,
     /// The writer task has found the pipe full and waits on it: no one else writes.
     writer_waits: bool,
     /// Why writing failed; what comes after is dropped.
@@ -58,6 +63,7 @@ impl<W: AsyncWrite + Unpin + Send> LineOut<W> {
             state: Mutex::new(State {
                 writer,
                 pending: Vec::with_capacity(4096),
+                written: 0,
                 writer_waits: false,
                 failed: None,
             }),
@@ -74,7 +80,7 @@ impl<W: AsyncWrite + Unpin + Send> LineOut<W> {
     /// to the writer task. Nothing is written while the writer task waits on the pipe.
     pub(crate) fn write_now(&self) {
         let mut state = self.state();
-        if state.writer_waits || state.pending.is_empty() {
+        if state.writer_waits || state.unwritten() == 0 {
             return;
         }
         let mut cx = Context::from_waker(Waker::noop());
@@ -108,12 +114,12 @@ impl<W: AsyncWrite + Unpin + Send> LineOut<W> {
 
     /// Whether the reader is to wait for the buffer to drain, its waker registered if so.
     fn poll_room(&self, cx: &mut Context<'_>) -> Poll<()> {
-        if self.state().pending.len() < self.max_pending {
+        if self.state().unwritten() < self.max_pending {
             return Poll::Ready(());
         }
         self.reader.register(cx.waker());
         // Drained between the look and the registration: not missed.
-        if self.state().pending.len() < self.max_pending { Poll::Ready(()) } else { Poll::Pending }
+        if self.state().unwritten() < self.max_pending { Poll::Ready(()) } else { Poll::Pending }
     }
 
     /// Why writing failed, once everything is written or dropped.
@@ -126,10 +132,10 @@ impl<W: AsyncWrite + Unpin> State<W> {
     /// Writes pending bytes until none are left or the pipe is full; a failure drops them (and
     /// later ones), to be reported once the connection ends.
     fn poll_write_pending(&mut self, cx: &mut Context<'_>) -> Poll<()> {
-        while !self.pending.is_empty() {
-            match Pin::new(&mut self.writer).poll_write(cx, &self.pending) {
+        while self.unwritten() > 0 {
+            match Pin::new(&mut self.writer).poll_write(cx, &self.pending[self.written..]) {
                 Poll::Ready(Ok(0)) => self.fail(io::ErrorKind::WriteZero.into()),
-                Poll::Ready(Ok(written)) => drop(self.pending.drain(..written)),
+                Poll::Ready(Ok(written)) => self.mark_written(written),
                 Poll::Ready(Err(error)) => self.fail(error),
                 Poll::Pending => return Poll::Pending,
             }
@@ -142,8 +148,26 @@ impl<W: AsyncWrite + Unpin> State<W> {
         Poll::Ready(())
     }
 
+    /// The bytes waiting to be written.
+    fn unwritten(&self) -> usize {
+        self.pending.len() - self.written
+    }
+
+    /// Notes `bytes` more written; drops the written part once it is as large as the rest.
+    fn mark_written(&mut self, bytes: usize) {
+        self.written += bytes;
+        if self.written == self.pending.len() {
+            self.pending.clear();
+            self.written = 0;
+        } else if self.written >= self.unwritten() {
+            self.pending.drain(..self.written);
+            self.written = 0;
+        }
+    }
+
     fn fail(&mut self, error: io::Error) {
         self.pending.clear();
+        self.written = 0;
         self.failed.get_or_insert(error);
     }
 }
@@ -238,6 +262,47 @@ mod tests {
         };
         let read = tokio::time::timeout(Duration::from_secs(5), reader).await.expect("the reader reads on");
         assert_eq!(read, 10);
+    }
+
+    /// A pipe that takes at most `at_most` bytes a write.
+    struct Narrow {
+        taken: Vec<u8>,
+        at_most: usize,
+    }
+
+    impl AsyncWrite for Narrow {
+        fn poll_write(
+            mut self: Pin<&mut Self>,
+            _: &mut Context<'_>,
+            bytes: &[u8],
+        ) -> Poll<io::Result<usize>> {
+            let taken = bytes.len().min(self.at_most);
+            self.taken.extend_from_slice(&bytes[..taken]);
+            Poll::Ready(Ok(taken))
+        }
+
+        fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+            Poll::Ready(Ok(()))
+        }
+
+        fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+            Poll::Ready(Ok(()))
+        }
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn lines_written_a_part_at_a_time_arrive_whole_and_in_order() {
+        let out = LineOut::new(Narrow { taken: Vec::new(), at_most: 7_000 }, 4 * 1024 * 1024);
+        let mut expected = Vec::new();
+        for n in 0..3 {
+            out.append(&line(n));
+            line(n).write_json(&mut expected);
+            expected.push(b'\n');
+        }
+        out.write_all_pending().await;
+        let state = out.state();
+        assert_eq!(state.unwritten(), 0);
+        assert!(state.writer.taken == expected, "every byte, in order");
     }
 
     #[tokio::test(flavor = "current_thread")]
