@@ -25,7 +25,10 @@ use futures::stream::FuturesUnordered;
 use futures::{FutureExt, Stream, StreamExt};
 use modelctx_protocol::JsonObject;
 use modelctx_protocol::era::{PeerState, Refused, Transport};
-use modelctx_protocol::jsonrpc::{ErrorObject, ErrorResponse, Message, ParseFailure, RequestId, ToolCall};
+use modelctx_protocol::jsonrpc::{
+    ErrorObject, ErrorResponse, Message, ParseFailure, ParseLimits, RequestId, ToolCall, TypedRead,
+    parse_message_with,
+};
 use tokio::runtime::RuntimeFlavor;
 use tokio::sync::{broadcast, mpsc};
 
@@ -51,6 +54,18 @@ pub(crate) enum Incoming {
     Message(Message),
     /// A 2026-07-28 `tools/call` of the common shape.
     ToolCall(Box<ToolCall>),
+}
+
+impl Incoming {
+    /// Reads `bytes` as `server` reads a message on every transport that reads calls typed:
+    /// typed when it is a `tools/call` of the common shape, else strictly.
+    pub(crate) fn read(server: &Server, bytes: &[u8], limits: &ParseLimits) -> Result<Self, ParseFailure> {
+        match server.read_typed(bytes, limits) {
+            Some(TypedRead::Call(call)) => Ok(Self::ToolCall(Box::new(call))),
+            Some(TypedRead::Plain(request)) => Ok(Self::Message(Message::Request(request))),
+            None => parse_message_with(bytes, limits).map(Self::Message),
+        }
+    }
 }
 
 /// Messages the reader handles before it writes the answers it holds (`super::line_out`) and

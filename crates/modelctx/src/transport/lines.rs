@@ -7,9 +7,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use futures::StreamExt;
-use modelctx_protocol::jsonrpc::{
-    ErrorObject, Message, ParseFailure, ParseLimits, TypedRead, parse_message_with,
-};
+use modelctx_protocol::jsonrpc::{ErrorObject, ParseFailure, ParseLimits};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::mpsc;
 #[cfg(feature = "testing")]
@@ -83,12 +81,7 @@ fn inbound(line: Line, limits: &ParseLimits, server: &Server) -> Option<Inbound>
         Line::Bytes(bytes) if bytes.trim_ascii().is_empty() => None,
         // Bytes, not text: a line that is not UTF-8 is a parse error for that line alone.
         Line::Bytes(bytes) => {
-            let message = match server.read_typed(&bytes, limits) {
-                Some(TypedRead::Call(call)) => Ok(Incoming::ToolCall(Box::new(call))),
-                Some(TypedRead::Plain(request)) => Ok(Incoming::Message(Message::Request(request))),
-                None => parse_message_with(&bytes, limits).map(Incoming::Message),
-            };
-            Some(Inbound { message, bytes: bytes.len() })
+            Some(Inbound { message: Incoming::read(server, &bytes, limits), bytes: bytes.len() })
         }
         Line::Oversize => Some(Inbound {
             message: Err(ParseFailure {

@@ -9,7 +9,6 @@ use modelctx_protocol::era::{HttpRequestFacts, PeerState, Transport, dispatch_er
 use modelctx_protocol::headers::{MCP_SESSION_ID, check_headers_against};
 use modelctx_protocol::jsonrpc::{
     ErrorObject, ErrorResponse, Message, Notification, RequestId, Response as JsonRpcResponse, ToolCall,
-    TypedRead, parse_message_with,
 };
 use modelctx_protocol::{Era, JsonObject, Method};
 use tokio::sync::mpsc;
@@ -32,6 +31,7 @@ use crate::server::outgoing::Outgoing;
 use crate::server::sink::{NotificationSink, OutboxEnd};
 use crate::server::{Answer, LegacySession, Principal};
 use crate::telemetry::Subject;
+use crate::transport::connection::Incoming;
 use crate::transport::desk::{self, Action, Call, Desk, Requested, Ticket};
 
 /// Messages an SSE answer holds for its body before the client reads them.
@@ -54,17 +54,12 @@ pub(super) async fn handle(
 ) -> Response<McpBody> {
     let server = shared.lifecycle.server();
     let limits = &server.options().limits.parse;
-    let message = match server.read_typed(bytes, limits) {
-        Some(TypedRead::Call(call)) => {
-            return typed_call(shared, headers, Box::new(call), bytes.len(), principal, listens).await;
+    let message = match Incoming::read(server, bytes, limits) {
+        Ok(Incoming::ToolCall(call)) => {
+            return typed_call(shared, headers, call, bytes.len(), principal, listens).await;
         }
-        Some(TypedRead::Plain(request)) => Message::Request(request),
-        None => match parse_message_with(bytes, limits) {
-            Ok(message) => message,
-            Err(failure) => {
-                return error_response(StatusCode::BAD_REQUEST.as_u16(), failure.id, failure.error);
-            }
-        },
+        Ok(Incoming::Message(message)) => message,
+        Err(failure) => return error_response(StatusCode::BAD_REQUEST.as_u16(), failure.id, failure.error),
     };
     if let Message::Request(request) = &message
         && let Some(denial) = lacking_scopes(
